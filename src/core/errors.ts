@@ -1,0 +1,71 @@
+/**
+ * Errors are values with stable codes: callers (tools, RPC handlers, the tree view) branch on
+ * `code`, never on message text. Messages say what to do next.
+ */
+export type ArborErrorCode =
+  // agents / subagents
+  | 'AGENT_DISPOSED'
+  | 'SUBAGENT_UNAUTHORIZED'
+  | 'SUBAGENT_NOT_FOUND'
+  | 'LIMIT_EXCEEDED'
+  | 'TOOL_ARGUMENTS_INVALID'
+  | 'TOOL_UNKNOWN'
+  | 'TOOL_FAILED'
+  | 'MODEL_ERROR'
+  | 'MODEL_AUTH'
+  | 'MODEL_BAD_REQUEST'
+  | 'MODEL_UNAVAILABLE'
+  | 'SCRIPT_INVALID'
+  // interaction
+  | 'ASK_ABORTED'
+  | 'EMPTY_QUESTIONS'
+  | 'CALLER_NOT_LIVE'
+  | 'DELEGATED_CALLER'
+  | 'BAD_INTENT'
+  | 'NO_PROVIDER'
+  | 'DUPLICATE_PROVIDER'
+  | 'ASK_CANCELLED'
+  | 'POLICY_INVALID'
+  | 'INTERNAL_KEY_REJECTED'
+  // sessions
+  | 'SESSION_CORRUPT'
+  | 'SESSION_VERSION'
+  | 'SESSION_UNREADABLE'
+  | 'SESSION_NOT_FOUND'
+  | 'INPUT_INVALID'
+  | 'INTERNAL';
+
+export class ArborError extends Error {
+  constructor(
+    readonly code: ArborErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ArborError';
+  }
+
+  toJSON(): { code: ArborErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+}
+
+export function isArborError(e: unknown, code?: ArborErrorCode): e is ArborError {
+  return e instanceof ArborError && (code === undefined || e.code === code);
+}
+
+/** The reason an abort carries, readable from `signal.reason`. */
+export type CancelCause = 'user' | 'parent' | 'disposed' | 'budget';
+
+export class AbortedError extends Error {
+  constructor(readonly cause: CancelCause) {
+    super(`aborted (${cause})`);
+    this.name = 'AbortError';
+  }
+}
+
+/** The cause behind an aborted signal, when Arbor aborted it. */
+export function abortCauseOf(signal: AbortSignal): CancelCause | undefined {
+  const r: unknown = signal.reason;
+  return r instanceof AbortedError ? r.cause : undefined;
+}

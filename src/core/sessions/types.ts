@@ -1,0 +1,78 @@
+import type { CancelCause } from '../errors';
+import type { ToolCall } from '../models/types';
+
+/** Bumped when the on-disk shape changes incompatibly; newer files load as diagnostics. */
+export const SESSION_FORMAT_VERSION = 1;
+
+export type AgentKind = 'root' | 'one-shot' | 'continuable';
+export type InteractionMode = 'interactive' | 'scheduled' | 'webhook' | 'autonomous';
+
+/** The first line of every session log. Lineage here is history, never authority. */
+export interface SessionHeader {
+  type: 'header';
+  version: number;
+  id: string;
+  createdAt: string;
+  parentSession?: string;
+  delegationDepth: number;
+  kind: AgentKind;
+  label: string;
+  workspace?: string;
+  interactionMode: InteractionMode;
+  /** When this session was reopened from another one (resume), the session it continues. */
+  resumedFrom?: string;
+}
+
+export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'budget' | 'interrupted';
+
+export interface QuestionOption {
+  label: string;
+  description?: string;
+}
+export interface Question {
+  id: string;
+  question: string;
+  header?: string;
+  options: QuestionOption[];
+  multiSelect?: boolean;
+}
+export interface Answer {
+  id: string;
+  selected: string[];
+  custom?: string;
+}
+
+export type ApprovalDecision = 'allow-once' | 'allow-session' | 'deny';
+
+/** One line of a session log after the header. `at` is an ISO timestamp. */
+export type SessionEvent =
+  | { type: 'user_message'; at: string; text: string; from: 'user' | 'parent' | 'child' | 'system' }
+  | { type: 'assistant_text'; at: string; text: string }
+  | { type: 'tool_call'; at: string; call: ToolCall }
+  | { type: 'tool_result'; at: string; toolCallId: string; name: string; content: string; isError?: boolean }
+  | { type: 'turn_start'; at: string; turn: number }
+  | { type: 'turn_end'; at: string; turn: number; reason: TurnEndReason; cause?: CancelCause; message?: string }
+  | { type: 'interrupt'; at: string; authority: 'user' | 'ancestor'; by?: string }
+  | { type: 'question'; at: string; questions: Question[] }
+  | { type: 'answer'; at: string; answers?: Answer[]; error?: string }
+  | { type: 'approval'; at: string; action: string; detail?: string; decision: ApprovalDecision; reason: string }
+  | { type: 'usage'; at: string; inputTokens: number; outputTokens: number };
+
+export type SessionEventType = SessionEvent['type'];
+
+/**
+ * Where an agent writes its history. The runtime uses an in-memory log by default; the
+ * durable JSONL store implements the same interface.
+ */
+export interface SessionLog {
+  readonly header: SessionHeader;
+  /** Every event appended so far, in order (the transcript reads this). */
+  readonly events: readonly SessionEvent[];
+  append(event: SessionEvent): void;
+  /** Resolves when everything appended so far is durable. */
+  flush(): Promise<void>;
+}
+
+export interface SessionLogFactory {
+  create(header: SessionHeader): SessionLog;
+}

@@ -1,0 +1,21 @@
+import type { z } from 'zod';
+
+/** What a tool handler returns; it becomes the tool message the model reads next. */
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+/**
+ * A tool is defined once: a zod schema (the model sees its JSON Schema, the runtime parses
+ * the model's arguments with it), a description for the model, and a handler. `C` is the
+ * context the runtime passes (the caller agent, the turn's signal, runtime services).
+ */
+export interface ToolDefinition<C, S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Read-only tools stay available in plan mode. */
+  readOnly: boolean;
+  run(args: z.output<S>, ctx: C): Promise<ToolResult> | ToolResult;
+}
