@@ -25,6 +25,7 @@ export type ArborErrorCode =
   | 'NO_PROVIDER'
   | 'DUPLICATE_PROVIDER'
   | 'ASK_CANCELLED'
+  | 'BAD_ANSWER'
   | 'POLICY_INVALID'
   | 'INTERNAL_KEY_REJECTED'
   // sessions
