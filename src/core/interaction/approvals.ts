@@ -1,0 +1,154 @@
+import { isArborError } from '../errors';
+import type { ApprovalDecision, SessionLog } from '../sessions/types';
+import type { RunInteractionPolicy } from './policy';
+import { MAX_QUESTION_LENGTH } from './questions';
+import type { InteractionCaller, UserInteractionService } from './userInteraction';
+
+export type ApprovalAction = 'run-command' | 'network' | 'write-outside-workspace';
+
+export interface ApprovalRequest {
+  /** The exact live Agent asking (the interaction guards authenticate it). */
+  agent: InteractionCaller;
+  /** Created by another agent (one-shot or continuable): never asks, even in an interactive run. */
+  isSubagent: boolean;
+  policy: RunInteractionPolicy;
+  action: ApprovalAction;
+  /** What exactly would happen: the command line, the host, the path. */
+  detail: string;
+  signal?: AbortSignal;
+  /** Where the decision is recorded (the asking agent's session log). */
+  log: SessionLog;
+}
+
+export interface ApprovalOutcome {
+  decision: ApprovalDecision;
+  /** Why, in words the tool can pass to the model and the log keeps. */
+  reason: string;
+}
+
+export const APPROVAL_OPTIONS = Object.freeze({
+  once: 'Allow once',
+  session: 'Allow for this session',
+  deny: 'Deny',
+});
+
+const ACTION_WORDING: Record<ApprovalAction, string> = {
+  'run-command': 'run a command',
+  network: 'access the network',
+  'write-outside-workspace': 'write outside the workspace',
+};
+
+const QUESTION_DETAIL_LIMIT = 1_000;
+const LOG_DETAIL_LIMIT = 10_000;
+const PROMPT_DETAIL_LIMIT = 50_000;
+
+export interface ApprovalServiceOptions {
+  interaction: Pick<UserInteractionService, 'ask'>;
+  now?: () => Date;
+}
+
+/**
+ * The one seam for consent. An approval is a single three-option question through the same
+ * `ask()` as every other human prompt, so it shares the question UI, the "waiting for you"
+ * badge and the caller guards: an owned child that slips past `isSubagent` still cannot open
+ * UI. Eligibility comes from the run's policy, which is resolved once, so the sync and async
+ * paths of every tool decide alike.
+ */
+export class ApprovalService {
+  private readonly interaction: Pick<UserInteractionService, 'ask'>;
+  private readonly now: () => Date;
+  /** Session id -> actions the human allowed for the rest of that session (this process only). */
+  private readonly allowedForSession = new Map<string, Set<ApprovalAction>>();
+
+  constructor(options: ApprovalServiceOptions) {
+    this.interaction = options.interaction;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async request(req: ApprovalRequest): Promise<ApprovalOutcome> {
+    const outcome = await this.decide(req);
+    req.log.append({
+      type: 'approval',
+      at: this.now().toISOString(),
+      action: req.action,
+      detail: clip(req.detail, LOG_DETAIL_LIMIT),
+      decision: outcome.decision,
+      reason: outcome.reason,
+    });
+    return outcome;
+  }
+
+  /** Drops remembered "allow for this session" grants, e.g. when the agent is disposed. */
+  forgetSession(sessionId: string): void {
+    this.allowedForSession.delete(sessionId);
+  }
+
+  private async decide(req: ApprovalRequest): Promise<ApprovalOutcome> {
+    const wording = ACTION_WORDING[req.action];
+    if (req.policy.approvalEligibility({ isSubagent: req.isSubagent }) === 'deny') {
+      return {
+        decision: 'deny',
+        reason: req.isSubagent
+          ? `Denied without asking: a delegated agent cannot get approval to ${wording}. Include what you needed in your final result; your parent receives it.`
+          : `Denied without asking: this ${req.policy.mode} run is unattended, so nobody can approve a request to ${wording}.`,
+      };
+    }
+    if (this.allowedForSession.get(req.agent.id)?.has(req.action)) {
+      return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} for this session.` };
+    }
+
+    let selected: string[];
+    let custom: string | undefined;
+    try {
+      const [answer] = await this.interaction.ask({
+        agent: req.agent,
+        signal: req.signal,
+        intent: 'approval',
+        detail: clip(req.detail, PROMPT_DETAIL_LIMIT),
+        questions: [
+          {
+            id: 'approval',
+            header: 'Approval',
+            question: clip(`${req.agent.label} wants to ${wording}: ${clip(req.detail, QUESTION_DETAIL_LIMIT)}`, MAX_QUESTION_LENGTH),
+            options: [
+              { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
+              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until its session ends.` },
+              { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
+            ],
+          },
+        ],
+      });
+      selected = answer.selected;
+      custom = answer.custom;
+    } catch (err) {
+      return { decision: 'deny', reason: deniedBecause(err) };
+    }
+
+    if (selected.includes(APPROVAL_OPTIONS.session)) {
+      let actions = this.allowedForSession.get(req.agent.id);
+      if (!actions) this.allowedForSession.set(req.agent.id, (actions = new Set()));
+      actions.add(req.action);
+      return { decision: 'allow-session', reason: `Allowed by the human for the rest of this session.` };
+    }
+    if (selected.includes(APPROVAL_OPTIONS.once)) {
+      return { decision: 'allow-once', reason: 'Allowed once by the human.' };
+    }
+    if (custom !== undefined && selected.length === 0) {
+      // Free text is not consent; pass it on so the agent can adjust its request.
+      return { decision: 'deny', reason: `Denied: the human answered instead of allowing: ${JSON.stringify(custom)}` };
+    }
+    return { decision: 'deny', reason: 'Denied by the human.' };
+  }
+}
+
+function deniedBecause(err: unknown): string {
+  if (isArborError(err, 'ASK_CANCELLED')) return 'Denied: the human dismissed the approval prompt.';
+  if (isArborError(err, 'ASK_ABORTED')) return 'Denied: the turn was cancelled before the human decided.';
+  if (isArborError(err, 'NO_PROVIDER')) return 'Denied: no approval UI is available.';
+  if (isArborError(err)) return `Denied without asking (${err.code}): ${err.message}`;
+  return `Denied: the approval prompt failed (${err instanceof Error ? err.message : String(err)}).`;
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
