@@ -30,6 +30,8 @@ export interface ModelRequest {
   call: number;
   /** 1-based turn number of this agent. */
   turn: number;
+  /** 1-based model call within the current turn. */
+  step: number;
   system: string;
   messages: readonly ChatMessage[];
   tools: readonly ToolSpec[];

@@ -4,6 +4,8 @@ import type { z } from 'zod';
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  /** Set when the call hit a run limit: the turn ends with reason `budget`, naming this. */
+  endsTurn?: string;
 }
 
 /**

@@ -1,0 +1,387 @@
+import { AbortedError, ArborError, abortCauseOf, isArborError, type CancelCause } from '../errors';
+import type { RunBudget } from '../limits';
+import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
+import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
+import type { ToolResult } from '../tools/types';
+
+export type AgentStatus = 'idle' | 'running';
+export type MessageSource = 'user' | 'parent' | 'child' | 'system';
+
+/**
+ * How a send treats a sleeping agent. `true` starts a turn when idle and un-parks a parked
+ * queue; `false` only queues; `'unless-parked'` starts a turn when idle but leaves a queue the
+ * user parked alone (reports from children must not undo a Stop).
+ */
+export type WakeMode = boolean | 'unless-parked';
+
+export interface SendOptions {
+  from: MessageSource;
+  wake?: WakeMode;
+  /**
+   * Deliver into a running turn at its next model call instead of waiting for a turn of its
+   * own (children's reports reach a busy parent this way).
+   */
+  atNextStep?: boolean;
+}
+
+interface InboxItem {
+  text: string;
+  from: MessageSource;
+  atNextStep: boolean;
+}
+
+export interface CancelOptions {
+  /** Park the unclaimed queue instead of clearing it. */
+  keepInbox?: boolean;
+}
+
+export interface TurnEnd {
+  turn: number;
+  reason: TurnEndReason;
+  cause?: CancelCause;
+  message?: string;
+  /** The model's last text of the turn (the result a parent receives). */
+  finalText: string;
+}
+
+/** What an agent needs from the runtime that hosts it. */
+export interface AgentHost {
+  readonly model: ModelProvider;
+  toolSpecs(agent: Agent): readonly ToolSpec[];
+  runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
+  systemPrompt(agent: Agent): string;
+  agentChanged(agent: Agent, change: AgentChange): void;
+}
+
+export type AgentChange =
+  | { type: 'status' }
+  | { type: 'turn_start'; turn: number }
+  | { type: 'turn_end'; end: TurnEnd }
+  | { type: 'log'; event: SessionEvent }
+  | { type: 'usage' }
+  | { type: 'disposed' };
+
+export interface AgentInit {
+  id: string;
+  label: string;
+  kind: AgentKind;
+  delegationDepth: number;
+  log: SessionLog;
+  host: AgentHost;
+  run: RunBudget;
+  /** Creation order within the process: ties in creation time are broken by id, then this. */
+  createdAt: number;
+  planMode?: boolean;
+  /** The conversation so far, when reopening a past session. */
+  conversation?: ChatMessage[];
+  /** Turns already recorded in a reopened session. */
+  turnsSoFar?: number;
+}
+
+class BudgetExceeded extends Error {}
+
+const now = (): string => new Date().toISOString();
+
+/**
+ * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
+ * model answers without tool calls. Each turn owns an AbortController whose signal reaches the
+ * model request and every tool. Messages queue in a FIFO inbox; a turn claims one message.
+ */
+export class Agent {
+  readonly id: string;
+  readonly label: string;
+  readonly kind: AgentKind;
+  readonly delegationDepth: number;
+  readonly log: SessionLog;
+  readonly run: RunBudget;
+  readonly createdAt: number;
+  planMode: boolean;
+  readonly conversation: ChatMessage[];
+  readonly usage = { inputTokens: 0, outputTokens: 0 };
+  lastTurnEnd: TurnEnd | undefined;
+
+  private readonly host: AgentHost;
+  private readonly inbox: InboxItem[] = [];
+  private parked = false;
+  private turns: number;
+  private modelCalls = 0;
+  private current: { controller: AbortController; turn: number; startedAt: number; stopping?: CancelCause } | undefined;
+  private disposedFlag = false;
+  private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  constructor(init: AgentInit) {
+    this.id = init.id;
+    this.label = init.label;
+    this.kind = init.kind;
+    this.delegationDepth = init.delegationDepth;
+    this.log = init.log;
+    this.host = init.host;
+    this.run = init.run;
+    this.createdAt = init.createdAt;
+    this.planMode = init.planMode ?? false;
+    this.conversation = init.conversation ?? [];
+    this.turns = init.turnsSoFar ?? 0;
+  }
+
+  get status(): AgentStatus {
+    return this.current ? 'running' : 'idle';
+  }
+  get disposed(): boolean {
+    return this.disposedFlag;
+  }
+  /** Messages waiting in the inbox (parked or not). */
+  get pendingCount(): number {
+    return this.inbox.length;
+  }
+  /** True when a Stop left queued work that waits for the next waking send. */
+  get isParked(): boolean {
+    return this.parked && this.inbox.length > 0;
+  }
+  /** Set between a cancel and the end of the turn it aborted. */
+  get stopping(): CancelCause | undefined {
+    return this.current?.stopping;
+  }
+  get turnCount(): number {
+    return this.turns;
+  }
+  get currentTurn(): number | undefined {
+    return this.current?.turn;
+  }
+  get turnStartedAt(): number | undefined {
+    return this.current?.startedAt;
+  }
+
+  /** Queue a message. A waking send starts a turn when the agent is idle. */
+  send(text: string, options: SendOptions): void {
+    if (this.disposedFlag) {
+      throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
+    }
+    this.inbox.push({ text, from: options.from, atNextStep: options.atNextStep ?? false });
+    const wake = options.wake ?? true;
+    if (wake === false) {
+      this.host.agentChanged(this, { type: 'status' });
+      return;
+    }
+    if (wake === true) this.parked = false;
+    if (!this.current) this.pump();
+    else this.host.agentChanged(this, { type: 'status' });
+  }
+
+  /**
+   * Abort the current turn. Without keepInbox the unclaimed queue is cleared; with it the
+   * queue is parked until the next waking send. Cancelling an idle agent does nothing.
+   * Returns whether a signal was issued.
+   */
+  cancel(cause: CancelCause, options: CancelOptions = {}): boolean {
+    const turn = this.current;
+    if (!turn) return false;
+    if (options.keepInbox) this.parked = true;
+    else this.inbox.length = 0;
+    if (!turn.controller.signal.aborted) {
+      turn.stopping = cause;
+      turn.controller.abort(new AbortedError(cause));
+      this.host.agentChanged(this, { type: 'status' });
+    }
+    return true;
+  }
+
+  /** Resolves when no turn is running and none is about to start. */
+  whenIdle(): Promise<void> {
+    if (!this.current) return Promise.resolve();
+    if (!this.idleWaiter) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.idleWaiter = { promise, resolve };
+    }
+    return this.idleWaiter.promise;
+  }
+
+  /** End the agent: abort its turn, drop its queue. The registry entry is removed by the owner. */
+  dispose(): void {
+    if (this.disposedFlag) return;
+    this.disposedFlag = true;
+    this.inbox.length = 0;
+    this.current?.controller.abort(new AbortedError('disposed'));
+    this.host.agentChanged(this, { type: 'disposed' });
+  }
+
+  append(event: SessionEvent): void {
+    this.log.append(event);
+    this.host.agentChanged(this, { type: 'log', event });
+  }
+
+  private pump(): void {
+    if (this.current || this.disposedFlag) return;
+    const next = this.parked ? undefined : this.inbox.shift();
+    if (!next) {
+      if (this.inbox.length === 0) this.parked = false;
+      const waiter = this.idleWaiter;
+      this.idleWaiter = undefined;
+      this.host.agentChanged(this, { type: 'status' });
+      waiter?.resolve();
+      return;
+    }
+    const controller = new AbortController();
+    const turn = ++this.turns;
+    this.current = { controller, turn, startedAt: Date.now() };
+    this.host.agentChanged(this, { type: 'status' });
+    void this.runTurn(next, turn, controller.signal).then((end) => this.finishTurn(end));
+  }
+
+  private finishTurn(end: TurnEnd): void {
+    this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
+    this.lastTurnEnd = end;
+    this.current = undefined;
+    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
+    this.host.agentChanged(this, { type: 'turn_end', end });
+    this.pump();
+  }
+
+  private claim(item: InboxItem): void {
+    this.conversation.push({ role: 'user', content: item.text });
+    this.append({ type: 'user_message', at: now(), text: item.text, from: item.from });
+  }
+
+  private async runTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {
+    this.append({ type: 'turn_start', at: now(), turn });
+    this.host.agentChanged(this, { type: 'turn_start', turn });
+    let finalText = '';
+    let unanswered: ToolCall[] = [];
+    try {
+      this.claim(first);
+      if (turn > this.run.limits.maxTurns) {
+        throw new BudgetExceeded(`the run allows at most ${this.run.limits.maxTurns} turns per agent`);
+      }
+      for (let step = 1; ; step++) {
+        if (signal.aborted) throw signal.reason;
+        this.claimStepMessages();
+        if (step > this.run.limits.maxStepsPerTurn) {
+          throw new BudgetExceeded(`a turn may make at most ${this.run.limits.maxStepsPerTurn} model calls`);
+        }
+        if (this.run.tokensExhausted()) {
+          throw new BudgetExceeded(`the run's token budget of ${this.run.limits.maxTokens} is spent`);
+        }
+        const reply = await this.callModel(turn, step, signal);
+        if (reply.text) finalText = reply.text;
+        this.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+        if (reply.text) this.append({ type: 'assistant_text', at: now(), text: reply.text });
+        if (reply.toolCalls.length === 0) break;
+        unanswered = reply.toolCalls.slice();
+        for (const call of reply.toolCalls) this.append({ type: 'tool_call', at: now(), call });
+        await this.runTools(reply.toolCalls, signal, unanswered);
+      }
+      return { turn, reason: 'completed', finalText };
+    } catch (err) {
+      if (signal.aborted) {
+        const cause = abortCauseOf(signal) ?? 'user';
+        this.closeUnanswered(unanswered, `Stopped before this tool finished (${cause === 'user' ? 'stopped by the user' : `cancelled: ${cause}`}).`);
+        return { turn, reason: 'aborted', cause, finalText };
+      }
+      if (err instanceof BudgetExceeded || isArborError(err, 'LIMIT_EXCEEDED')) {
+        const why = err instanceof BudgetExceeded ? err.message : err.message;
+        this.closeUnanswered(unanswered, `Not run: ${why}.`);
+        const note = `[Arbor] This turn was ended because ${why}. Summarise what you have so far and say what remains.`;
+        this.conversation.push({ role: 'user', content: note });
+        this.append({ type: 'user_message', at: now(), text: note, from: 'system' });
+        return { turn, reason: 'budget', message: why, finalText };
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
+      return { turn, reason: 'error', message, finalText };
+    }
+  }
+
+  /** Children's reports that arrived while this turn runs join it before the next model call. */
+  private claimStepMessages(): void {
+    if (this.inbox.length === 0) return;
+    for (let i = 0; i < this.inbox.length; ) {
+      const item = this.inbox[i];
+      if (item.atNextStep) {
+        this.inbox.splice(i, 1);
+        this.claim(item);
+      } else i++;
+    }
+  }
+
+  private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
+    const stream = this.host.model.stream({
+      agentId: this.id,
+      agentLabel: this.label,
+      call: ++this.modelCalls,
+      turn,
+      step,
+      system: this.host.systemPrompt(this),
+      messages: this.conversation,
+      tools: this.host.toolSpecs(this),
+      signal,
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    const aborted = abortedPromise(signal);
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), aborted]);
+        if (next.done) break;
+        const chunk = next.value;
+        if (chunk.type === 'text') text += chunk.text;
+        else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
+        else {
+          this.usage.inputTokens += chunk.inputTokens;
+          this.usage.outputTokens += chunk.outputTokens;
+          this.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
+          this.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
+          this.host.agentChanged(this, { type: 'usage' });
+        }
+      }
+    } finally {
+      if (signal.aborted) void iterator.return?.(undefined)?.catch(() => undefined);
+    }
+    return { text, toolCalls };
+  }
+
+  private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
+    const aborted = abortedPromise(signal);
+    const results = await Promise.race([
+      Promise.all(calls.map((call) => this.host.runTool(this, call, signal).catch((err): ToolResult => toolFailure(err)))),
+      aborted,
+    ]);
+    // Results go into the conversation in the order the model asked for them.
+    for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
+    unanswered.length = 0;
+    if (signal.aborted) throw signal.reason;
+    const limit = results.find((r) => r.endsTurn);
+    if (limit) throw new BudgetExceeded(limit.endsTurn!);
+  }
+
+  private recordToolResult(call: ToolCall, result: ToolResult): void {
+    this.conversation.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+    this.append({ type: 'tool_result', at: now(), toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+  }
+
+  private closeUnanswered(calls: ToolCall[], content: string): void {
+    for (const call of calls) this.recordToolResult(call, { content, isError: true });
+    calls.length = 0;
+  }
+}
+
+function toolFailure(err: unknown): ToolResult {
+  if (isArborError(err)) return { content: JSON.stringify(err.toJSON()), isError: true };
+  return { content: JSON.stringify({ code: 'TOOL_FAILED', message: err instanceof Error ? err.message : String(err) }), isError: true };
+}
+
+const abortedPromises = new WeakMap<AbortSignal, Promise<never>>();
+
+/** One rejection per signal, shared by every race in the turn. */
+function abortedPromise(signal: AbortSignal): Promise<never> {
+  let p = abortedPromises.get(signal);
+  if (!p) {
+    p = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    p.catch(() => undefined);
+    abortedPromises.set(signal, p);
+  }
+  return p;
+}

@@ -1,0 +1,308 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, type AgentChange, type AgentHost } from './agents/agent';
+import { AgentRegistry } from './agents/registry';
+import { ArborError } from './errors';
+import { Emitter } from './events';
+import { RunBudget, resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
+import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from './models/types';
+import { memorySessionLogs } from './sessions/memoryLog';
+import { SESSION_FORMAT_VERSION, type AgentKind, type InteractionMode, type SessionLog, type SessionLogFactory } from './sessions/types';
+import { ContinuationManager, type InterruptAuthority, type InterruptResult, type SettledChild } from './subagents/continuation';
+import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
+import { ToolCatalog } from './tools/catalog';
+import type { BaseToolContext } from './tools/context';
+import { limitExceeded, subagentTools } from './tools/subagentTools';
+import type { ToolDefinition, ToolResult } from './tools/types';
+
+/** What every runtime tool handler receives. */
+export interface RuntimeToolContext extends BaseToolContext {
+  agent: Agent;
+  runtime: Runtime;
+}
+
+export type RuntimeTool = ToolDefinition<RuntimeToolContext>;
+
+/** One root agent and everything it delegates to share a run: its limits and token budget. */
+export class Run extends RunBudget {
+  constructor(
+    limits: RunLimits,
+    readonly mode: InteractionMode,
+  ) {
+    super(limits);
+  }
+}
+
+export type RuntimeEvent =
+  | { type: 'agent_added'; agent: Agent }
+  | { type: 'agent_removed'; agent: Agent }
+  | { type: 'agent_changed'; agent: Agent; change: AgentChange };
+
+export interface RuntimeOptions {
+  model: ModelProvider;
+  sessions?: SessionLogFactory;
+  limits?: RunLimitsInput;
+  /** Tools offered in addition to the subagent tools. */
+  tools?: RuntimeTool[];
+  systemPrompt?: string;
+  workspace?: string;
+  /** Session ids; unique across reloads by default. */
+  newId?: (label: string) => string;
+}
+
+export interface StartRootOptions {
+  prompt: string;
+  label?: string;
+  limits?: RunLimitsInput;
+  mode?: InteractionMode;
+  planMode?: boolean;
+}
+
+const BASE_PROMPT =
+  'You are an agent running inside Arbor, in the user\'s editor. Work step by step with the tools you have. ' +
+  'When you are done, answer with your final result as plain text and no tool calls.';
+const SUBAGENT_PROMPT =
+  'You are a subagent working for another agent, not directly for the user. You cannot ask the user anything: ' +
+  'if a decision is missing, make a minimal reversible assumption and say so, or put the open question in your final result.';
+
+/**
+ * The agent runtime: the composition root that creates agents, hosts their turns, and owns
+ * the registry, the continuation manager and the tools. Created on activation, disposed on
+ * deactivation; nothing in here is a module-level singleton.
+ */
+export class Runtime implements AgentHost {
+  readonly agents = new AgentRegistry();
+  readonly subagents: SubagentService;
+  readonly model: ModelProvider;
+  private readonly events = new Emitter<RuntimeEvent>();
+  readonly onEvent = this.events.on;
+  private readonly tools = new ToolCatalog<RuntimeToolContext>();
+  private readonly sessions: SessionLogFactory;
+  private readonly defaultLimits: RunLimits;
+  private readonly manager: ContinuationManager;
+  private readonly basePrompt: string;
+  private readonly workspace: string | undefined;
+  private readonly newId: (label: string) => string;
+  private created = 0;
+  private disposed = false;
+
+  constructor(options: RuntimeOptions) {
+    this.model = options.model;
+    this.sessions = options.sessions ?? memorySessionLogs;
+    this.defaultLimits = resolveLimits(options.limits);
+    this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
+    this.workspace = options.workspace;
+    this.newId = options.newId ?? defaultId;
+    for (const tool of subagentTools) this.tools.add(tool as RuntimeTool);
+    for (const tool of options.tools ?? []) this.tools.add(tool);
+    this.manager = new ContinuationManager({
+      agents: this.agents,
+      createContinuable: (parent, label, resume) => this.createChild(parent, 'continuable', label, resume),
+      released: (agent) => this.release(agent),
+    });
+    this.subagents = new SubagentService(this.agents, this.manager);
+  }
+
+  /** Start a root agent on a prompt. */
+  startRoot(options: StartRootOptions): Agent {
+    this.assertOpen();
+    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, options.mode ?? 'interactive');
+    const label = options.label?.trim() || summarise(options.prompt);
+    const agent = this.createAgent({ label, kind: 'root', run, planMode: options.planMode });
+    this.register(agent, {});
+    agent.send(options.prompt, { from: 'user' });
+    return agent;
+  }
+
+  /**
+   * The user's Stop: ends only this agent's current turn; its queue is parked and its
+   * children keep running. Continuable children go through the interrupt authority check
+   * with their durable parent address; one-shot children belong to their holder.
+   */
+  stop(agent: Agent): InterruptResult {
+    if (agent.kind === 'one-shot') {
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; stop the agent that is waiting for it.`);
+    }
+    if (agent.kind === 'continuable') {
+      return this.subagents.interrupt(agent.id, { kind: 'user', parentSessionId: agent.log.header.parentSession ?? '' });
+    }
+    if (this.agents.isLive(agent) && agent.cancel('user', { keepInbox: true })) {
+      agent.append({ type: 'interrupt', at: new Date().toISOString(), authority: 'user' });
+    }
+    return { accepted: true };
+  }
+
+  /** Queue a message from the user for a live root or continuable agent, waking it. */
+  sendFromUser(agent: Agent, text: string): void {
+    if (!this.agents.isLive(agent)) throw new ArborError('AGENT_DISPOSED', `"${agent.label}" is no longer live.`);
+    if (agent.kind === 'one-shot') {
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; it only works on the task it was given.`);
+    }
+    agent.send(text, { from: 'user' });
+  }
+
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome> {
+    this.checkDelegation(parent);
+    const child = this.createChild(parent, 'one-shot', label);
+    this.register(child, { owner: parent });
+    return runOneShot(child, prompt, signal, (a) => this.release(a));
+  }
+
+  startContinuable(parent: Agent, label: string, prompt: string): Agent {
+    this.checkDelegation(parent);
+    return this.manager.start(parent, label, prompt);
+  }
+
+  /** Abort every turn, dispose every agent, release every listener. */
+  dispose(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    this.disposed = true;
+    this.manager.dispose();
+    const flushes: Promise<void>[] = [];
+    for (const agent of this.agents.all()) {
+      agent.dispose();
+      this.agents.remove(agent);
+      flushes.push(agent.log.flush().catch(() => undefined));
+    }
+    this.events.dispose();
+    this.agents.dispose();
+    return Promise.all(flushes).then(() => undefined);
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  // --- AgentHost -----------------------------------------------------------------------
+
+  toolSpecs(agent: Agent): readonly ToolSpec[] {
+    return this.tools.specs((def) => this.visible(agent, def));
+  }
+
+  runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+    return this.tools.execute(call, { agent, signal, toolCallId: call.id, runtime: this }, (def) => this.visible(agent, def));
+  }
+
+  systemPrompt(agent: Agent): string {
+    return agent.kind === 'root' ? this.basePrompt : `${this.basePrompt}\n\n${SUBAGENT_PROMPT}`;
+  }
+
+  agentChanged(agent: Agent, change: AgentChange): void {
+    if (change.type === 'turn_end' && agent.kind === 'continuable') this.manager.turnEnded(agent, change.end);
+    if (this.events.hasListeners) this.events.fire({ type: 'agent_changed', agent, change });
+  }
+
+  // --- internals -------------------------------------------------------------------------
+
+  private visible(agent: Agent, def: ToolDefinition<RuntimeToolContext>): boolean {
+    return !agent.planMode || def.readOnly;
+  }
+
+  private checkDelegation(parent: Agent): void {
+    this.assertOpen();
+    const limits = parent.run.limits;
+    if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
+      throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
+    }
+    if (this.agents.liveChildCount(parent) >= limits.maxLiveChildren) {
+      throw limitExceeded(`an agent may have at most ${limits.maxLiveChildren} live subagents at once`);
+    }
+  }
+
+  private createChild(parent: Agent, kind: AgentKind, label: string, resume?: { id: string; settled: SettledChild }): Agent {
+    const agent = this.createAgent({ label, kind, run: parent.run as Run, parent, resume });
+    if (kind === 'continuable') this.register(agent, { parent });
+    return agent;
+  }
+
+  private createAgent(spec: {
+    label: string;
+    kind: AgentKind;
+    run: Run;
+    parent?: Agent;
+    planMode?: boolean;
+    resume?: { id: string; settled: SettledChild };
+  }): Agent {
+    const { label, kind, run, parent, resume } = spec;
+    let log: SessionLog;
+    let conversation: ChatMessage[] | undefined;
+    if (resume) {
+      log = resume.settled.log;
+      conversation = resume.settled.conversation;
+    } else {
+      log = this.sessions.create({
+        type: 'header',
+        version: SESSION_FORMAT_VERSION,
+        id: this.newId(label),
+        createdAt: new Date().toISOString(),
+        parentSession: parent?.id,
+        delegationDepth: parent ? parent.delegationDepth + 1 : 0,
+        kind,
+        label,
+        workspace: this.workspace,
+        interactionMode: run.mode,
+      });
+    }
+    return new Agent({
+      id: log.header.id,
+      label,
+      kind,
+      delegationDepth: log.header.delegationDepth,
+      log,
+      host: this,
+      run,
+      createdAt: ++this.created,
+      planMode: spec.planMode,
+      conversation,
+      turnsSoFar: resume?.settled.turns,
+    });
+  }
+
+  private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
+    this.agents.add(agent, relations);
+    if (this.events.hasListeners) this.events.fire({ type: 'agent_added', agent });
+  }
+
+  private release(agent: Agent): void {
+    const parent = this.agents.parentOf(agent);
+    if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
+    this.manager.agentRemoved(agent, parent);
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor has shut down; reload the window to start agents again.');
+  }
+}
+
+/** The subagent operations the editor and the tools use. */
+export class SubagentService {
+  constructor(
+    private readonly agents: AgentRegistry,
+    private readonly manager: ContinuationManager,
+  ) {}
+
+  interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult {
+    return this.manager.interrupt(targetSessionId, authority);
+  }
+
+  deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
+    return this.manager.deliver(caller, targetId, message);
+  }
+
+  isContinuable(agent: Agent): boolean {
+    return this.manager.isActivation(agent);
+  }
+
+  liveContinuableCount(): number {
+    return this.manager.liveCount();
+  }
+}
+
+function defaultId(label: string): string {
+  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+  return `${slug}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+}
+
+function summarise(prompt: string): string {
+  const line = prompt.trim().split('\n')[0];
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line || 'Agent';
+}

@@ -1,0 +1,294 @@
+import { ArborError } from '../errors';
+import type { Agent, TurnEnd } from '../agents/agent';
+import type { AgentRegistry } from '../agents/registry';
+import type { ChatMessage } from '../models/types';
+import type { SessionLog } from '../sessions/types';
+
+/** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
+export type InterruptAuthority = { kind: 'user'; parentSessionId: string } | { kind: 'ancestor'; agent: Agent };
+
+export interface InterruptResult {
+  /** The cancel signal was issued, or there was nothing to stop. Not "the turn has ended". */
+  accepted: true;
+}
+
+/**
+ * A live continuable child. Its lifetime belongs to the continuation manager, not to the
+ * parent agent, so the child is a runtime root. Its ancestry is fixed when it is created.
+ */
+export class Activation {
+  /** Set once disposal has begun: later interrupts are accepted no-ops. */
+  disposing = false;
+  /** Reports that could not reach the parent because it was not live. */
+  readonly undelivered: string[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly agent: Agent,
+    /** The durable address of the direct parent (its session id). */
+    readonly parentSessionId: string,
+    /** The direct parent as it was at creation; authority for delivery. */
+    readonly parent: Agent,
+    readonly ancestry: WeakSet<Agent>,
+    /** The same ancestors, for building a child's ancestry from this one's. */
+    readonly ancestors: readonly WeakRef<Agent>[],
+  ) {}
+
+  /** Delivery, settlement and disposal of one child run one at a time, in arrival order. */
+  serialize<T>(work: () => T | Promise<T>): Promise<T> {
+    const next = this.chain.then(work, work);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** What a settled child leaves behind so its direct parent can resume it cold. */
+export interface SettledChild {
+  log: SessionLog;
+  conversation: ChatMessage[];
+  turns: number;
+  parentSessionId: string;
+  label: string;
+  delegationDepth: number;
+}
+
+export interface ContinuationHost {
+  readonly agents: AgentRegistry;
+  /** Creates (but does not start) a continuable agent for `parent`. */
+  createContinuable(parent: Agent, label: string, resumeFrom?: { id: string; settled: SettledChild }): Agent;
+  /** Called when a child was disposed, so the runtime can release it. */
+  released(agent: Agent): void;
+}
+
+/**
+ * Owns every continuable child's Activation: starts children, delivers messages from the exact
+ * direct parent, reports each child turn to the parent, settles idle children, and interrupts a
+ * child's current turn on behalf of a user or an ancestor.
+ */
+export class ContinuationManager {
+  private readonly activations = new Map<string, Activation>();
+  private readonly settled = new Map<string, SettledChild>();
+  private disposed = false;
+
+  constructor(private readonly host: ContinuationHost) {}
+
+  get(id: string): Activation | undefined {
+    return this.activations.get(id);
+  }
+
+  isActivation(agent: Agent): boolean {
+    return this.activations.get(agent.id)?.agent === agent;
+  }
+
+  liveCount(): number {
+    return this.activations.size;
+  }
+
+  /** Start a continuable child of `parent` on `prompt`; returns the child at once. */
+  start(parent: Agent, label: string, prompt: string): Agent {
+    const child = this.host.createContinuable(parent, label);
+    this.activate(parent, child);
+    child.send(prompt, { from: 'parent' });
+    return child;
+  }
+
+  /**
+   * Queue `message` for `targetId` from `caller`, which must be the child's exact direct parent.
+   * A settled child of that parent is resumed cold with its conversation.
+   */
+  deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
+    if (!this.host.agents.isLive(caller)) {
+      return Promise.reject(new ArborError('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.'));
+    }
+    const activation = this.activations.get(targetId);
+    if (!activation) return Promise.resolve(this.resumeCold(caller, targetId, message));
+    if (activation.parent !== caller) {
+      return Promise.reject(
+        new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} is not your direct subagent; only its direct parent can send it messages.`),
+      );
+    }
+    return activation.serialize(() => {
+      if (this.activations.get(targetId) !== activation || activation.disposing) {
+        return this.resumeCold(caller, targetId, message);
+      }
+      activation.agent.send(message, { from: 'parent' });
+      return { agentId: targetId, resumed: false };
+    });
+  }
+
+  /**
+   * Stop only the live target's current turn. Authorises synchronously and returns at once:
+   * accepted means the signal was issued (or there was nothing to stop), not that it stopped.
+   */
+  interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult {
+    if (authority.kind === 'ancestor') {
+      if (!this.host.agents.isLive(authority.agent)) {
+        throw new ArborError('SUBAGENT_UNAUTHORIZED', 'The interrupting agent is not live.');
+      }
+      if (authority.agent.id === targetSessionId) {
+        throw new ArborError('SUBAGENT_UNAUTHORIZED', 'An agent cannot interrupt itself; finish the turn instead.');
+      }
+    }
+    const activation = this.activations.get(targetSessionId);
+    if (!activation) return { accepted: true };
+    if (authority.kind === 'user') {
+      if (activation.agent.log.header.parentSession !== authority.parentSessionId) {
+        throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} does not belong to parent ${authority.parentSessionId}.`);
+      }
+    } else if (!activation.ancestry.has(authority.agent)) {
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} is not one of your descendants.`);
+    }
+    if (activation.disposing) return { accepted: true };
+    const agent = activation.agent;
+    const cause = authority.kind === 'user' ? 'user' : 'parent';
+    if (agent.cancel(cause, { keepInbox: true })) {
+      agent.append({
+        type: 'interrupt',
+        at: new Date().toISOString(),
+        authority: authority.kind,
+        by: authority.kind === 'ancestor' ? authority.agent.id : undefined,
+      });
+    }
+    return { accepted: true };
+  }
+
+  /** A child's turn ended: report to its parent, then settle it if it is done. */
+  turnEnded(agent: Agent, end: TurnEnd): void {
+    const activation = this.activations.get(agent.id);
+    if (!activation || activation.agent !== agent) return;
+    void activation.serialize(() => {
+      const settles = this.quiet(activation) && end.reason !== 'aborted';
+      this.report(activation, end, settles);
+      if (settles) this.settle(activation);
+    });
+  }
+
+  /** A live agent went away: its continuable parent may now be done. */
+  agentRemoved(agent: Agent, parent: Agent | undefined): void {
+    if (!parent) return;
+    const activation = this.activations.get(parent.id);
+    if (!activation || activation.agent !== parent) return;
+    void activation.serialize(() => {
+      if (this.activations.get(parent.id) !== activation) return;
+      const last = parent.lastTurnEnd;
+      if (this.quiet(activation) && last && last.reason !== 'aborted') {
+        this.report(activation, undefined, true);
+        this.settle(activation);
+      }
+    });
+  }
+
+  /** Dispose every activation (runtime shutdown). */
+  dispose(): void {
+    this.disposed = true;
+    for (const activation of [...this.activations.values()]) {
+      activation.disposing = true;
+      this.release(activation);
+    }
+    this.settled.clear();
+  }
+
+  private activate(parent: Agent, child: Agent): void {
+    const ancestry = new WeakSet<Agent>();
+    const ancestors: WeakRef<Agent>[] = [];
+    const addAncestor = (a: Agent): void => {
+      if (ancestry.has(a)) return;
+      ancestry.add(a);
+      ancestors.push(new WeakRef(a));
+    };
+    // The live lineage at creation: the parent, its holders and creators, and for a
+    // continuable parent the ancestry recorded when it was created.
+    for (let a: Agent | undefined = parent; a && this.host.agents.isLive(a); a = this.host.agents.parentOf(a)) {
+      addAncestor(a);
+      const act = this.activations.get(a.id);
+      if (act && act.agent === a) {
+        for (const ref of act.ancestors) {
+          const anc = ref.deref();
+          if (anc && this.host.agents.isLive(anc)) addAncestor(anc);
+        }
+        break;
+      }
+    }
+    this.activations.set(child.id, new Activation(child, parent.id, parent, ancestry, ancestors));
+    this.settled.delete(child.id);
+  }
+
+  private quiet(activation: Activation): boolean {
+    const agent = activation.agent;
+    return (
+      !this.disposed &&
+      !activation.disposing &&
+      agent.status === 'idle' &&
+      agent.pendingCount === 0 &&
+      this.host.agents.liveChildCount(agent) === 0
+    );
+  }
+
+  private report(activation: Activation, end: TurnEnd | undefined, settled: boolean): void {
+    const child = activation.agent;
+    const parent = activation.parent;
+    const lines: string[] = [];
+    if (end) {
+      const how =
+        end.reason === 'completed'
+          ? 'finished its turn'
+          : end.reason === 'aborted'
+            ? end.cause === 'user'
+              ? 'was stopped by the user; it keeps its conversation and waits for a message'
+              : `was interrupted (${end.cause ?? 'cancelled'}); it keeps its conversation and waits for a message`
+            : end.reason === 'budget'
+              ? `hit a run limit (${end.message ?? 'budget'})`
+              : `failed (${end.message ?? end.reason})`;
+      lines.push(`[Report from subagent "${child.label}" (agent_id: ${child.id})] It ${how}.`);
+      if (end.finalText) lines.push(end.finalText);
+    } else {
+      lines.push(`[Subagent "${child.label}" (agent_id: ${child.id})] Its own subagents have finished.`);
+    }
+    if (settled) {
+      lines.push(`It is now idle and has been released; send_message to ${child.id} resumes it with its conversation.`);
+    }
+    const text = lines.join('\n');
+    if (!this.host.agents.isLive(parent)) {
+      activation.undelivered.push(text);
+      return;
+    }
+    // A stopped child's report must not restart a parent: it waits for the parent's next turn.
+    const wake = end?.reason === 'aborted' ? false : 'unless-parked';
+    parent.send(text, { from: 'child', atNextStep: true, wake });
+  }
+
+  private settle(activation: Activation): void {
+    activation.disposing = true;
+    const agent = activation.agent;
+    this.settled.set(agent.id, {
+      log: agent.log,
+      conversation: agent.conversation,
+      turns: agent.turnCount,
+      parentSessionId: activation.parentSessionId,
+      label: agent.label,
+      delegationDepth: agent.delegationDepth,
+    });
+    this.release(activation);
+  }
+
+  private release(activation: Activation): void {
+    if (this.activations.get(activation.agent.id) === activation) this.activations.delete(activation.agent.id);
+    activation.agent.dispose();
+    this.host.released(activation.agent);
+  }
+
+  private resumeCold(caller: Agent, targetId: string, message: string): { agentId: string; resumed: boolean } {
+    const settled = this.settled.get(targetId);
+    if (!settled || settled.parentSessionId !== caller.id) {
+      throw new ArborError(
+        'SUBAGENT_NOT_FOUND',
+        `No subagent ${targetId} of yours is live or resumable. Use list_agents to see your subagents, or start a new one.`,
+      );
+    }
+    if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
+    const child = this.host.createContinuable(caller, settled.label, { id: targetId, settled });
+    this.activate(caller, child);
+    child.send(message, { from: 'parent' });
+    return { agentId: targetId, resumed: true };
+  }
+}

@@ -1,0 +1,39 @@
+import { abortCauseOf } from '../errors';
+import type { Agent } from '../agents/agent';
+
+export type OneShotOutcome =
+  | { status: 'completed'; agentId: string; result: string }
+  | { status: 'aborted'; agentId: string; cause: string; partial: string }
+  | { status: 'error' | 'budget'; agentId: string; message: string; partial: string };
+
+/**
+ * Run a one-shot child to completion inside the parent's turn. The child is owned by the
+ * parent: aborting the parent's turn (its `signal`) aborts the child.
+ */
+export async function runOneShot(child: Agent, prompt: string, signal: AbortSignal, release: (child: Agent) => void): Promise<OneShotOutcome> {
+  const onAbort = (): void => {
+    child.cancel(abortCauseOf(signal) === 'disposed' ? 'disposed' : 'parent');
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (signal.aborted) onAbort();
+    else child.send(prompt, { from: 'parent' });
+    await child.whenIdle();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    child.dispose();
+    release(child);
+  }
+  const end = child.lastTurnEnd;
+  if (!end) return { status: 'aborted', agentId: child.id, cause: abortCauseOf(signal) ?? 'parent', partial: '' };
+  switch (end.reason) {
+    case 'completed':
+      return { status: 'completed', agentId: child.id, result: end.finalText };
+    case 'aborted':
+      return { status: 'aborted', agentId: child.id, cause: end.cause ?? 'parent', partial: end.finalText };
+    case 'budget':
+      return { status: 'budget', agentId: child.id, message: end.message ?? 'run limit reached', partial: end.finalText };
+    default:
+      return { status: 'error', agentId: child.id, message: end.message ?? end.reason, partial: end.finalText };
+  }
+}

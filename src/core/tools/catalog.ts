@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { ArborError } from '../errors';
+import type { ToolCall, ToolSpec } from '../models/types';
+import type { ToolDefinition, ToolResult } from './types';
+
+/**
+ * The tools a runtime offers. Each tool's JSON Schema is generated once from its zod schema,
+ * so what the model sees and what the runtime parses can never drift apart.
+ */
+export class ToolCatalog<C> {
+  private readonly tools = new Map<string, { def: ToolDefinition<C>; spec: ToolSpec }>();
+
+  add(def: ToolDefinition<C>): this {
+    if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
+    const parameters = z.toJSONSchema(def.schema, { io: 'input' }) as Record<string, unknown>;
+    delete parameters.$schema;
+    this.tools.set(def.name, { def, spec: { name: def.name, description: def.description, parameters } });
+    return this;
+  }
+
+  get(name: string): ToolDefinition<C> | undefined {
+    return this.tools.get(name)?.def;
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The specs of the tools `visible` accepts, in definition order. */
+  specs(visible: (def: ToolDefinition<C>) => boolean): ToolSpec[] {
+    const out: ToolSpec[] = [];
+    for (const { def, spec } of this.tools.values()) if (visible(def)) out.push(spec);
+    return out;
+  }
+
+  /**
+   * Parse the model's arguments with the tool's schema and run it. Bad JSON, arguments that do
+   * not match, and unknown or hidden tools become error results that name the problem; the
+   * turn goes on.
+   */
+  async execute(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>) => boolean): Promise<ToolResult> {
+    const def = this.tools.get(call.name)?.def;
+    if (!def || !visible(def)) {
+      const offered = this.specs(visible).map((s) => s.name);
+      return errorResult(
+        new ArborError('TOOL_UNKNOWN', `There is no tool named "${call.name}" available to you. Available tools: ${offered.join(', ') || 'none'}.`),
+      );
+    }
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch (err) {
+      return errorResult(
+        new ArborError('TOOL_ARGUMENTS_INVALID', `The arguments for ${call.name} are not valid JSON (${(err as Error).message}). Send a JSON object.`),
+      );
+    }
+    const parsed = def.schema.safeParse(raw);
+    if (!parsed.success) {
+      return errorResult(
+        new ArborError('TOOL_ARGUMENTS_INVALID', `The arguments for ${call.name} do not match its schema:\n${z.prettifyError(parsed.error)}`),
+      );
+    }
+    try {
+      return await def.run(parsed.data, ctx);
+    } catch (err) {
+      if (err instanceof ArborError) {
+        return err.code === 'LIMIT_EXCEEDED' ? { ...errorResult(err), endsTurn: err.message } : errorResult(err);
+      }
+      throw err;
+    }
+  }
+}
+
+export function errorResult(err: ArborError): ToolResult {
+  return { content: JSON.stringify(err.toJSON()), isError: true };
+}
+
+export function jsonResult(value: unknown): ToolResult {
+  return { content: JSON.stringify(value) };
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ArborError, isArborError } from '../errors';
+import { listDescendants } from '../subagents/listing';
+import type { RuntimeToolContext } from '../runtime';
+import type { ToolDefinition } from './types';
+import { errorResult, jsonResult } from './catalog';
+
+const label = z.string().trim().min(1).max(60).describe('A short name for the subagent, shown in the Agents view.');
+const prompt = z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.');
+const agentId = z.string().min(1).max(300).describe('The agent_id returned when the subagent was started, or from list_agents.');
+
+export const delegateTaskTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ label: string; prompt: string }>> = {
+  name: 'delegate_task',
+  description:
+    'Run a one-shot subagent on a self-contained task and wait for its final answer, which becomes this tool result. ' +
+    'The subagent cannot ask the user anything; it puts open questions in its result.',
+  schema: z.object({ label, prompt }),
+  readOnly: false,
+  async run(args, ctx) {
+    const outcome = await ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal);
+    return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
+  },
+};
+
+export const startSubagentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ label: string; prompt: string }>> = {
+  name: 'start_subagent',
+  description:
+    'Start a continuable subagent that keeps its conversation. Returns its agent_id at once; its report after each of its turns ' +
+    'reaches you as a message. Use send_message to give it more work.',
+  schema: z.object({ label, prompt }),
+  readOnly: false,
+  run(args, ctx) {
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label, args.prompt);
+    return jsonResult({ agent_id: child.id, label: child.label, status: 'started' });
+  },
+};
+
+export const sendMessageTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ agent_id: string; message: string }>> = {
+  name: 'send_message',
+  description:
+    'Queue a message for one of your own continuable subagents (you must be its direct parent). It starts a turn when the subagent ' +
+    'is idle, and resumes a stopped subagent\'s queued work in order.',
+  schema: z.object({ agent_id: agentId, message: z.string().trim().min(1).max(100_000) }),
+  readOnly: false,
+  async run(args, ctx) {
+    try {
+      const r = await ctx.runtime.subagents.deliver(ctx.agent, args.agent_id, args.message);
+      return jsonResult({ agent_id: r.agentId, status: r.resumed ? 'resumed' : 'queued' });
+    } catch (err) {
+      if (isArborError(err)) return errorResult(err);
+      throw err;
+    }
+  },
+};
+
+export const listAgentsTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ scope: 'children' | 'descendants' }>> = {
+  name: 'list_agents',
+  description:
+    'List your live continuable subagents: your direct children, or all descendants in pre-order with parent_id and depth. ' +
+    'The listing is a hint, not authority: agents may finish at any time.',
+  schema: z.object({ scope: z.enum(['children', 'descendants']).default('children') }),
+  readOnly: true,
+  run(args, ctx) {
+    const all = listDescendants(ctx.runtime.agents, ctx.agent, { omitOneShot: true, maxDepth: args.scope === 'children' ? 1 : undefined });
+    return jsonResult({
+      agents: all.map((a) => ({
+        agent_id: a.id,
+        label: a.label,
+        parent_id: a.parentId,
+        depth: a.depth,
+        status: a.parked ? 'stopped-with-queue' : a.status,
+        queued_messages: a.pending,
+      })),
+    });
+  },
+};
+
+export const interruptAgentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ agent_id: string }>> = {
+  name: 'interrupt_agent',
+  description:
+    'Stop the current turn of one of your continuable descendants (a child or deeper). It keeps its conversation and queued ' +
+    'messages, which wait until you send it a message. Its own subagents keep running.',
+  schema: z.object({ agent_id: agentId }),
+  readOnly: false,
+  run(args, ctx) {
+    try {
+      ctx.runtime.subagents.interrupt(args.agent_id, { kind: 'ancestor', agent: ctx.agent });
+      return jsonResult({ agent_id: args.agent_id, accepted: true });
+    } catch (err) {
+      if (isArborError(err)) return errorResult(err);
+      throw err;
+    }
+  },
+};
+
+export const subagentTools = [delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool];
+
+export function limitExceeded(message: string): ArborError {
+  return new ArborError('LIMIT_EXCEEDED', message);
+}
