@@ -108,6 +108,9 @@ const INTERACTIVE_GUIDANCE =
 
 function createPolicy(mode: InteractionMode, source: PolicySource): RunInteractionPolicy {
   const unattended = mode !== 'interactive';
+  // exit_plan_mode is hidden too: plan approval needs a human, and approving on the human's
+  // behalf would let an unattended run lift its own restriction. An unattended run that starts
+  // in plan mode stays there and ends with its plan as the result.
   const hidden: ReadonlySet<string> = unattended ? new Set([ASK_USER_QUESTION_TOOL, EXIT_PLAN_MODE_TOOL]) : new Set();
   const isToolVisible = (name: string): boolean => !hidden.has(name);
   const opening = unattended ? UNATTENDED_OPENING[mode] : '';

@@ -37,6 +37,7 @@ export const askUserQuestionTool: ToolDefinition<AskUserQuestionContext, typeof 
     const log = ctx.agent.log;
     log.append({ type: 'question', at: new Date().toISOString(), questions: args.questions });
 
+    // The policy hides this tool when unattended; this covers a runtime that offers it anyway.
     if (ctx.policy.unattended) {
       log.append({ type: 'answer', at: new Date().toISOString(), error: `SUPPRESSED: ${ctx.policy.mode} run, nobody can answer` });
       return { content: ctx.policy.suppressedClarificationResult(args.questions.map((q) => q.question).join(' / ')) };
