@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { SessionEvent, SessionHeader } from './types';
+
+/**
+ * The on-disk shape of a session log, checked line by line when a file is loaded: files on
+ * disk are a trust boundary (another version of Arbor, a hand edit, a torn write).
+ * Unknown keys are stripped, so a file written by a newer build of the same format version
+ * still loads.
+ */
+
+const isoTimestamp = z.iso.datetime({ offset: true });
+const count = z.number().int().nonnegative();
+
+export const sessionHeaderSchema = z.object({
+  type: z.literal('header'),
+  version: z.number().int().positive(),
+  id: z.string().min(1),
+  createdAt: isoTimestamp,
+  parentSession: z.string().min(1).optional(),
+  delegationDepth: count,
+  kind: z.enum(['root', 'one-shot', 'continuable']),
+  label: z.string(),
+  workspace: z.string().optional(),
+  interactionMode: z.enum(['interactive', 'scheduled', 'webhook', 'autonomous']),
+  resumedFrom: z.string().min(1).optional(),
+});
+
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const questionSchema = z.object({
+  id: z.string(),
+  question: z.string(),
+  header: z.string().optional(),
+  options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
+  multiSelect: z.boolean().optional(),
+});
+const answerSchema = z.object({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() });
+
+export const turnEndReasonSchema = z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']);
+const cancelCauseSchema = z.enum(['user', 'parent', 'disposed', 'budget']);
+
+export const sessionEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('user_message'),
+    at: isoTimestamp,
+    text: z.string(),
+    from: z.enum(['user', 'parent', 'child', 'system']),
+  }),
+  z.object({ type: z.literal('assistant_text'), at: isoTimestamp, text: z.string() }),
+  z.object({ type: z.literal('tool_call'), at: isoTimestamp, call: toolCallSchema }),
+  z.object({
+    type: z.literal('tool_result'),
+    at: isoTimestamp,
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal('turn_start'), at: isoTimestamp, turn: count }),
+  z.object({
+    type: z.literal('turn_end'),
+    at: isoTimestamp,
+    turn: count,
+    reason: turnEndReasonSchema,
+    cause: cancelCauseSchema.optional(),
+    message: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('interrupt'),
+    at: isoTimestamp,
+    authority: z.enum(['user', 'ancestor']),
+    by: z.string().optional(),
+  }),
+  z.object({ type: z.literal('question'), at: isoTimestamp, questions: z.array(questionSchema) }),
+  z.object({
+    type: z.literal('answer'),
+    at: isoTimestamp,
+    answers: z.array(answerSchema).optional(),
+    error: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('approval'),
+    at: isoTimestamp,
+    action: z.string(),
+    detail: z.string().optional(),
+    decision: z.enum(['allow-once', 'allow-session', 'deny']),
+    reason: z.string(),
+  }),
+  z.object({ type: z.literal('usage'), at: isoTimestamp, inputTokens: count, outputTokens: count }),
+]);
+
+/** Just enough of a header to decide whether this build can read the file at all. */
+export const headerVersionSchema = z.object({ type: z.literal('header'), version: z.number().int().positive() });
+
+// The schemas and the TypeScript contracts must describe the same shapes: a change to one
+// without the other fails the type check here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const headerSchemaMatchesType: Same<z.infer<typeof sessionHeaderSchema>, SessionHeader> = true;
+const eventSchemaMatchesType: Same<z.infer<typeof sessionEventSchema>, SessionEvent> = true;
+void headerSchemaMatchesType;
+void eventSchemaMatchesType;
