@@ -1,0 +1,37 @@
+/**
+ * Sessions: the header and event log every agent writes, the in-memory log (default and test
+ * double), the durable JSONL store with its catalog, and the data functions for resume.
+ */
+export type {
+  AgentKind,
+  Answer,
+  ApprovalDecision,
+  InteractionMode,
+  Question,
+  QuestionOption,
+  SessionEvent,
+  SessionEventType,
+  SessionHeader,
+  SessionLog,
+  SessionLogFactory,
+  TurnEndReason,
+} from './types';
+export { SESSION_FORMAT_VERSION } from './types';
+export { MemorySessionLog, memorySessionLogs } from './memoryLog';
+export { sessionEventSchema, sessionHeaderSchema } from './schema';
+export { sessionFileName, sessionIdFromFileName, SESSION_FILE_EXTENSION } from './sessionFileName';
+export { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
+export {
+  JsonlSessionStore,
+  type JsonlSessionStoreOptions,
+  type LoadedSession,
+  type SessionCatalog,
+  type SessionCatalogEntry,
+  type SessionDiagnostic,
+  type SessionDiagnosticCode,
+  type SessionRepairs,
+} from './jsonlSessionStore';
+export { summarizeSession, previewOf, type SessionSummary } from './sessionSummary';
+export { ancestorsOf, childrenOf } from './lineage';
+export { conversationFromEvents, MISSING_TOOL_RESULT } from './conversationFromEvents';
+export { resumedSessionHeader } from './resumedSessionHeader';

@@ -1,0 +1,336 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ArborError, type ArborErrorCode } from '../errors';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
+import { childrenOf } from './lineage';
+import { sessionHeaderSchema } from './schema';
+import { interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile } from './sessionFileParser';
+import { SESSION_FILE_EXTENSION, sessionFileName, sessionIdFromFileName } from './sessionFileName';
+import { summarizeSession, type SessionSummary } from './sessionSummary';
+import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionLogFactory } from './types';
+
+export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
+  /** Write failures that happen in the background, when no flush is waiting (log them). */
+  onError?: (error: ArborError) => void;
+}
+
+/** What loading repaired; the file itself is left as it was (see `reopenLog`). */
+export interface SessionRepairs {
+  /** Bytes after the last newline, ignored as a write the process did not finish. */
+  tornTailBytes: number;
+  /** The turn that was running when the process stopped, closed with reason `interrupted`. */
+  interruptedTurn?: number;
+}
+
+export interface LoadedSession {
+  header: SessionHeader;
+  events: SessionEvent[];
+  repairs: SessionRepairs;
+}
+
+export interface SessionCatalogEntry {
+  header: SessionHeader;
+  summary: SessionSummary;
+  /** Absolute path of the session file. */
+  file: string;
+  /** Open for writing in this store right now: the summary comes from memory, unrepaired. */
+  live: boolean;
+}
+
+export type SessionDiagnosticCode = Extract<ArborErrorCode, 'SESSION_CORRUPT' | 'SESSION_VERSION' | 'SESSION_UNREADABLE'>;
+
+/** A file in the session folder that could not be listed, and why. */
+export interface SessionDiagnostic {
+  code: SessionDiagnosticCode;
+  message: string;
+  file: string;
+  /** The id the file name stands for, when the name says. */
+  id?: string;
+  /** 1-based line of the first problem, for SESSION_CORRUPT. */
+  line?: number;
+  /** The format version the file declares, for SESSION_VERSION. */
+  version?: number;
+}
+
+export interface SessionCatalog {
+  /** Most recent activity first. */
+  sessions: SessionCatalogEntry[];
+  diagnostics: SessionDiagnostic[];
+}
+
+const LIST_CONCURRENCY = 8;
+
+/**
+ * Durable sessions: one append-only JSONL file per session under `root` (the extension passes
+ * its storage folder). Implements SessionLogFactory for the runtime, and reads the folder back
+ * as a catalog for the session list and for resume.
+ *
+ * Loading never writes: a torn last line is ignored and a turn left running by a crash is
+ * closed in memory with `turn_end` reason `interrupted`, identically on every load. Only
+ * `reopenLog`, which takes the session over for writing, makes those repairs durable
+ * (truncating the torn bytes and appending the `turn_end`). Reads stay safe while another
+ * window's extension host may still be writing a session in a shared folder.
+ */
+export class JsonlSessionStore implements SessionLogFactory {
+  private readonly policy: JsonlWritePolicy;
+  private readonly onError?: (error: ArborError) => void;
+  /** Logs open for writing, by session id. */
+  private readonly open = new Map<string, JsonlSessionLog>();
+  /** Ids being reopened right now (the file is read before the log exists). */
+  private readonly opening = new Set<string>();
+  private disposed = false;
+
+  constructor(
+    readonly root: string,
+    options: JsonlSessionStoreOptions = {},
+  ) {
+    this.policy = {
+      flushDelayMs: options.flushDelayMs ?? DEFAULT_WRITE_POLICY.flushDelayMs,
+      maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_WRITE_POLICY.maxBufferedBytes,
+      fsync: options.fsync ?? DEFAULT_WRITE_POLICY.fsync,
+    };
+    this.onError = options.onError;
+  }
+
+  /** Absolute path of the file that holds session `id`. */
+  fileOf(id: string): string {
+    return path.join(this.root, sessionFileName(id));
+  }
+
+  /**
+   * Starts a new session file. The header and the events reach the disk in batches; the file
+   * appears with the first batch. Throws SESSION_EXISTS if the id already has a file or an
+   * open log, INPUT_INVALID for a header that does not match the schema.
+   */
+  create(header: SessionHeader): JsonlSessionLog {
+    this.assertUsable();
+    const parsed = sessionHeaderSchema.safeParse(header);
+    if (!parsed.success) throw new ArborError('INPUT_INVALID', `Invalid session header: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`);
+    if (header.version !== SESSION_FORMAT_VERSION) {
+      throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
+    }
+    const file = this.fileOf(header.id);
+    // One existence check per session (not per event) keeps an id from ever reusing a file.
+    if (this.open.has(header.id) || this.opening.has(header.id) || fs.existsSync(file)) {
+      throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
+    }
+    return this.track(new JsonlSessionLog({ file, header, policy: this.policy, onError: this.onError, onClose: (log) => this.release(log) }));
+  }
+
+  /**
+   * Opens an existing session for appending (resuming the same session id), after making the
+   * load-time repairs durable: the torn tail is cut off and an interrupted turn gets its
+   * `turn_end` written. Throws SESSION_IN_USE if the session is already open here, or the
+   * errors of `loadSession`.
+   */
+  async reopenLog(id: string): Promise<JsonlSessionLog> {
+    this.assertUsable();
+    if (this.open.has(id) || this.opening.has(id)) {
+      throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
+    }
+    this.opening.add(id);
+    try {
+      const file = this.fileOf(id);
+      const parsed = await readSessionFile(file, id);
+      if (parsed.tornTailBytes > 0) await fs.promises.truncate(file, parsed.completeBytes);
+      const log = new JsonlSessionLog({
+        file,
+        header: parsed.header,
+        policy: this.policy,
+        existing: { events: parsed.events, bytes: parsed.completeBytes },
+        onError: this.onError,
+        onClose: (l) => this.release(l),
+      });
+      const turn = openTurnOf(parsed.events);
+      if (turn !== undefined) {
+        log.append(interruptedTurnEnd(parsed.events, turn));
+        await log.flush();
+      }
+      this.assertUsable();
+      return this.track(log);
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  /**
+   * The validated header and events of session `id`, with the load-time repairs applied in
+   * memory. A session open in this store is read from memory. Throws SESSION_NOT_FOUND,
+   * SESSION_CORRUPT, SESSION_VERSION or SESSION_UNREADABLE (an ArborError).
+   */
+  async loadSession(id: string): Promise<LoadedSession> {
+    const live = this.open.get(id);
+    if (live) return { header: live.header, events: [...live.events], repairs: { tornTailBytes: 0 } };
+    const parsed = await readSessionFile(this.fileOf(id), id);
+    return repairInMemory(parsed);
+  }
+
+  /**
+   * Every session in the folder with its summary, most recent first, plus a diagnostic for
+   * each file that could not be read. Never throws: one bad file never hides the others.
+   */
+  async listSessions(): Promise<SessionCatalog> {
+    const sessions: SessionCatalogEntry[] = [];
+    const diagnostics: SessionDiagnostic[] = [];
+    let names: string[];
+    try {
+      names = (await fs.promises.readdir(this.root)).filter((n) => n.endsWith(SESSION_FILE_EXTENSION));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        diagnostics.push({ code: 'SESSION_UNREADABLE', message: `Cannot read the session folder: ${errorText(e)}.`, file: this.root });
+      }
+      names = [];
+    }
+    const liveByName = new Map([...this.open.values()].map((log) => [path.basename(log.file), log] as const));
+
+    await forEachLimited(names, LIST_CONCURRENCY, async (name) => {
+      const file = path.join(this.root, name);
+      const live = liveByName.get(name);
+      if (live) {
+        sessions.push({ header: live.header, summary: summarizeSession(live.header, live.events), file, live: true });
+        return;
+      }
+      const decodedId = sessionIdFromFileName(name);
+      try {
+        const loaded = repairInMemory(await readSessionFile(file));
+        if (sessionFileName(loaded.header.id) !== name) {
+          throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(loaded.header.id)}, which belongs in ${sessionFileName(loaded.header.id)}; was it renamed or copied?`);
+        }
+        sessions.push({ header: loaded.header, summary: summarizeSession(loaded.header, loaded.events), file, live: false });
+      } catch (e) {
+        diagnostics.push(diagnosticOf(e, file, decodedId));
+      }
+    });
+
+    sessions.sort((a, b) => compareDesc(a.summary.lastActivity, b.summary.lastActivity) || compareDesc(a.header.createdAt, b.header.createdAt));
+    diagnostics.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    return { sessions, diagnostics };
+  }
+
+  /** Sessions whose header names `id` as their parent (durable lineage: history, not authority). */
+  async listChildren(id: string): Promise<SessionCatalogEntry[]> {
+    return childrenOf((await this.listSessions()).sessions, id);
+  }
+
+  /** The logs open for writing in this store. */
+  openLogs(): JsonlSessionLog[] {
+    return [...this.open.values()];
+  }
+
+  /** Resolves when every open log has written everything appended so far. */
+  async flushAll(): Promise<void> {
+    const results = await Promise.allSettled(this.openLogs().map((log) => log.flush()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /**
+   * Writes every open log before returning, for a process 'exit' handler or extension
+   * deactivation. Never throws; returns the failures (one per log that could not be written).
+   */
+  flushAllSync(): ArborError[] {
+    const errors: ArborError[] = [];
+    for (const log of this.open.values()) {
+      try {
+        log.flushSync();
+      } catch (e) {
+        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+      }
+    }
+    return errors;
+  }
+
+  /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const results = await Promise.allSettled(this.openLogs().map((log) => log.close()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private track(log: JsonlSessionLog): JsonlSessionLog {
+    this.open.set(log.header.id, log);
+    return log;
+  }
+
+  private release(log: JsonlSessionLog): void {
+    if (this.open.get(log.header.id) === log) this.open.delete(log.header.id);
+  }
+
+  private assertUsable(): void {
+    if (this.disposed) throw new ArborError('INTERNAL', 'The session store has been disposed.');
+  }
+}
+
+/** Reads and parses one session file; every failure is a typed ArborError. */
+async function readSessionFile(file: string, expectedId?: string): Promise<ParsedSessionFile> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.promises.readFile(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (expectedId !== undefined && code === 'ENOENT' && !(await isDanglingLink(file))) {
+      throw new ArborError('SESSION_NOT_FOUND', `There is no session ${expectedId}.`, { id: expectedId });
+    }
+    throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: code });
+  }
+  const parsed = parseSessionFile(bytes);
+  if (!parsed.ok) {
+    const { code, message, ...rest } = parsed.problem;
+    throw new ArborError(code, message, { file, ...rest });
+  }
+  if (expectedId !== undefined && parsed.file.header.id !== expectedId) {
+    throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${parsed.file.header.id}.`, { file, line: 1 });
+  }
+  return parsed.file;
+}
+
+async function isDanglingLink(file: string): Promise<boolean> {
+  try {
+    return (await fs.promises.lstat(file)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function repairInMemory(parsed: ParsedSessionFile): LoadedSession {
+  const events = parsed.events;
+  const repairs: SessionRepairs = { tornTailBytes: parsed.tornTailBytes };
+  const turn = openTurnOf(events);
+  if (turn !== undefined) {
+    events.push(interruptedTurnEnd(events, turn));
+    repairs.interruptedTurn = turn;
+  }
+  return { header: parsed.header, events, repairs };
+}
+
+function diagnosticOf(e: unknown, file: string, id: string | undefined): SessionDiagnostic {
+  const error = e instanceof ArborError ? e : new ArborError('SESSION_UNREADABLE', errorText(e));
+  const code: SessionDiagnosticCode =
+    error.code === 'SESSION_CORRUPT' || error.code === 'SESSION_VERSION' ? error.code : 'SESSION_UNREADABLE';
+  const diagnostic: SessionDiagnostic = { code, message: error.message, file };
+  if (id !== undefined) diagnostic.id = id;
+  const line = error.details?.line;
+  if (typeof line === 'number') diagnostic.line = line;
+  const version = error.details?.version;
+  if (typeof version === 'number') diagnostic.version = version;
+  return diagnostic;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function compareDesc(a: string, b: string): number {
+  const ta = Date.parse(a);
+  const tb = Date.parse(b);
+  return tb - ta;
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
