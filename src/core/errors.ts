@@ -62,7 +62,7 @@ export function isArborError(e: unknown, code?: ArborErrorCode): e is ArborError
 export type CancelCause = 'user' | 'parent' | 'disposed' | 'budget';
 
 export class AbortedError extends Error {
-  constructor(readonly cause: CancelCause) {
+  constructor(override readonly cause: CancelCause) {
     super(`aborted (${cause})`);
     this.name = 'AbortError';
   }

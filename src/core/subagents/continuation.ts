@@ -96,16 +96,14 @@ export class ContinuationManager {
    * Queue `message` for `targetId` from `caller`, which must be the child's exact direct parent.
    * A settled child of that parent is resumed cold with its conversation.
    */
-  deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
+  async deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
     if (!this.host.agents.isLive(caller)) {
-      return Promise.reject(new ArborError('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.'));
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.');
     }
     const activation = this.activations.get(targetId);
-    if (!activation) return Promise.resolve(this.resumeCold(caller, targetId, message));
+    if (!activation) return this.resumeCold(caller, targetId, message);
     if (activation.parent !== caller) {
-      return Promise.reject(
-        new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} is not your direct subagent; only its direct parent can send it messages.`),
-      );
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} is not your direct subagent; only its direct parent can send it messages.`);
     }
     return activation.serialize(() => {
       if (this.activations.get(targetId) !== activation || activation.disposing) {
