@@ -1,0 +1,168 @@
+/**
+ * Durable sessions: what an append costs on the runtime's hot path, and what loading a long
+ * session costs. Run with `npx tsx bench/sessions.bench.ts`. Prints figures, asserts nothing.
+ *
+ *   append, batched      JsonlSessionStore with its default policy; time includes the final flush
+ *   append, per turn     the runtime's pattern: flush() at every turn end (20 events per turn)
+ *   append, hot path     time spent inside append() alone (what the agent loop waits for)
+ *   append, sync/event   baseline: one fs.appendFileSync per event
+ *   load 10k             loadSession of a 10,000-event file (read, parse, validate, repair)
+ *   list 10k             listSessions of a folder holding that file
+ *
+ * ARBOR_BENCH_DIR=<folder> measures on another disk than the OS temp folder.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../src/core/sessions';
+
+const RUNS = 7;
+const APPEND_EVENTS = 50_000;
+const BASELINE_EVENTS = 10_000;
+const LOAD_EVENTS = 10_000;
+const EVENTS_PER_TURN = 20;
+
+function headerFor(id: string): SessionHeader {
+  return { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: id, interactionMode: 'interactive' };
+}
+
+/** A realistic mix: turn boundaries, text, tool calls with 1 KB results, usage. */
+function eventAt(i: number): SessionEvent {
+  const at = new Date(1_767_000_000_000 + i * 1000).toISOString();
+  const turn = Math.floor(i / EVENTS_PER_TURN) + 1;
+  switch (i % EVENTS_PER_TURN) {
+    case 0:
+      return { type: 'turn_start', at, turn };
+    case 1:
+      return { type: 'user_message', at, text: 'Please look at the failing test in src/parser and fix it.', from: 'user' };
+    case EVENTS_PER_TURN - 2:
+      return { type: 'usage', at, inputTokens: 12_345, outputTokens: 678 };
+    case EVENTS_PER_TURN - 1:
+      return { type: 'turn_end', at, turn, reason: 'completed' };
+    default:
+      switch (i % 3) {
+        case 0:
+          return { type: 'assistant_text', at, text: 'I will read the file and check the tokenizer state. '.repeat(4) };
+        case 1:
+          return { type: 'tool_call', at, call: { id: `call_${i}`, name: 'read_file', arguments: '{"path":"src/parser/tokenizer.ts"}' } };
+        default:
+          return { type: 'tool_result', at, toolCallId: `call_${i - 1}`, name: 'read_file', content: 'export const x = 1;\n'.repeat(50) };
+      }
+  }
+}
+
+function stats(values: number[]): { median: number; min: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function report(name: string, values: number[], unit: string, digits = 0): void {
+  const s = stats(values);
+  console.log(`${name.padEnd(34)} median ${fmt(s.median, digits).padStart(12)} ${unit}   (min ${fmt(s.min, digits)}, max ${fmt(s.max, digits)}, ${values.length} runs)`);
+}
+
+async function main(): Promise<void> {
+  const base = process.env.ARBOR_BENCH_DIR ?? os.tmpdir();
+  const root = fs.mkdtempSync(path.join(base, 'arbor-bench-sessions-'));
+  const events = Array.from({ length: APPEND_EVENTS }, (_, i) => eventAt(i));
+  const bytesPerEvent = events.reduce((n, e) => n + JSON.stringify(e).length + 1, 0) / events.length;
+  console.log(`Node ${process.version}, ${os.cpus().length} cores, ${os.platform()}; folder ${base}`);
+  console.log(`events average ${fmt(bytesPerEvent)} bytes as JSONL; ${RUNS} runs each\n`);
+
+  const batched: number[] = [];
+  const perTurn: number[] = [];
+  const hotPathUs: number[] = [];
+  const baseline: number[] = [];
+  const load: number[] = [];
+  const loadPerEventUs: number[] = [];
+  const list: number[] = [];
+
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      // Batched, default policy, one flush at the end.
+      {
+        const store = new JsonlSessionStore(path.join(root, `batched-${run}`));
+        const log = store.create(headerFor('bench'));
+        let inAppend = 0;
+        const t0 = performance.now();
+        for (const e of events) {
+          const a = performance.now();
+          log.append(e);
+          inAppend += performance.now() - a;
+        }
+        await log.flush();
+        const ms = performance.now() - t0;
+        batched.push((events.length / ms) * 1000);
+        hotPathUs.push((inAppend * 1000) / events.length);
+        await store.dispose();
+      }
+      // The runtime's pattern: flush at every turn end.
+      {
+        const store = new JsonlSessionStore(path.join(root, `turns-${run}`));
+        const log = store.create(headerFor('bench'));
+        const t0 = performance.now();
+        for (let i = 0; i < events.length; i++) {
+          log.append(events[i]);
+          if (events[i].type === 'turn_end') await log.flush();
+        }
+        await log.flush();
+        perTurn.push((events.length / (performance.now() - t0)) * 1000);
+        await store.dispose();
+      }
+      // Baseline: one synchronous append per event.
+      {
+        const dir = path.join(root, `sync-${run}`);
+        fs.mkdirSync(dir);
+        const file = path.join(dir, 'bench.jsonl');
+        const t0 = performance.now();
+        fs.appendFileSync(file, JSON.stringify(headerFor('bench')) + '\n');
+        for (let i = 0; i < BASELINE_EVENTS; i++) fs.appendFileSync(file, JSON.stringify(events[i]) + '\n');
+        baseline.push((BASELINE_EVENTS / (performance.now() - t0)) * 1000);
+      }
+    }
+
+    // Load and list a 10,000-event session.
+    const loadRoot = path.join(root, 'load');
+    {
+      const store = new JsonlSessionStore(loadRoot);
+      const log = store.create(headerFor('long'));
+      for (let i = 0; i < LOAD_EVENTS; i++) log.append(events[i]);
+      await store.dispose();
+    }
+    const fileBytes = fs.statSync(path.join(loadRoot, 'long.jsonl')).size;
+    for (let run = 0; run < RUNS; run++) {
+      const store = new JsonlSessionStore(loadRoot);
+      const t0 = performance.now();
+      const loaded = await store.loadSession('long');
+      const ms = performance.now() - t0;
+      if (loaded.events.length !== LOAD_EVENTS) throw new Error('load lost events');
+      load.push(ms);
+      loadPerEventUs.push((ms * 1000) / LOAD_EVENTS);
+      const t1 = performance.now();
+      await store.listSessions();
+      list.push(performance.now() - t1);
+    }
+
+    report('append, batched (default policy)', batched, 'events/s');
+    report('append, flush at each turn end', perTurn, 'events/s');
+    report('append, time inside append()', hotPathUs, 'µs/event', 2);
+    report('append, appendFileSync per event', baseline, 'events/s');
+    console.log(`  ratio batched / appendFileSync: ${fmt(stats(batched).median / stats(baseline).median, 1)}x, per-turn flush / appendFileSync: ${fmt(stats(perTurn).median / stats(baseline).median, 1)}x`);
+    console.log('');
+    console.log(`session of ${fmt(LOAD_EVENTS)} events, ${fmt(fileBytes / 1024 / 1024, 1)} MiB:`);
+    report('loadSession', load, 'ms', 1);
+    report('loadSession per event', loadPerEventUs, 'µs/event', 2);
+    report('listSessions (that one file)', list, 'ms', 1);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+void main();
