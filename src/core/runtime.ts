@@ -9,7 +9,10 @@ import { memorySessionLogs } from './sessions/memoryLog';
 import { SESSION_FORMAT_VERSION, type AgentKind, type InteractionMode, type SessionLog, type SessionLogFactory } from './sessions/types';
 import { ContinuationManager, type InterruptAuthority, type InterruptResult, type SettledChild } from './subagents/continuation';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
+import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunContext, type RunInteractionPolicy } from './interaction';
+import { askUserQuestionTool } from './tools/askUserQuestion';
 import { ToolCatalog } from './tools/catalog';
+import { exitPlanModeTool } from './tools/exitPlanMode';
 import type { BaseToolContext } from './tools/context';
 import { limitExceeded, subagentTools } from './tools/subagentTools';
 import type { ToolDefinition, ToolResult } from './tools/types';
@@ -18,17 +21,27 @@ import type { ToolDefinition, ToolResult } from './tools/types';
 export interface RuntimeToolContext extends BaseToolContext {
   agent: Agent;
   runtime: Runtime;
+  /** The run's interaction policy, resolved once when the run started. */
+  policy: RunInteractionPolicy;
+  interaction: UserInteractionService;
+  approvals: ApprovalService;
 }
 
 export type RuntimeTool = ToolDefinition<RuntimeToolContext>;
 
-/** One root agent and everything it delegates to share a run: its limits and token budget. */
+/**
+ * One root agent and everything it delegates to share a run: its limits, its token budget and
+ * its interaction policy, which is resolved once from the run's context.
+ */
 export class Run extends RunBudget {
   constructor(
     limits: RunLimits,
-    readonly mode: InteractionMode,
+    readonly policy: RunInteractionPolicy,
   ) {
     super(limits);
+  }
+  get mode(): InteractionMode {
+    return this.policy.mode;
   }
 }
 
@@ -39,6 +52,8 @@ export type RuntimeEvent =
 
 export interface RuntimeOptions {
   model: ModelProvider;
+  /** The human-interaction seam; one is created over this runtime's registry when omitted. */
+  interaction?: UserInteractionService;
   sessions?: SessionLogFactory;
   limits?: RunLimitsInput;
   /** Tools offered in addition to the subagent tools. */
@@ -53,13 +68,20 @@ export interface StartRootOptions {
   prompt: string;
   label?: string;
   limits?: RunLimitsInput;
-  mode?: InteractionMode;
+  /**
+   * Internal callers only: public entry points parse their input with the trust boundary's
+   * parsePublicRunRequest, which cannot carry these keys. An invalid mode throws POLICY_INVALID.
+   */
+  context?: RunContext;
   planMode?: boolean;
 }
 
 const BASE_PROMPT =
   'You are an agent running inside Arbor, in the user\'s editor. Work step by step with the tools you have. ' +
   'When you are done, answer with your final result as plain text and no tool calls.';
+const PLAN_PROMPT =
+  'You are in plan mode: only read-only tools are available. Investigate, then call exit_plan_mode with your plan to ask the user to approve it.';
+const EXIT_PLAN_MODE = 'exit_plan_mode';
 const SUBAGENT_PROMPT =
   'You are a subagent working for another agent, not directly for the user. You cannot ask the user anything: ' +
   'if a decision is missing, make a minimal reversible assumption and say so, or put the open question in your final result.';
@@ -73,6 +95,9 @@ export class Runtime implements AgentHost {
   readonly agents = new AgentRegistry();
   readonly subagents: SubagentService;
   readonly model: ModelProvider;
+  readonly interaction: UserInteractionService;
+  readonly approvals: ApprovalService;
+  private readonly ownsInteraction: boolean;
   private readonly events = new Emitter<RuntimeEvent>();
   readonly onEvent = this.events.on;
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
@@ -92,7 +117,12 @@ export class Runtime implements AgentHost {
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.workspace = options.workspace;
     this.newId = options.newId ?? defaultId;
+    this.ownsInteraction = !options.interaction;
+    this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
+    this.approvals = new ApprovalService({ interaction: this.interaction });
     for (const tool of subagentTools) this.tools.add(tool as RuntimeTool);
+    this.tools.add(askUserQuestionTool as unknown as RuntimeTool);
+    this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.manager = new ContinuationManager({
       agents: this.agents,
@@ -105,7 +135,8 @@ export class Runtime implements AgentHost {
   /** Start a root agent on a prompt. */
   startRoot(options: StartRootOptions): Agent {
     this.assertOpen();
-    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, options.mode ?? 'interactive');
+    const policy = resolveInteractionPolicy(options.context);
+    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy);
     const label = options.label?.trim() || summarise(options.prompt);
     const agent = this.createAgent({ label, kind: 'root', run, planMode: options.planMode });
     this.register(agent, {});
@@ -165,6 +196,7 @@ export class Runtime implements AgentHost {
     }
     this.events.dispose();
     this.agents.dispose();
+    if (this.ownsInteraction) this.interaction.dispose();
     return Promise.all(flushes).then(() => undefined);
   }
 
@@ -179,11 +211,18 @@ export class Runtime implements AgentHost {
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
-    return this.tools.execute(call, { agent, signal, toolCallId: call.id, runtime: this }, (def) => this.visible(agent, def));
+    const policy = (agent.run as Run).policy;
+    const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: this, policy, interaction: this.interaction, approvals: this.approvals };
+    return this.tools.execute(call, ctx, (def) => this.visible(agent, def));
   }
 
   systemPrompt(agent: Agent): string {
-    return agent.kind === 'root' ? this.basePrompt : `${this.basePrompt}\n\n${SUBAGENT_PROMPT}`;
+    const parts = [this.basePrompt];
+    if (agent.kind !== 'root') parts.push(SUBAGENT_PROMPT);
+    const guidance = (agent.run as Run).policy.systemPromptGuidance();
+    if (guidance) parts.push(guidance);
+    if (agent.planMode) parts.push(PLAN_PROMPT);
+    return parts.join('\n\n');
   }
 
   agentChanged(agent: Agent, change: AgentChange): void {
@@ -193,8 +232,11 @@ export class Runtime implements AgentHost {
 
   // --- internals -------------------------------------------------------------------------
 
+  /** The run's policy decides what a model may see; plan mode narrows it to read-only tools. */
   private visible(agent: Agent, def: ToolDefinition<RuntimeToolContext>): boolean {
-    return !agent.planMode || def.readOnly;
+    if (agent.planMode && !def.readOnly) return false;
+    if (def.name === EXIT_PLAN_MODE && !agent.planMode) return false;
+    return (agent.run as Run).policy.isToolVisible(def.name);
   }
 
   private checkDelegation(parent: Agent): void {

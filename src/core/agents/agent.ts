@@ -114,7 +114,8 @@ export class Agent {
     this.label = init.label;
     this.kind = init.kind;
     this.delegationDepth = init.delegationDepth;
-    this.log = init.log;
+    // Every append, including those tools make through ctx.agent.log, reaches the views.
+    this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
     this.host = init.host;
     this.run = init.run;
     this.createdAt = init.createdAt;
@@ -207,7 +208,6 @@ export class Agent {
 
   append(event: SessionEvent): void {
     this.log.append(event);
-    this.host.agentChanged(this, { type: 'log', event });
   }
 
   private pump(): void {
@@ -363,6 +363,32 @@ export class Agent {
     for (const call of calls) this.recordToolResult(call, { content, isError: true });
     calls.length = 0;
   }
+}
+
+/** A session log that tells the runtime about each append. */
+class ObservedLog implements SessionLog {
+  constructor(
+    readonly inner: SessionLog,
+    private readonly appended: (event: SessionEvent) => void,
+  ) {}
+  get header(): SessionLog['header'] {
+    return this.inner.header;
+  }
+  get events(): readonly SessionEvent[] {
+    return this.inner.events;
+  }
+  append(event: SessionEvent): void {
+    this.inner.append(event);
+    this.appended(event);
+  }
+  flush(): Promise<void> {
+    return this.inner.flush();
+  }
+}
+
+/** The underlying log of an agent's (possibly observed) log, for reuse by a resumed agent. */
+export function unwrapLog(log: SessionLog): SessionLog {
+  return log instanceof ObservedLog ? log.inner : log;
 }
 
 function toolFailure(err: unknown): ToolResult {
