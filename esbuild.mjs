@@ -1,0 +1,100 @@
+// Builds Arbor's three bundles, each in its own esbuild context:
+//   extension    src/extension/extension.ts -> dist/extension.js     (Node, cjs, 'vscode' external)
+//   webview      media/src/webview.ts       -> media/dist/webview.js (browser, iife)
+//   integration  test/integration/**/*.ts   -> out/test/integration/ (Node, cjs, run inside the editor)
+// Flags: --production (minified, no source maps, no test bundle), --watch (rebuild on change).
+// Type checking is separate: `npm run typecheck`.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.dirname(new URL(import.meta.url).pathname);
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints each build's errors once per rebuild, so --watch output stays readable. */
+const reportPlugin = (name) => ({
+  name: 'report',
+  setup(build) {
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        const where = location ? `${location.file}:${location.line}:${location.column}: ` : '';
+        console.error(`[${name}] error: ${where}${text}`);
+      }
+      if (watch) {
+        console.log(`[${name}] ${result.errors.length ? 'build failed' : 'built'} ${new Date().toLocaleTimeString()}`);
+      }
+    });
+  },
+});
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  logLevel: 'silent',
+  sourcemap: !production,
+  sourcesContent: false,
+  minify: production,
+};
+
+/** The integration suites: the mocha entry (index.ts) and every *.test.ts, one bundle each. */
+function integrationEntries() {
+  const dir = path.join(root, 'test/integration');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true })
+    .map((file) => path.join('test/integration', String(file)))
+    .filter((file) => file.endsWith('index.ts') || file.endsWith('.test.ts'))
+    .sort();
+}
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['vscode'],
+    plugins: [reportPlugin('extension')],
+  },
+  {
+    ...common,
+    entryPoints: ['media/src/webview.ts'],
+    outfile: 'media/dist/webview.js',
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    plugins: [reportPlugin('webview')],
+  },
+];
+
+if (!production) {
+  // Start from an empty folder so a deleted or renamed suite never runs from a stale bundle.
+  fs.rmSync(path.join(root, 'out/test/integration'), { recursive: true, force: true });
+  builds.push({
+    ...common,
+    minify: false,
+    entryPoints: integrationEntries(),
+    outbase: 'test/integration',
+    outdir: 'out/test/integration',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // Both come from the editor at run time: 'vscode' from the extension host, mocha from
+    // node_modules, so every suite registers its tests with the same mocha instance.
+    external: ['vscode', 'mocha'],
+    plugins: [reportPlugin('integration')],
+  });
+}
+
+const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
+if (watch) {
+  await Promise.all(contexts.map((context) => context.watch()));
+  console.log('Watching for changes (Ctrl+C to stop)...');
+} else {
+  const results = await Promise.allSettled(contexts.map((context) => context.rebuild()));
+  await Promise.all(contexts.map((context) => context.dispose()));
+  if (results.some((result) => result.status === 'rejected')) process.exit(1);
+}
