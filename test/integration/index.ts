@@ -1,0 +1,83 @@
+// The entry point the extension host calls when it is started with --extensionTestsPath (both
+// in code-server, through test/runner/runInHost.mjs, and on the desktop, through
+// test/runner/runDesktop.mjs). It runs every *.test.js next to it in one mocha run, prints one
+// PASS/FAIL/SKIP line per test, and appends each result as a JSON line to ARBOR_TEST_RESULTS
+// so the runner can count results even when the run is cut short.
+import * as fs from 'fs';
+import * as path from 'path';
+import Mocha from 'mocha';
+import * as vscode from 'vscode';
+import { SKIP_REASON, ui } from './ui';
+
+/** One line of the results file. */
+export type ResultRecord =
+  | { type: 'start'; appName: string; version: string }
+  | { type: 'test'; state: 'passed' | 'failed' | 'skipped'; title: string; durationMs?: number; error?: string }
+  | { type: 'end'; passed: number; failed: number; skipped: number };
+
+function recorder(): (record: ResultRecord) => void {
+  const file = process.env.ARBOR_TEST_RESULTS;
+  return (record) => {
+    if (file) fs.appendFileSync(file, JSON.stringify(record) + '\n');
+  };
+}
+
+function suiteFiles(): string[] {
+  return fs
+    .readdirSync(__dirname, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.test.js'))
+    .sort()
+    .map((file) => path.join(__dirname, file));
+}
+
+function fileNameFor(title: string): string {
+  return title.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 100);
+}
+
+export function run(): Promise<void> {
+  const record = recorder();
+  console.log(`Extension host: ${vscode.env.appName} ${vscode.version}`);
+  record({ type: 'start', appName: vscode.env.appName, version: vscode.version });
+
+  // Base collects statistics without printing; the listeners below print one line per test.
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: Mocha.reporters.Base });
+  mocha.rootHooks({
+    async afterEach(this: Mocha.Context) {
+      const test = this.currentTest;
+      if (test?.state === 'failed' && ui.available) {
+        const shot = await ui.screenshot(`failed-${fileNameFor(test.fullTitle())}`).catch((e: unknown) => String(e));
+        console.log(`  screenshot at failure: ${shot}`);
+      }
+    },
+  });
+  for (const file of suiteFiles()) mocha.addFile(file);
+
+  return new Promise((resolve, reject) => {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    const runner = mocha.run((failures) => {
+      record({ type: 'end', passed, failed, skipped });
+      if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
+      else resolve();
+    });
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => {
+      passed++;
+      console.log(`PASS ${test.fullTitle()}`);
+      record({ type: 'test', state: 'passed', title: test.fullTitle(), durationMs: test.duration });
+    });
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, err: Error) => {
+      failed++;
+      const error = err?.stack ?? String(err);
+      console.log(`FAIL ${test.fullTitle()}\n${error.replace(/^/gm, '    ')}`);
+      record({ type: 'test', state: 'failed', title: test.fullTitle(), error });
+    });
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => {
+      skipped++;
+      const reason = (test as unknown as Record<symbol, string | undefined>)[SKIP_REASON];
+      console.log(`SKIP ${test.fullTitle()}${reason ? `: ${reason}` : ''}`);
+      record({ type: 'test', state: 'skipped', title: test.fullTitle() });
+    });
+  });
+}

@@ -1,0 +1,92 @@
+// The browser bridge: lets an integration test, which runs inside the extension host, ask the
+// test runner for a real action in the workbench page (a click, keys, a screenshot). The runner
+// (test/runner/runInHost.mjs) drives the page with Playwright and serves these actions over
+// HTTP on a loopback port it passes in ARBOR_TEST_UI_URL. Where no browser drives the
+// workbench (desktop runs through @vscode/test-electron) the bridge is unavailable and
+// UI-dependent tests skip themselves with `ui.requireBrowser(this)`.
+
+/** Key names as Playwright spells them: 'Enter', 'Escape', 'ArrowDown', 'Space', 'Control+P'. */
+export type KeyName = string;
+
+export interface UiBridge {
+  /** True when a browser drives this workbench and the actions below work. */
+  readonly available: boolean;
+  /** Why the bridge is unavailable ('' when it is available). */
+  readonly unavailableReason: string;
+  /** Skips the calling test (with the reason in the report) when the bridge is unavailable. */
+  requireBrowser(context: Mocha.Context): void;
+  /** Saves a PNG of the whole page as test-results/screenshots/<name>.png; returns its path. */
+  screenshot(name: string): Promise<string>;
+  /** Clicks the first visible list or tree row (`.monaco-list-row`) containing `rowText`. */
+  clickRow(rowText: string): Promise<void>;
+  /** Hovers the row containing `rowText` and clicks its action whose aria-label is `actionLabel`. */
+  clickInlineAction(rowText: string, actionLabel: string): Promise<void>;
+  /** Presses each key in turn on whatever has focus (a quick pick, an input box, the editor). */
+  pressKeys(...keys: KeyName[]): Promise<void>;
+  /** Types text into whatever has focus. */
+  typeText(text: string): Promise<void>;
+  /** Whether `text` (case-insensitive substring) becomes visible on the page within the timeout. */
+  pageHasText(text: string, options?: { timeoutMs?: number }): Promise<boolean>;
+}
+
+/** Mocha test objects carry the skip reason under this key so the reporter can print it. */
+export const SKIP_REASON = Symbol.for('arbor.test.skipReason');
+
+/** What the runner answers for every action. */
+interface ActionReply {
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+const endpoint = process.env.ARBOR_TEST_UI_URL ?? '';
+const unavailableReason = endpoint
+  ? ''
+  : 'no browser drives this workbench (ARBOR_TEST_UI_URL is unset, as in desktop runs)';
+
+async function act(op: string, args: Record<string, unknown>, timeoutMs = 30_000): Promise<unknown> {
+  if (!endpoint) {
+    throw new Error(`UI action ${op} is unavailable: ${unavailableReason}. Call ui.requireBrowser(this) first.`);
+  }
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ op, args }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const reply = (await response.json()) as ActionReply;
+  if (!reply.ok) {
+    throw new Error(`UI action ${op}(${JSON.stringify(args)}) failed: ${reply.error ?? `HTTP ${response.status}`}`);
+  }
+  return reply.value;
+}
+
+export const ui: UiBridge = {
+  available: endpoint !== '',
+  unavailableReason,
+  requireBrowser(context) {
+    if (endpoint) return;
+    const test = context.currentTest ?? context.test;
+    if (test) (test as unknown as Record<symbol, string>)[SKIP_REASON] = unavailableReason;
+    context.skip();
+  },
+  async screenshot(name) {
+    return String(await act('screenshot', { name }));
+  },
+  async clickRow(rowText) {
+    await act('clickRow', { rowText });
+  },
+  async clickInlineAction(rowText, actionLabel) {
+    await act('clickInlineAction', { rowText, actionLabel });
+  },
+  async pressKeys(...keys) {
+    await act('pressKeys', { keys });
+  },
+  async typeText(text) {
+    await act('typeText', { text });
+  },
+  async pageHasText(text, options = {}) {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return Boolean(await act('pageHasText', { text, timeoutMs }, timeoutMs + 30_000));
+  },
+};

@@ -1,0 +1,241 @@
+#!/usr/bin/env node
+// Runs every integration suite (out/test/integration/*.test.js) inside the real extension host
+// of the pinned code-server, in one workbench session opened by headless Debian Chromium.
+//
+// The workbench URL's `payload` names Arbor as the extension under development and the mocha
+// entry (index.js) as its tests, the same way @vscode/test-electron starts a desktop run. The
+// page reports the host's console through window.codeAutomationLog and the end of the run
+// through window.codeAutomationExit. Tests ask for real browser actions (clicks, keys,
+// screenshots) over a loopback HTTP bridge (see test/integration/ui.ts).
+//
+// Output: the host's console (one PASS/FAIL/SKIP line per test), then `N passed, N failed`.
+// Exit status: 0 when every test passed; 1 on a failure, a timeout, or when no test ran.
+// On failure, logs and screenshots stay in test-results/integration-<time>/.
+//
+// Environment: ARBOR_IT_TIMEOUT_MS (whole run, default 15 min), ARBOR_IT_START_TIMEOUT_MS
+// (until the first suite starts, default 4 min), CHROMIUM_PATH.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import util from 'node:util';
+import {
+  ROOT,
+  ensureCodeServer,
+  freePort,
+  launchChromium,
+  remoteUri,
+  sleep,
+  startCodeServer,
+  tail,
+  writeUserSettings,
+} from '../../scripts/lib/codeServer.mjs';
+import { readResults, printSummary } from './results.mjs';
+
+const RUN_TIMEOUT_MS = Number(process.env.ARBOR_IT_TIMEOUT_MS ?? 15 * 60_000);
+const START_TIMEOUT_MS = Number(process.env.ARBOR_IT_START_TIMEOUT_MS ?? 4 * 60_000);
+const TESTS_DIR = path.join(ROOT, 'out/test/integration');
+const RESULTS_DIR = path.join(ROOT, 'test-results');
+const SCREENSHOTS_DIR = path.join(RESULTS_DIR, 'screenshots');
+
+const startedAt = Date.now();
+const say = (...args) => console.log(`[runner +${((Date.now() - startedAt) / 1000).toFixed(1)}s]`, ...args);
+
+// A short path under the system temp dir: the extension host puts IPC sockets in TMPDIR,
+// and socket paths must stay under about 100 characters.
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-it-'));
+const dirs = Object.fromEntries(
+  ['user-data', 'extensions', 'workspace', 'tmp', 'xdg-config', 'xdg-data', 'xdg-cache'].map((name) => [name, path.join(runDir, name)]),
+);
+Object.values(dirs).forEach((dir) => fs.mkdirSync(dir, { recursive: true }));
+const files = {
+  results: path.join(runDir, 'results.jsonl'),
+  codeServerLog: path.join(runDir, 'code-server.log'),
+  browserLog: path.join(runDir, 'browser-console.log'),
+  hostLog: path.join(runDir, 'workbench-automation.log'),
+};
+
+let server;
+let browser;
+let page;
+let bridge;
+const runnerErrors = [];
+let suiteExitCode;
+
+let interrupt;
+const interrupted = new Promise((resolve) => (interrupt = resolve));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => interrupt(signal));
+
+try {
+  buildIfMissing();
+  ensureCodeServer();
+  bridge = await startBridge();
+  const port = await freePort();
+  writeUserSettings(dirs['user-data']);
+  fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# Arbor integration workspace\n');
+
+  say(`starting code-server on 127.0.0.1:${port} (run folder ${runDir})`);
+  server = await startCodeServer({
+    port,
+    userDataDir: dirs['user-data'],
+    extensionsDir: dirs.extensions,
+    workspace: dirs.workspace,
+    logFile: files.codeServerLog,
+    env: {
+      TMPDIR: dirs.tmp,
+      XDG_CONFIG_HOME: dirs['xdg-config'],
+      XDG_DATA_HOME: dirs['xdg-data'],
+      XDG_CACHE_HOME: dirs['xdg-cache'],
+      ARBOR_TEST_RESULTS: files.results,
+      ARBOR_TEST_UI_URL: bridge.url,
+    },
+  });
+
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page.setDefaultTimeout(10_000);
+  const browserLog = fs.createWriteStream(files.browserLog);
+  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
+  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error}\n`));
+
+  let finish;
+  const finished = new Promise((resolve) => (finish = resolve));
+  // The workbench's own start-up chatter goes to the log file only; once the integration entry
+  // announces itself, everything is printed too (the suites' output and what happens meanwhile).
+  const hostLog = fs.createWriteStream(files.hostLog);
+  let relaying = false;
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    const text = util.format(...(Array.isArray(args) ? args : [args]));
+    const line = type === 'error' ? `[host:error] ${text}` : text;
+    hostLog.write(line + '\n');
+    relaying ||= text.startsWith('Extension host: ');
+    if (relaying) console.log(line);
+  });
+  await page.exposeFunction('codeAutomationExit', (code) => finish(code));
+
+  const payload = JSON.stringify([
+    ['extensionDevelopmentPath', remoteUri(port, ROOT)],
+    ['extensionTestsPath', remoteUri(port, path.join(TESTS_DIR, 'index.js'))],
+    ['skipWelcome', 'true'],
+    ['skipReleaseNotes', 'true'],
+  ]);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(payload)}`);
+  say('workbench loading; the suites start inside its extension host');
+
+  const outcome = await Promise.race([
+    finished.then((code) => ({ code })),
+    noSuiteStartedWithin(START_TIMEOUT_MS).then(() => ({ error: `no suite started within ${START_TIMEOUT_MS / 1000}s of loading the workbench` })),
+    sleep(RUN_TIMEOUT_MS).then(() => ({ error: `the run did not finish within ${RUN_TIMEOUT_MS / 1000}s` })),
+    interrupted.then((signal) => ({ error: `interrupted by ${signal}` })),
+  ]);
+  if (outcome.error) runnerErrors.push(outcome.error);
+  else suiteExitCode = outcome.code;
+} catch (error) {
+  runnerErrors.push(error instanceof Error ? error.message : String(error));
+}
+
+const results = readResults(files.results);
+if (!results.started && fs.existsSync(files.hostLog)) {
+  // The suites' output was never relayed; what the workbench said last usually explains why.
+  console.log(`\nWorkbench output before the failure (last lines of ${path.basename(files.hostLog)}):`);
+  console.log(tail(files.hostLog, 25));
+}
+const { failed } = printSummary(results, { runnerErrors, suiteExitCode, print: console.log });
+if (failed > 0) await keepArtifacts();
+await cleanUp();
+process.exit(failed > 0 ? 1 : 0);
+
+function buildIfMissing() {
+  if (fs.existsSync(path.join(ROOT, 'dist/extension.js')) && fs.existsSync(path.join(TESTS_DIR, 'index.js'))) return;
+  say('building (dist/ or out/ is missing)');
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('the build failed');
+}
+
+/** Resolves when the results file still has no 'start' record after `ms`. */
+async function noSuiteStartedWithin(ms) {
+  await sleep(ms);
+  if (readResults(files.results).started) await new Promise(() => {});
+}
+
+/** The loopback HTTP server that performs the browser actions tests ask for (one at a time). */
+async function startBridge() {
+  const row = (rowText) => page.locator('.monaco-list-row').filter({ hasText: rowText, visible: true }).first();
+  const actions = {
+    async screenshot({ name }) {
+      const file = path.join(SCREENSHOTS_DIR, `${String(name).replace(/[^\w.-]+/g, '-')}.png`);
+      fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+      await page.screenshot({ path: file });
+      return path.relative(ROOT, file);
+    },
+    async clickRow({ rowText }) {
+      await row(rowText).click();
+    },
+    async clickInlineAction({ rowText, actionLabel }) {
+      const target = row(rowText);
+      await target.hover();
+      await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click();
+    },
+    async pressKeys({ keys }) {
+      for (const key of keys) await page.keyboard.press(key);
+    },
+    async typeText({ text }) {
+      await page.keyboard.type(text);
+    },
+    async pageHasText({ text, timeoutMs }) {
+      try {
+        await page.getByText(text).filter({ visible: true }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+        return true;
+      } catch (error) {
+        if (error?.name === 'TimeoutError') return false;
+        throw error;
+      }
+    },
+  };
+
+  let queue = Promise.resolve();
+  const httpServer = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      queue = queue.then(async () => {
+        let reply;
+        try {
+          const { op, args } = JSON.parse(body);
+          if (!Object.hasOwn(actions, op)) throw new Error(`unknown UI action '${op}'`);
+          if (!page) throw new Error('the workbench page is not open');
+          reply = { ok: true, value: await actions[op](args ?? {}) };
+        } catch (error) {
+          reply = { ok: false, error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+        }
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+      });
+    });
+  });
+  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${httpServer.address().port}/`, close: () => httpServer.close() };
+}
+
+/** Keeps what explains a failure: logs, the results, and a screenshot of the page as it is now. */
+async function keepArtifacts() {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = path.join(RESULTS_DIR, `integration-${stamp}`);
+  fs.mkdirSync(dir, { recursive: true });
+  if (page) {
+    await page.screenshot({ path: path.join(dir, 'page-at-end.png'), timeout: 10_000 }).catch(() => {});
+  }
+  for (const file of Object.values(files)) {
+    if (fs.existsSync(file)) fs.copyFileSync(file, path.join(dir, path.basename(file)));
+  }
+  const hostLogs = path.join(dirs['user-data'], 'logs');
+  if (fs.existsSync(hostLogs)) fs.cpSync(hostLogs, path.join(dir, 'workbench-logs'), { recursive: true });
+  console.log(`Logs and screenshots: ${path.relative(process.cwd(), dir) || dir} (and ${path.relative(process.cwd(), SCREENSHOTS_DIR)})`);
+}
+
+async function cleanUp() {
+  await browser?.close().catch(() => {});
+  await server?.stop();
+  bridge?.close();
+  fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+}
