@@ -1,3 +1,4 @@
+import { whenAborted } from '../abortFanout';
 import { abortCauseOf } from '../errors';
 import type { Agent } from '../agents/agent';
 
@@ -14,13 +15,13 @@ export async function runOneShot(child: Agent, prompt: string, signal: AbortSign
   const onAbort = (): void => {
     child.cancel(abortCauseOf(signal) === 'disposed' ? 'disposed' : 'parent');
   };
-  signal.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = whenAborted(signal, onAbort);
   try {
     if (signal.aborted) onAbort();
     else child.send(prompt, { from: 'parent' });
     await child.whenIdle();
   } finally {
-    signal.removeEventListener('abort', onAbort);
+    unsubscribe();
     child.dispose();
     release(child);
   }

@@ -1,0 +1,187 @@
+/*
+ * Runtime benchmarks: figures, not assertions. Run with `npm run bench:runtime`
+ * (node --expose-gc so heap figures are taken after a full collection).
+ *
+ *  1. Fan-out: a root delegates to K one-shot children (K = 100, 1000), each making 3 model
+ *     calls on the zero-latency scripted model. Wall time, runtime overhead per model call
+ *     (against the same number of bare scripted-model calls measured in the same run), peak heap.
+ *  2. Interrupt latency: a continuable child hanging in a model call is interrupted 200 times:
+ *     interrupt() -> the model observes the abort, and -> the turn end is recorded. A sibling
+ *     and the parent keep running throughout.
+ *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
+ */
+import { z } from 'zod';
+import type { Agent } from '../src/core/agents/agent';
+import { ScriptedModel } from '../src/core/models/scriptedModel';
+import type { ModelRequest } from '../src/core/models/types';
+import { Runtime, type RuntimeTool } from '../src/core/runtime';
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+const heap = (): number => (gc(), process.memoryUsage().heapUsed);
+const ms = (ns: bigint): number => Number(ns) / 1e6;
+const us = (ns: bigint): number => Number(ns) / 1e3;
+
+function stats(values: number[]): { median: number; p99: number; min: number; max: number } {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { median: at(0.5), p99: at(0.99), min: s[0], max: s[s.length - 1] };
+}
+
+const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+
+function fanOutScript(k: number): unknown {
+  const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
+  return {
+    version: 1,
+    agents: {
+      root: { turns: [[{ toolCalls: calls, usage: { inputTokens: 1, outputTokens: 1 } }, { text: 'all done', usage: { inputTokens: 1, outputTokens: 1 } }]] },
+      worker: {
+        turns: [
+          [
+            { toolCalls: [{ name: 'noop', arguments: {} }], usage: { inputTokens: 1, outputTokens: 1 } },
+            { toolCalls: [{ name: 'noop', arguments: {} }], usage: { inputTokens: 1, outputTokens: 1 } },
+            { text: 'done', usage: { inputTokens: 1, outputTokens: 1 } },
+          ],
+        ],
+      },
+    },
+  };
+}
+
+/** The same number of model calls straight on the scripted model: the baseline. */
+async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigint> {
+  const controller = new AbortController();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) {
+    const req: ModelRequest = {
+      agentId: 'w',
+      agentLabel: 'worker',
+      call: 1,
+      turn: 1,
+      step: (i % 3) + 1,
+      system: '',
+      messages: [{ role: 'user', content: 'task' }],
+      tools: [],
+      signal: controller.signal,
+    };
+    for await (const _ of model.stream(req)) void _;
+  }
+  return process.hrtime.bigint() - t0;
+}
+
+async function fanOut(k: number): Promise<void> {
+  const rounds = 5;
+  const walls: number[] = [];
+  const overheads: number[] = [];
+  let peak = 0;
+  for (let r = 0; r < rounds; r++) {
+    const model = new ScriptedModel(fanOutScript(k));
+    const runtime = new Runtime({ model, tools: [noop], limits: { maxLiveChildren: k, maxTurns: 10 } });
+    const before = heap();
+    let sampled = 0;
+    const sampler = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage().heapUsed)), 1);
+    const t0 = process.hrtime.bigint();
+    const root = runtime.startRoot({ prompt: 'fan out', label: 'root' });
+    await root.whenIdle();
+    const wall = process.hrtime.bigint() - t0;
+    clearInterval(sampler);
+    sampled = Math.max(sampled, process.memoryUsage().heapUsed);
+    if (root.lastTurnEnd?.reason !== 'completed') throw new Error(`fan-out did not complete: ${JSON.stringify(root.lastTurnEnd)}`);
+    const modelCalls = k * 3 + 2;
+    const base = await bareModelCalls(new ScriptedModel(fanOutScript(k)), modelCalls);
+    await runtime.dispose();
+    walls.push(ms(wall));
+    overheads.push((us(wall) - us(base)) / modelCalls);
+    peak = Math.max(peak, sampled - before);
+  }
+  const w = stats(walls);
+  const o = stats(overheads);
+  console.log(
+    `fan-out K=${k}: wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ` +
+      `runtime overhead per model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}); ` +
+      `peak heap growth ${(peak / 1048576).toFixed(1)} MiB over ${rounds} rounds`,
+  );
+}
+
+async function interruptLatency(): Promise<void> {
+  let observedAt = 0n;
+  const model = new ScriptedModel(
+    {
+      version: 1,
+      agents: {
+        root: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { label: 'target', prompt: 'hang' } }, { name: 'start_subagent', arguments: { label: 'sibling', prompt: 'hang' } }] }, { hang: true }]] },
+        target: { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' },
+        sibling: { turns: [[{ hang: true }]] },
+      },
+    },
+    { onAbortObserved: (r) => (r.agentLabel === 'target' ? (observedAt = process.hrtime.bigint()) : undefined) },
+  );
+  const runtime = new Runtime({ model });
+  const root = runtime.startRoot({ prompt: 'go', label: 'root' });
+  const find = (label: string): Agent | undefined => runtime.agents.all().find((a) => a.label === label);
+  while (!find('target') || !find('sibling')) await new Promise((r) => setImmediate(r));
+  const target = find('target')!;
+  const sibling = find('sibling')!;
+  let endedAt = 0n;
+  runtime.onEvent((e) => {
+    if (e.type === 'agent_changed' && e.agent === target && e.change.type === 'turn_end') endedAt = process.hrtime.bigint();
+  });
+  const toObserved: number[] = [];
+  const toEnd: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    if (i > 0) await runtime.subagents.deliver(root, target.id, `again ${i}`);
+    while (target.status !== 'running') await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r)); // let the model call reach its hang
+    observedAt = 0n;
+    endedAt = 0n;
+    const t0 = process.hrtime.bigint();
+    runtime.subagents.interrupt(target.id, { kind: 'user', parentSessionId: root.id });
+    const returned = process.hrtime.bigint();
+    if (observedAt === 0n) throw new Error('the model did not see the abort inside interrupt()');
+    await target.whenIdle();
+    toObserved.push(us(observedAt - t0));
+    toEnd.push(us(endedAt - t0));
+    void returned;
+  }
+  const stillRunning = sibling.status === 'running' && root.status === 'running';
+  const a = stats(toObserved);
+  const b = stats(toEnd);
+  console.log(
+    `interrupt x200: interrupt() -> model sees abort: median ${a.median.toFixed(1)} µs, p99 ${a.p99.toFixed(1)} µs (min ${a.min.toFixed(1)}, max ${a.max.toFixed(1)}); ` +
+      `-> turn end recorded: median ${b.median.toFixed(1)} µs, p99 ${b.p99.toFixed(1)} µs; parent and sibling still running: ${stillRunning}`,
+  );
+  await runtime.dispose();
+}
+
+async function idleAgents(n: number): Promise<void> {
+  const model = new ScriptedModel({ version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, idle: { turns: [[{ hang: true }]] } } });
+  const runtime = new Runtime({ model, limits: { maxLiveChildren: n + 1 } });
+  const root = runtime.startRoot({ prompt: 'go', label: 'root' });
+  await root.whenIdle();
+  const before = heap();
+  const kids: Agent[] = [];
+  for (let i = 0; i < n; i++) kids.push(runtime.startContinuable(root, 'idle', `wait ${i}`));
+  await new Promise((r) => setImmediate(r));
+  // A Stop leaves each child idle and alive (stopped children do not settle).
+  for (const kid of kids) runtime.stop(kid);
+  await Promise.all(kids.map((k) => k.whenIdle()));
+  await new Promise((r) => setTimeout(r, 10));
+  const live = kids.filter((k) => runtime.agents.isLive(k) && k.status === 'idle').length;
+  const after = heap();
+  console.log(`idle agents: ${live} live idle continuable agents, ${((after - before) / n / 1024).toFixed(2)} KiB of heap each (log, conversation, activation included)`);
+  await runtime.dispose();
+}
+
+async function main(): Promise<void> {
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, gc exposed: ${typeof (globalThis as { gc?: unknown }).gc === 'function'}`);
+  await fanOut(100); // also warms up the JIT
+  await fanOut(100);
+  await fanOut(1000);
+  await interruptLatency();
+  await idleAgents(1000);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
