@@ -1,0 +1,384 @@
+import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AbortedError, isArborError } from '../../src/core/errors';
+import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../src/core/models';
+
+/** What the fake server does with one request. */
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => void | Promise<void>;
+
+interface SeenRequest {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+/**
+ * A local stand-in for an OpenAI-compatible server: answers each request with the next
+ * handler (the last one repeats), records the requests, and notes when a client's socket closes.
+ */
+class FakeModelServer {
+  readonly requests: SeenRequest[] = [];
+  readonly closedRequests: number[] = [];
+  private handlers: Handler[] = [];
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+  url = '';
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  respondWith(...handlers: Handler[]): void {
+    this.handlers = handlers;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const index = this.requests.length;
+    let text = '';
+    for await (const part of req) text += String(part);
+    this.requests.push({ url: req.url ?? '', headers: req.headers, body: text ? (JSON.parse(text) as unknown) : undefined });
+    // 'close' on the response fires when the client goes away before the response ended.
+    res.on('close', () => {
+      if (!res.writableEnded) this.closedRequests.push(index);
+    });
+    const handler = this.handlers[Math.min(index, this.handlers.length - 1)];
+    await handler(req, res, this.requests[index].body);
+  }
+}
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra };
+}
+const usageChunk = (prompt: number, completion: number): Record<string, unknown> => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [],
+  usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+});
+
+function startSse(res: http.ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+const sse = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+
+/** An SSE response of the given chunks, then [DONE]. */
+function sseResponse(chunks: unknown[]): Handler {
+  return (_req, res) => {
+    startSse(res);
+    for (const c of chunks) res.write(sse(c));
+    res.end(sse('[DONE]'));
+  };
+}
+
+function jsonError(status: number, message: string, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error: { message, type: 'invalid_request_error', code: null } }));
+  };
+}
+
+function request(signal: AbortSignal, extra: Partial<ModelRequest> = {}): ModelRequest {
+  return { agentId: 's-1', agentLabel: 'main', call: 1, turn: 1, step: 1, system: 'You are Arbor.', messages: [{ role: 'user', content: 'hi' }], tools: [], signal, ...extra };
+}
+
+async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]> {
+  const out: ModelChunk[] = [];
+  for await (const c of stream) out.push(c);
+  return out;
+}
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const fastRetry = { initialDelayMs: 5, maxDelayMs: 20 };
+
+describe('OpenAiCompatibleProvider against a local server', () => {
+  let server: FakeModelServer;
+  beforeEach(async () => {
+    server = new FakeModelServer();
+    await server.start();
+  });
+  afterEach(async () => server.stop());
+
+  it('streams text and usage, and sends the conversation, tools and key in the OpenAI format', async () => {
+    server.respondWith(sseResponse([chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop'), usageChunk(12, 3)]));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url + '/', model: 'llama3.1' }, { apiKey: () => 'sk-test-key' });
+    const chunks = await collect(
+      provider.stream(
+        request(new AbortController().signal, {
+          messages: [
+            { role: 'user', content: 'list files' },
+            { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'list_files', arguments: '{"dir":"."}' }] },
+            { role: 'tool', toolCallId: 'c1', name: 'list_files', content: 'a.ts', isError: false },
+            { role: 'assistant', content: 'There is a.ts.' },
+            { role: 'user', content: 'thanks' },
+          ],
+          tools: [{ name: 'list_files', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } }],
+        }),
+      ),
+    );
+    assert.deepEqual(chunks, [
+      { type: 'text', text: 'Hel' },
+      { type: 'text', text: 'lo' },
+      { type: 'usage', inputTokens: 12, outputTokens: 3 },
+    ]);
+    assert.equal(server.requests.length, 1);
+    const seen = server.requests[0];
+    assert.equal(seen.url, '/v1/chat/completions');
+    assert.equal(seen.headers.authorization, 'Bearer sk-test-key');
+    assert.deepEqual(seen.body, {
+      model: 'llama3.1',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 'You are Arbor.' },
+        { role: 'user', content: 'list files' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_files', arguments: '{"dir":"."}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'a.ts' },
+        { role: 'assistant', content: 'There is a.ts.' },
+        { role: 'user', content: 'thanks' },
+      ],
+      tools: [{ type: 'function', function: { name: 'list_files', description: 'List files', parameters: { type: 'object', properties: { dir: { type: 'string' } } } } }],
+    });
+  });
+
+  it('assembles tool calls streamed in pieces across chunks and network writes', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      const events = [
+        chunk({ role: 'assistant', content: 'Reading both.' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"pa' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: 'th":"src/' } }] }),
+        chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'grep', arguments: '{"pattern":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: 'ä.ts"}' } }] }),
+        chunk({ tool_calls: [{ index: 1, function: { arguments: '"TODO"}' } }] }),
+        chunk({}, 'tool_calls'),
+      ];
+      // Cut the byte stream at awkward places: inside an event, inside a line, between "\n\n".
+      const text = events.map(sse).join('') + sse('[DONE]');
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += 37) {
+        res.write(bytes.subarray(i, i + 37));
+        await delay(1);
+      }
+      res.end();
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { includeUsage: false });
+    const chunks = await collect(provider.stream(request(new AbortController().signal)));
+    assert.deepEqual(chunks, [
+      { type: 'text', text: 'Reading both.' },
+      { type: 'tool_call', call: { id: 'call_a', name: 'read_file', arguments: '{"path":"src/ä.ts"}' } },
+      { type: 'tool_call', call: { id: 'call_b', name: 'grep', arguments: '{"pattern":"TODO"}' } },
+    ]);
+    assert.equal((server.requests[0].body as { stream_options?: unknown }).stream_options, undefined);
+  });
+
+  it('tolerates a server that sends no usage, no finish_reason and no call id', async () => {
+    server.respondWith(sseResponse([chunk({ tool_calls: [{ index: 0, function: { name: 'now', arguments: '' } }] })]));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    const chunks = await collect(provider.stream(request(new AbortController().signal)));
+    assert.equal(chunks.length, 1);
+    const only = chunks[0];
+    assert.ok(only.type === 'tool_call');
+    assert.equal(only.call.name, 'now');
+    assert.equal(only.call.arguments, '{}');
+    assert.ok(only.call.id.length > 0);
+    assert.equal(server.requests[0].headers.authorization, 'Bearer no-api-key-set');
+  });
+
+  it('abort mid-stream rejects with signal.reason at once and closes the connection', async () => {
+    let release: () => void = () => undefined;
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.write(sse(chunk({ content: 'thinking' })));
+      await new Promise<void>((r) => (release = r)); // hold the response open until the test ends
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    const controller = new AbortController();
+    const reason = new AbortedError('user');
+    const seen: ModelChunk[] = [];
+    const started = Date.now();
+    const run = (async () => {
+      for await (const c of provider.stream(request(controller.signal))) {
+        seen.push(c);
+        controller.abort(reason);
+      }
+    })();
+    await assert.rejects(run, (e: unknown) => e === reason);
+    assert.ok(Date.now() - started < 2000);
+    assert.deepEqual(seen, [{ type: 'text', text: 'thinking' }]);
+    const deadline = Date.now() + 2000;
+    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    assert.deepEqual(server.closedRequests, [0], 'the server sees the client close the connection');
+    release();
+  });
+
+  it('abort while waiting for the response rejects with signal.reason and closes the connection', async () => {
+    server.respondWith(async () => {
+      await delay(10_000);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    const controller = new AbortController();
+    const reason = new AbortedError('parent');
+    setTimeout(() => controller.abort(reason), 50);
+    const started = Date.now();
+    await assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
+    assert.ok(Date.now() - started < 1000);
+    const deadline = Date.now() + 2000;
+    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    assert.deepEqual(server.closedRequests, [0]);
+  });
+
+  it('a consumer that stops reading early closes the connection', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.write(sse(chunk({ content: 'first' })));
+      await delay(5_000);
+      res.end();
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    for await (const c of provider.stream(request(new AbortController().signal))) {
+      assert.deepEqual(c, { type: 'text', text: 'first' });
+      break;
+    }
+    const deadline = Date.now() + 2000;
+    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    assert.deepEqual(server.closedRequests, [0]);
+  });
+
+  it('an already-aborted signal sends nothing', async () => {
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    const controller = new AbortController();
+    const reason = new AbortedError('disposed');
+    controller.abort(reason);
+    await assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('retries a 429 with backoff, then streams the answer', async () => {
+    server.respondWith(jsonError(429, 'Rate limit reached'), jsonError(429, 'Rate limit reached'), sseResponse([chunk({ content: 'ok' }, 'stop')]));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: fastRetry });
+    const chunks = await collect(provider.stream(request(new AbortController().signal)));
+    assert.deepEqual(chunks, [{ type: 'text', text: 'ok' }]);
+    assert.equal(server.requests.length, 3);
+  });
+
+  it('honours Retry-After, and does not wait for one longer than the policy allows', async () => {
+    server.respondWith(jsonError(429, 'slow down', { 'retry-after-ms': '40' }), sseResponse([chunk({ content: 'ok' }, 'stop')]));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 1, maxDelayMs: 1 } });
+    const started = Date.now();
+    await collect(provider.stream(request(new AbortController().signal)));
+    assert.ok(Date.now() - started >= 35, 'waited for the server-given delay');
+
+    server.requests.length = 0;
+    server.respondWith(jsonError(429, 'come back tomorrow', { 'retry-after': '86400' }));
+    const impatient = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { maxRetryAfterMs: 1000 } });
+    await assert.rejects(collect(impatient.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_UNAVAILABLE') && /rate limiting/.test(e.message));
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('gives up after the configured retries on a 5xx with MODEL_UNAVAILABLE', async () => {
+    server.respondWith(jsonError(503, 'overloaded'));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { ...fastRetry, maxRetries: 2 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_UNAVAILABLE') && e.details?.attempts === 3 && /overloaded/.test(e.message));
+    assert.equal(server.requests.length, 3);
+  });
+
+  it('stops retrying as soon as the turn is aborted during a backoff', async () => {
+    server.respondWith(jsonError(500, 'boom'));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } });
+    const controller = new AbortController();
+    const reason = new AbortedError('user');
+    setTimeout(() => controller.abort(reason), 100);
+    const started = Date.now();
+    await assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
+    assert.ok(Date.now() - started < 1000);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('reports 401 as MODEL_AUTH naming the base URL and the command, without the key, and does not retry', async () => {
+    server.respondWith(jsonError(401, 'Incorrect API key provided: sk-secret-123456.'));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { apiKey: async () => 'sk-secret-123456', retry: fastRetry });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_AUTH'));
+      assert.match(e.message, /check the API key for http:\/\/127\.0\.0\.1:\d+\/v1; set it with the 'Arbor: Set API Key' command/);
+      assert.ok(!JSON.stringify(e.toJSON()).includes('sk-secret'), 'the key never appears in the error');
+      return true;
+    });
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('reports 403 as MODEL_AUTH too', async () => {
+    server.respondWith(jsonError(403, 'forbidden'));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_AUTH'));
+  });
+
+  it('reports 400 as MODEL_BAD_REQUEST with the server message, without retrying', async () => {
+    server.respondWith(jsonError(400, "'messages' must contain at least one user message"));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: fastRetry });
+    await assert.rejects(
+      collect(provider.stream(request(new AbortController().signal))),
+      (e: unknown) => isArborError(e, 'MODEL_BAD_REQUEST') && e.message.includes("'messages' must contain at least one user message") && e.details?.status === 400,
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('reports an unknown model (404) as MODEL_BAD_REQUEST naming the model', async () => {
+    server.respondWith(jsonError(404, 'model "nope" not found, try pulling it first'));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'nope' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_REQUEST') && /pulling it first/.test(e.message) && /'nope'/.test(e.message));
+  });
+
+  it('reports an error sent inside the stream as MODEL_ERROR', async () => {
+    server.respondWith(sseResponse([chunk({ content: 'part' }), { error: { message: 'context length exceeded', type: 'server_error' } }]));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_ERROR') && /context length exceeded/.test(e.message));
+  });
+
+  it('reports a server that is not running as MODEL_UNAVAILABLE after retrying', async () => {
+    const closed = new FakeModelServer();
+    await closed.start();
+    const url = closed.url;
+    await closed.stop();
+    const provider = new OpenAiCompatibleProvider({ baseUrl: url, model: 'm' }, { retry: { ...fastRetry, maxRetries: 1 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_UNAVAILABLE') && /is it running/.test(e.message) && e.details?.attempts === 2);
+  });
+
+  it('reads the API key at each request', async () => {
+    server.respondWith(sseResponse([chunk({ content: 'x' }, 'stop')]));
+    let key = 'first-key';
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { apiKey: () => key });
+    await collect(provider.stream(request(new AbortController().signal)));
+    key = 'second-key';
+    await collect(provider.stream(request(new AbortController().signal)));
+    assert.deepEqual(server.requests.map((r) => r.headers.authorization), ['Bearer first-key', 'Bearer second-key']);
+  });
+});
+
+describe('OpenAI-compatible settings', () => {
+  it('accepts an http(s) base URL and a model, trimming a trailing slash', () => {
+    assert.deepEqual(parseOpenAiCompatibleSettings({ baseUrl: 'http://localhost:11434/v1/', model: ' llama3.1 ' }), { baseUrl: 'http://localhost:11434/v1', model: 'llama3.1' });
+    const p = new OpenAiCompatibleProvider({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' });
+    assert.equal(p.label, 'gpt-4o-mini (api.openai.com)');
+  });
+
+  it('rejects a missing or non-http base URL and an empty model with INPUT_INVALID naming the setting', () => {
+    for (const [input, field] of [
+      [{ baseUrl: 'localhost:11434', model: 'm' }, 'baseUrl'],
+      [{ baseUrl: 'ftp://example.com', model: 'm' }, 'baseUrl'],
+      [{ model: 'm' }, 'baseUrl'],
+      [{ baseUrl: 'http://localhost:1234/v1', model: '  ' }, 'model'],
+      [{ baseUrl: 'http://localhost:1234/v1' }, 'model'],
+    ] as const) {
+      assert.throws(() => parseOpenAiCompatibleSettings(input), (e: unknown) => isArborError(e, 'INPUT_INVALID') && e.details?.field === field, JSON.stringify(input));
+    }
+  });
+});
