@@ -28,6 +28,27 @@ const reportPlugin = (name) => ({
   },
 });
 
+/**
+ * Writes suites.json next to the bundles: the suites of this build, which the mocha entry runs.
+ * A bundle left behind by a deleted or renamed suite is then never run, and the folder is
+ * never emptied under a run that is reading it.
+ */
+const suiteListPlugin = (outdir) => ({
+  name: 'suite-list',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.metafile) return;
+      const suites = Object.keys(result.metafile.outputs)
+        .filter((file) => file.endsWith('.test.js'))
+        .map((file) => path.relative(outdir, file))
+        .sort();
+      const list = path.join(root, outdir, 'suites.json');
+      fs.writeFileSync(`${list}.${process.pid}`, JSON.stringify(suites, null, 2) + '\n');
+      fs.renameSync(`${list}.${process.pid}`, list);
+    });
+  },
+});
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -71,8 +92,6 @@ const builds = [
 ];
 
 if (!production) {
-  // Start from an empty folder so a deleted or renamed suite never runs from a stale bundle.
-  fs.rmSync(path.join(root, 'out/test/integration'), { recursive: true, force: true });
   builds.push({
     ...common,
     minify: false,
@@ -85,7 +104,8 @@ if (!production) {
     // Both come from the editor at run time: 'vscode' from the extension host, mocha from
     // node_modules, so every suite registers its tests with the same mocha instance.
     external: ['vscode', 'mocha'],
-    plugins: [reportPlugin('integration')],
+    metafile: true,
+    plugins: [reportPlugin('integration'), suiteListPlugin('out/test/integration')],
   });
 }
 

@@ -1,6 +1,6 @@
 // The entry point the extension host calls when it is started with --extensionTestsPath (both
 // in code-server, through test/runner/runInHost.mjs, and on the desktop, through
-// test/runner/runDesktop.mjs). It runs every *.test.js next to it in one mocha run, prints one
+// test/runner/runDesktop.mjs). It runs every suite of the build in one mocha run, prints one
 // PASS/FAIL/SKIP line per test, and appends each result as a JSON line to ARBOR_TEST_RESULTS
 // so the runner can count results even when the run is cut short.
 import * as fs from 'fs';
@@ -22,13 +22,11 @@ function recorder(): (record: ResultRecord) => void {
   };
 }
 
+/** The suites of the last build, listed by esbuild.mjs (stale bundles in the folder are ignored). */
 function suiteFiles(): string[] {
-  return fs
-    .readdirSync(__dirname, { recursive: true })
-    .map(String)
-    .filter((file) => file.endsWith('.test.js'))
-    .sort()
-    .map((file) => path.join(__dirname, file));
+  const list = path.join(__dirname, 'suites.json');
+  if (!fs.existsSync(list)) throw new Error(`${list} is missing: build first (npm run build)`);
+  return (JSON.parse(fs.readFileSync(list, 'utf8')) as string[]).map((file) => path.join(__dirname, file));
 }
 
 function fileNameFor(title: string): string {

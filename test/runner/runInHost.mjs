@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs every integration suite (out/test/integration/*.test.js) inside the real extension host
-// of the pinned code-server, in one workbench session opened by headless Debian Chromium.
+// Runs every integration suite (the bundles esbuild.mjs lists in out/test/integration/suites.json)
+// inside the real extension host of the pinned code-server, in one workbench session opened by
+// headless Debian Chromium.
 //
 // The workbench URL's `payload` names Arbor as the extension under development and the mocha
 // entry (index.js) as its tests, the same way @vscode/test-electron starts a desktop run. The
@@ -94,21 +95,21 @@ try {
 
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.setDefaultTimeout(10_000);
-  const browserLog = fs.createWriteStream(files.browserLog);
-  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
-  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error}\n`));
+  // Bridge actions wait this long for their target; loading the workbench has its own timeout.
+  page.setDefaultTimeout(15_000);
+  const browserLog = (line) => fs.appendFileSync(files.browserLog, line + '\n');
+  page.on('console', (message) => browserLog(`[${message.type()}] ${message.text()}`));
+  page.on('pageerror', (error) => browserLog(`[pageerror] ${error.stack ?? error}`));
 
   let finish;
   const finished = new Promise((resolve) => (finish = resolve));
   // The workbench's own start-up chatter goes to the log file only; once the integration entry
   // announces itself, everything is printed too (the suites' output and what happens meanwhile).
-  const hostLog = fs.createWriteStream(files.hostLog);
   let relaying = false;
   await page.exposeFunction('codeAutomationLog', (type, args) => {
     const text = util.format(...(Array.isArray(args) ? args : [args]));
     const line = type === 'error' ? `[host:error] ${text}` : text;
-    hostLog.write(line + '\n');
+    fs.appendFileSync(files.hostLog, line + '\n');
     relaying ||= text.startsWith('Extension host: ');
     if (relaying) console.log(line);
   });
@@ -120,7 +121,10 @@ try {
     ['skipWelcome', 'true'],
     ['skipReleaseNotes', 'true'],
   ]);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(payload)}`);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(payload)}`, {
+    waitUntil: 'domcontentloaded',
+    timeout: START_TIMEOUT_MS,
+  });
   say('workbench loading; the suites start inside its extension host');
 
   const outcome = await Promise.race([
@@ -147,7 +151,8 @@ await cleanUp();
 process.exit(failed > 0 ? 1 : 0);
 
 function buildIfMissing() {
-  if (fs.existsSync(path.join(ROOT, 'dist/extension.js')) && fs.existsSync(path.join(TESTS_DIR, 'index.js'))) return;
+  const outputs = ['dist/extension.js', 'out/test/integration/index.js', 'out/test/integration/suites.json'];
+  if (outputs.every((output) => fs.existsSync(path.join(ROOT, output)))) return;
   say('building (dist/ or out/ is missing)');
   const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('the build failed');
