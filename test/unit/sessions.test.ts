@@ -281,6 +281,10 @@ describe('durable sessions: JsonlSessionStore', () => {
       assert.equal(sessions.length, 1);
       assert.equal(sessions[0].live, true);
       assert.equal(sessions[0].summary.lastTurnEndReason, undefined, 'a running turn of a live session is not "interrupted"');
+
+      store.create(header('live-unwritten')); // nothing on disk yet
+      const again = await store.listSessions();
+      assert.deepEqual(again.sessions.map((s) => [s.header.id, s.live]), [['live-unwritten', true], ['live-one', true]]);
     });
 
     it('reports corrupt, future-version and unreadable files as diagnostics while the rest still list', async () => {

@@ -202,6 +202,12 @@ export class JsonlSessionStore implements SessionLogFactory {
       }
     });
 
+    // Sessions created here whose first batch has not reached the disk yet.
+    const listed = new Set(names);
+    for (const [name, live] of liveByName) {
+      if (!listed.has(name)) sessions.push({ header: live.header, summary: summarizeSession(live.header, live.events), file: live.file, live: true });
+    }
+
     sessions.sort((a, b) => compareDesc(a.summary.lastActivity, b.summary.lastActivity) || compareDesc(a.header.createdAt, b.header.createdAt));
     diagnostics.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     return { sessions, diagnostics };
