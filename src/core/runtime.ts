@@ -37,6 +37,7 @@ export class Run extends RunBudget {
   constructor(
     limits: RunLimits,
     readonly policy: RunInteractionPolicy,
+    readonly model?: ModelProvider,
   ) {
     super(limits);
   }
@@ -74,6 +75,8 @@ export interface StartRootOptions {
    */
   context?: RunContext;
   planMode?: boolean;
+  /** A model for this run only (the demo runs on the scripted model whatever the setting). */
+  model?: ModelProvider;
 }
 
 const BASE_PROMPT =
@@ -136,7 +139,7 @@ export class Runtime implements AgentHost {
   startRoot(options: StartRootOptions): Agent {
     this.assertOpen();
     const policy = resolveInteractionPolicy(options.context);
-    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy);
+    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy, options.model);
     const label = options.label?.trim() || summarise(options.prompt);
     const agent = this.createAgent({ label, kind: 'root', run, planMode: options.planMode });
     this.register(agent, {});

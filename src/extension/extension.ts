@@ -1,32 +1,185 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Agent } from '../core/agents/agent';
+import { ArborError } from '../core/errors';
+import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
+import { ScriptedModel } from '../core/models/scriptedModel';
+import { SwitchableModel } from '../core/models/switchableModel';
+import type { ModelProvider } from '../core/models/types';
+import type { RunLimitsInput } from '../core/limits';
+import { Runtime } from '../core/runtime';
+import { AgentsTreeProvider } from './agentsTree';
+import { registerCommands, reportError } from './commands';
+import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
+import { QuestionPicker } from './questionPicker';
+import { readSettings, type ArborSettings } from './settings';
+import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
 
-/** What Arbor exports to other extensions and to its integration tests. */
-export interface ArborApi {
-  /** The version of the running Arbor extension (from its manifest). */
-  readonly version: string;
+/** A live agent as the exported API describes it. */
+export interface AgentSummary {
+  id: string;
+  label: string;
+  kind: 'root' | 'one-shot' | 'continuable';
+  status: 'idle' | 'running';
+  parentId?: string;
 }
 
 /**
- * Until the live-agent tree lands, the Agents view has no rows, which makes VS Code show the
- * view's welcome content (`viewsWelcome` in package.json) with the next step for the user.
+ * What Arbor exports to other extensions. It is a public entry point: requests are parsed at
+ * the trust boundary, so no caller can choose the interaction mode or disable clarification.
  */
-const emptyAgentsTree: vscode.TreeDataProvider<never> = {
-  getTreeItem: (element) => element,
-  getChildren: () => [],
-};
+export interface ArborApi {
+  /** The version of the running Arbor extension (from its manifest). */
+  readonly version: string;
+  /** Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected. */
+  startAgent(request: unknown): { id: string };
+  /** Stop one agent's current turn, as the tree's Stop does. */
+  stopAgent(id: string): { accepted: true };
+  listAgents(): AgentSummary[];
+  /** Only when the extension host runs Arbor's own tests (ARBOR_TESTING=1). */
+  readonly testing?: ArborTesting;
+}
+
+/** Handles the integration tests use to look inside; absent in normal use. */
+export interface ArborTesting {
+  runtime: Runtime;
+  tree: AgentsTreeProvider;
+  treeView: vscode.TreeView<Agent>;
+  picker: QuestionPicker;
+  transcripts: TranscriptProvider;
+  /** Start a root on a scripted model (tests bring their own script). */
+  startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+}
 
 export function activate(context: vscode.ExtensionContext): ArborApi {
   const log = vscode.window.createOutputChannel('Arbor', { log: true });
   const version = String(context.extension.packageJSON.version);
+  context.subscriptions.push(log);
+
+  let settings: ArborSettings = readSettings((problem) => log.warn(problem));
+  const model = new SwitchableModel(providerFor(settings, log));
+  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
+  const picker = new QuestionPicker(log);
+  const tree = new AgentsTreeProvider(runtime, runtime.interaction);
+  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
+  const transcripts = new TranscriptProvider(runtime);
+
+  const updateBadge = (): void => {
+    const waiting = new Set(runtime.interaction.pending().map((p) => p.agent?.id ?? '')).size;
+    treeView.badge = waiting ? { value: waiting, tooltip: `${waiting} agent${waiting === 1 ? ' is' : 's are'} waiting for your answer` } : undefined;
+  };
+
+  const startRun = (request: PublicRunRequest, mode: 'interactive' | 'autonomous', runModel?: ModelProvider, limits?: RunLimitsInput): Agent => {
+    const agent = runtime.startRoot({
+      prompt: request.prompt,
+      label: request.label,
+      limits,
+      // The extension is the internal caller here: the mode comes from which command the user
+      // chose, never from the request.
+      context: mode === 'autonomous' ? { interactionMode: 'autonomous' } : undefined,
+      model: runModel,
+    });
+    log.info(`Started ${mode} agent "${agent.label}" (${agent.id})`);
+    return agent;
+  };
 
   context.subscriptions.push(
-    log,
-    vscode.window.registerTreeDataProvider('arbor.agents', emptyAgentsTree),
-    vscode.commands.registerCommand('arbor.showLog', () => log.show()),
+    // Deactivation disposes the runtime: every turn aborted, every listener released.
+    { dispose: () => void runtime.dispose() },
+    runtime.interaction.registerProvider(picker),
+    picker,
+    tree,
+    treeView,
+    transcripts,
+    vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
+    runtime.interaction.onDidChangePending(updateBadge),
+    runtime.onEvent((e) => {
+      if (e.type !== 'agent_changed' || e.change.type !== 'turn_end') return;
+      const { agent } = e;
+      const end = e.change.end;
+      log.info(`"${agent.label}" turn ${end.turn} ended: ${end.reason}${end.cause ? ` (${end.cause})` : ''}${end.message ? `: ${end.message}` : ''}`);
+      if (agent.kind === 'root' && end.reason === 'completed' && end.finalText) {
+        const text = end.finalText.length > 300 ? `${end.finalText.slice(0, 299)}…` : end.finalText;
+        void vscode.window.showInformationMessage(`${agent.label}: ${text}`, 'Open Transcript').then((pick) => {
+          if (pick) void transcripts.show(agent, { preview: false, preserveFocus: false });
+        });
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('arbor')) return;
+      settings = readSettings((problem) => {
+        log.warn(problem);
+        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+      });
+      model.use(providerFor(settings, log));
+      log.info(`Model for new turns: ${model.label}`);
+    }),
+    ...registerCommands({
+      runtime,
+      tree,
+      picker,
+      transcripts,
+      log,
+      startRun: (request, mode) => startRun(request, mode),
+      startDemo: () =>
+        startRun(
+          { prompt: 'Plan the weekly shopping: compare prices, keep an eye on the build, and summarise the list.', label: DEMO_ROOT_LABEL },
+          'interactive',
+          new ScriptedModel(demoScript),
+          // The Watcher loops until you stop it: give it ten minutes of steps.
+          { maxStepsPerTurn: 400 },
+        ),
+    }),
   );
 
-  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}`);
-  return { version };
+  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${model.label}`);
+
+  const api: ArborApi = {
+    version,
+    startAgent(request: unknown) {
+      const parsed = parsePublicRunRequestFrom('api', request);
+      return { id: startRun(parsed, 'interactive').id };
+    },
+    stopAgent(id: string) {
+      if (typeof id !== 'string') throw new ArborError('INPUT_INVALID', 'stopAgent takes an agent id (a string).');
+      const agent = runtime.agents.get(id);
+      return agent ? runtime.stop(agent) : { accepted: true };
+    },
+    listAgents() {
+      return runtime.agents.all().map((a) => ({ id: a.id, label: a.label, kind: a.kind, status: a.status, parentId: runtime.agents.parentOf(a)?.id }));
+    },
+  };
+  if (process.env.ARBOR_TESTING === '1') {
+    const testing: ArborTesting = {
+      runtime,
+      tree,
+      treeView,
+      picker,
+      transcripts,
+      startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
+    };
+    Object.assign(api, { testing });
+  }
+  return api;
+}
+
+function providerFor(settings: ArborSettings, log: vscode.LogOutputChannel): ModelProvider {
+  if (settings.provider !== 'scripted') {
+    log.warn(`The ${settings.provider} model provider is not available yet; using the scripted demo model.`);
+  }
+  if (settings.scriptFile) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const file = folder ? path.resolve(folder, settings.scriptFile) : settings.scriptFile;
+    try {
+      const model = new ScriptedModel(fs.readFileSync(file, 'utf8'));
+      log.info(`Scripted model plays ${file}`);
+      return model;
+    } catch (err) {
+      reportError(log, `Could not use the model script ${file}; the built-in demo script plays instead`, err);
+    }
+  }
+  return new ScriptedModel(demoScript);
 }
 
 export function deactivate(): void {

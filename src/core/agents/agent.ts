@@ -68,7 +68,7 @@ export interface AgentInit {
   delegationDepth: number;
   log: SessionLog;
   host: AgentHost;
-  run: RunBudget;
+  run: AgentRun;
   /** Creation order within the process: ties in creation time are broken by id, then this. */
   createdAt: number;
   planMode?: boolean;
@@ -76,6 +76,12 @@ export interface AgentInit {
   conversation?: ChatMessage[];
   /** Turns already recorded in a reopened session. */
   turnsSoFar?: number;
+}
+
+/** The run an agent belongs to: shared limits and budget, and optionally its own model. */
+export interface AgentRun extends RunBudget {
+  /** When set, every agent of the run talks to this model instead of the runtime's. */
+  readonly model?: ModelProvider;
 }
 
 class BudgetExceeded extends Error {}
@@ -93,7 +99,7 @@ export class Agent {
   readonly kind: AgentKind;
   readonly delegationDepth: number;
   readonly log: SessionLog;
-  readonly run: RunBudget;
+  readonly run: AgentRun;
   readonly createdAt: number;
   planMode: boolean;
   readonly conversation: ChatMessage[];
@@ -304,7 +310,7 @@ export class Agent {
   }
 
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
-    const stream = this.host.model.stream({
+    const stream = (this.run.model ?? this.host.model).stream({
       agentId: this.id,
       agentLabel: this.label,
       call: ++this.modelCalls,

@@ -1,0 +1,142 @@
+import * as vscode from 'vscode';
+import type { Agent } from '../core/agents/agent';
+import type { UserInteractionService } from '../core/interaction';
+import type { Runtime } from '../core/runtime';
+import { presentAgent } from './agentPresentation';
+
+/** How long a burst of runtime events is gathered before one repaint. */
+const COALESCE_MS = 50;
+
+/**
+ * The live-agent tree: every live agent, roots at the top, children under the agent that
+ * created them. Nodes are the Agent objects themselves (stable ids from their session ids);
+ * runtime events mark nodes dirty and one timer repaints exactly those nodes.
+ */
+export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly dirty = new Set<Agent>();
+  private structural = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly ticker: NodeJS.Timeout;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Repaints fired so far (tests check that bursts coalesce). */
+  repaints = 0;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly interaction: UserInteractionService,
+  ) {
+    this.subscriptions.push(
+      runtime.onEvent((e) => {
+        if (e.type === 'agent_changed') {
+          if (e.change.type === 'log' && e.change.event.type !== 'usage' && e.change.event.type !== 'turn_end') return;
+          this.markWithAncestors(e.agent);
+        } else {
+          // A node appeared or went away: its parent's children changed.
+          const parent = runtime.agents.parentOf(e.agent);
+          if (parent && runtime.agents.isLive(parent)) this.markWithAncestors(parent);
+          else this.structural = true;
+        }
+        this.schedule();
+      }),
+      interaction.onDidChangePending((c) => {
+        const agent = c.interaction.agent && runtime.agents.get(c.interaction.agent.id);
+        if (agent) this.dirty.add(agent);
+        this.schedule();
+      }),
+    );
+    // Running nodes show elapsed time: refresh just those, once a second.
+    this.ticker = setInterval(() => {
+      let any = false;
+      for (const agent of runtime.agents.all()) {
+        if (agent.status === 'running') {
+          this.dirty.add(agent);
+          any = true;
+        }
+      }
+      if (any) this.schedule();
+    }, 1000);
+  }
+
+  getTreeItem(agent: Agent): vscode.TreeItem {
+    const live = this.runtime.agents.isLive(agent);
+    const { tokens, count } = this.treeUsage(agent);
+    const p = presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
+    const hasChildren = live && this.runtime.agents.liveChildCount(agent) > 0;
+    const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    item.id = agent.id;
+    item.description = p.description;
+    item.tooltip = new vscode.MarkdownString(p.tooltip);
+    item.iconPath = new vscode.ThemeIcon(p.icon);
+    item.contextValue = p.contextValue;
+    item.command = { command: 'arbor.openTranscript', title: 'Open Transcript', arguments: [agent] };
+    item.accessibilityInformation = { label: `${agent.label}, ${p.description}` };
+    return item;
+  }
+
+  getChildren(agent?: Agent): Agent[] {
+    if (!agent) return this.runtime.agents.topLevel();
+    return this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
+  }
+
+  getParent(agent: Agent): Agent | undefined {
+    const parent = this.runtime.agents.parentOf(agent);
+    return parent && this.runtime.agents.isLive(parent) ? parent : undefined;
+  }
+
+  /** The agent's path from its top-level ancestor, for pickers: "Lead › Researcher". */
+  pathOf(agent: Agent): string {
+    const names: string[] = [];
+    for (let a: Agent | undefined = agent; a; a = this.getParent(a)) names.unshift(a.label);
+    return names.join(' › ');
+  }
+
+  isWaiting(agent: Agent): boolean {
+    return this.interaction.pending().some((p) => p.agent?.id === agent.id);
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+    if (this.timer) clearTimeout(this.timer);
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+  }
+
+  private markWithAncestors(agent: Agent): void {
+    // Tokens roll up into every ancestor's "tree" figure.
+    for (let a: Agent | undefined = agent; a && !this.dirty.has(a); a = this.getParent(a)) this.dirty.add(a);
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), COALESCE_MS);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    this.repaints++;
+    if (this.structural) {
+      this.structural = false;
+      this.dirty.clear();
+      this.changed.fire(undefined);
+      return;
+    }
+    const nodes = [...this.dirty].filter((a) => this.runtime.agents.isLive(a));
+    this.dirty.clear();
+    if (nodes.length) this.changed.fire(nodes);
+  }
+
+  private treeUsage(agent: Agent): { tokens: number; count: number } {
+    let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
+    let count = 0;
+    const stack = this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
+    while (stack.length) {
+      const a = stack.pop()!;
+      count++;
+      tokens += a.usage.inputTokens + a.usage.outputTokens;
+      stack.push(...this.runtime.agents.childrenOf(a));
+    }
+    return { tokens, count };
+  }
+}

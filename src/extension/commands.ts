@@ -1,0 +1,140 @@
+import * as vscode from 'vscode';
+import type { Agent } from '../core/agents/agent';
+import { isArborError } from '../core/errors';
+import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
+import type { Runtime } from '../core/runtime';
+import type { AgentsTreeProvider } from './agentsTree';
+import type { QuestionPicker } from './questionPicker';
+import type { TranscriptProvider } from './transcripts';
+
+export interface CommandDeps {
+  runtime: Runtime;
+  tree: AgentsTreeProvider;
+  picker: QuestionPicker;
+  transcripts: TranscriptProvider;
+  log: vscode.LogOutputChannel;
+  startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous'): Agent;
+  /** The demo always plays on the scripted model, whatever the model setting. */
+  startDemo(): Agent;
+}
+
+/** Shows an error that says what to do next; Arbor errors carry their own wording. */
+export function reportError(log: vscode.LogOutputChannel, what: string, err: unknown): void {
+  const message = isArborError(err) ? err.message : err instanceof Error ? err.message : String(err);
+  log.error(`${what}: ${message}`);
+  void vscode.window.showErrorMessage(`Arbor: ${what}. ${message}`, 'Show Log').then((pick) => {
+    if (pick) log.show();
+  });
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { runtime, tree, picker, transcripts, log } = deps;
+
+  const pickAgent = async (title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> => {
+    const agents = runtime.agents.all().filter(filter);
+    if (agents.length === 0) {
+      void vscode.window.showInformationMessage(empty);
+      return undefined;
+    }
+    const items = agents.map((agent) => ({ label: agent.label, description: tree.pathOf(agent), detail: tree.getTreeItem(agent).description as string, agent }));
+    const chosen = await vscode.window.showQuickPick(items, { title, placeHolder: 'Choose an agent', matchOnDescription: true });
+    return chosen?.agent;
+  };
+
+  const stop = (agent: Agent): void => {
+    try {
+      runtime.stop(agent);
+      log.info(`Stop requested for "${agent.label}" (${agent.id})`);
+    } catch (err) {
+      reportError(log, `Could not stop "${agent.label}"`, err);
+    }
+  };
+
+  const askPrompt = async (title: string, request?: unknown): Promise<PublicRunRequest | undefined> => {
+    if (request !== undefined) return parsePublicRunRequestFrom('command', request);
+    const prompt = await vscode.window.showInputBox({
+      title,
+      prompt: 'What should the agent do?',
+      placeHolder: 'e.g. Find the cheapest items in data/prices.csv',
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? undefined : 'Describe the task for the agent.'),
+    });
+    return prompt === undefined ? undefined : { prompt };
+  };
+
+  return [
+    vscode.commands.registerCommand('arbor.runAgent', async (request?: unknown) => {
+      try {
+        const parsed = await askPrompt('Arbor: Run Agent', request);
+        if (!parsed) return undefined;
+        const agent = deps.startRun(parsed, 'interactive');
+        void vscode.commands.executeCommand('arbor.agents.focus');
+        return agent.id;
+      } catch (err) {
+        reportError(log, 'Could not start the agent', err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('arbor.runAgentUnattended', async (...args: unknown[]) => {
+      // Unattended runs never wait for a human. Only a person at the input box starts one:
+      // arguments from other extensions cannot choose the interaction mode.
+      if (args.length > 0 && args[0] !== undefined) {
+        reportError(log, 'Run Agent Unattended takes no arguments', new Error('Run it from the Command Palette and type the task.'));
+        return undefined;
+      }
+      try {
+        const parsed = await askPrompt('Arbor: Run Agent Unattended (never asks you anything)');
+        if (!parsed) return undefined;
+        const agent = deps.startRun(parsed, 'autonomous');
+        void vscode.commands.executeCommand('arbor.agents.focus');
+        return agent.id;
+      } catch (err) {
+        reportError(log, 'Could not start the agent', err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('arbor.runDemo', () => {
+      const agent = deps.startDemo();
+      void vscode.commands.executeCommand('arbor.agents.focus');
+      return agent.id;
+    }),
+    vscode.commands.registerCommand('arbor.stopAgent', async (node?: Agent) => {
+      const agent =
+        node && runtime.agents.isLive(node)
+          ? node
+          : await pickAgent('Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
+      if (agent) stop(agent);
+      return agent?.id;
+    }),
+    vscode.commands.registerCommand('arbor.sendMessage', async (node?: Agent) => {
+      const agent =
+        node && runtime.agents.isLive(node)
+          ? node
+          : await pickAgent('Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
+      if (!agent) return undefined;
+      const text = await vscode.window.showInputBox({
+        title: `Message to ${agent.label}`,
+        prompt: agent.isParked ? 'It is stopped with queued messages: your message resumes them, in order, after them.' : 'It starts a turn when the agent is idle, or waits in its queue.',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : 'Type a message.'),
+      });
+      if (text === undefined) return undefined;
+      try {
+        runtime.sendFromUser(agent, text);
+        return agent.id;
+      } catch (err) {
+        reportError(log, `Could not send the message to "${agent.label}"`, err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('arbor.answer', (node?: Agent) => {
+      const id = node?.id ?? runtime.interaction.pending()[0]?.agent?.id;
+      if (!id || !picker.focus(id)) void vscode.window.showInformationMessage('No question is waiting for you.');
+    }),
+    vscode.commands.registerCommand('arbor.openTranscript', async (node?: Agent) => {
+      const agent = node ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));
+      if (agent) await transcripts.show(agent);
+    }),
+    vscode.commands.registerCommand('arbor.showLog', () => log.show()),
+  ];
+}

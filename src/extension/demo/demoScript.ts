@@ -1,0 +1,106 @@
+import type { ModelScript } from '../../core/models/scriptedModel';
+
+export const DEMO_ROOT_LABEL = 'Demo lead';
+
+/**
+ * The built-in demo, played by the scripted model so it needs no API key. A root delegates to
+ * two continuable subagents and one one-shot subagent; the Watcher loops until you stop it
+ * (a message from the lead waits in its queue); the one-shot Summarizer tries to ask you and
+ * gets the structured refusal; the lead asks you two questions through quick picks; a message
+ * you send to the stopped Watcher resumes its parked queue in order.
+ */
+export const demoScript: ModelScript = {
+  version: 1,
+  agents: {
+    [DEMO_ROOT_LABEL]: {
+      turns: [
+        [
+          {
+            text: 'I will split this up: a Researcher for the prices, a Watcher for the build, and a one-shot Summarizer for the shopping list.',
+            toolCalls: [
+              { name: 'start_subagent', arguments: { label: 'Researcher', prompt: 'Compare the prices in data/prices.csv and report the cheapest options.' } },
+              { name: 'start_subagent', arguments: { label: 'Watcher', prompt: 'Watch the build and tell me when anything changes.' } },
+            ],
+          },
+          {
+            delayMs: 800,
+            toolCalls: [
+              { name: 'send_message', arguments: { agent_id: '{{agent:Watcher}}', message: 'When you get a chance, also check the test logs.' } },
+              { name: 'delegate_task', arguments: { label: 'Summarizer', prompt: 'Summarise the shopping list in src/shoppingList.js.' } },
+            ],
+          },
+          {
+            toolCalls: [
+              {
+                name: 'ask_user_question',
+                arguments: {
+                  questions: [
+                    {
+                      id: 'format',
+                      header: 'Report',
+                      question: 'How should I write up the results?',
+                      options: [
+                        { label: 'Short summary', description: 'A few bullet points' },
+                        { label: 'Full report', description: 'Sections with a table of prices' },
+                      ],
+                    },
+                    {
+                      id: 'extras',
+                      header: 'Extras',
+                      question: 'What else should the report include?',
+                      multiSelect: true,
+                      options: [{ label: 'Price chart' }, { label: 'Open questions' }, { label: 'Next steps' }],
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+          { text: 'Thanks, I will write it up that way. The Researcher and the Watcher keep working: stop either one from the Agents view.' },
+        ],
+        [{ text: 'Noted the report from my subagent.' }],
+      ],
+      afterLastTurn: 'repeat-last',
+    },
+    Researcher: {
+      turns: [
+        [
+          { delayMs: 2500, text: 'Reading data/prices.csv…', toolCalls: [{ name: 'list_agents', arguments: {} }] },
+          { delayMs: 2500, text: 'Comparing prices per kilogram…', toolCalls: [{ name: 'list_agents', arguments: {} }] },
+          { delayMs: 2500, text: 'Checking the weekly offers…', toolCalls: [{ name: 'list_agents', arguments: {} }] },
+          { delayMs: 2500, text: 'Findings: apples and oats are cheapest per kilogram this week; coffee is cheaper in the large pack.' },
+        ],
+        [{ text: 'Follow-up noted: {{lastMessage}}' }],
+      ],
+      afterLastTurn: 'repeat-last',
+    },
+    Watcher: {
+      turns: [
+        { steps: [{ delayMs: 1500, text: 'Build is still green; watching…', toolCalls: [{ name: 'list_agents', arguments: {} }] }], loop: true },
+        [{ text: 'Resumed with the queued request: "{{lastMessage}}" The test logs are clean.' }],
+        [{ text: 'Got your message: "{{lastMessage}}"' }],
+      ],
+      afterLastTurn: 'echo',
+    },
+    Summarizer: {
+      turns: [
+        [
+          {
+            delayMs: 1500,
+            text: 'Before I summarise, I need to know what to focus on.',
+            toolCalls: [
+              {
+                name: 'ask_user_question',
+                arguments: { questions: [{ id: 'focus', question: 'Which items should the summary focus on?', options: [{ label: 'Fruit' }, { label: 'Everything' }] }] },
+              },
+            ],
+          },
+          {
+            delayMs: 500,
+            text: 'Summary: six items, mostly fruit and breakfast staples. Open question for the user (I could not ask it myself): which items should the summary focus on? I covered everything.',
+          },
+        ],
+      ],
+    },
+  },
+};
