@@ -24,7 +24,7 @@ try {
     vscodeExecutablePath: process.env.VSCODE_EXECUTABLE_PATH,
     extensionDevelopmentPath: ROOT,
     extensionTestsPath: path.join(ROOT, 'out/test/integration/index.js'),
-    extensionTestsEnv: { ARBOR_TEST_RESULTS: resultsFile },
+    extensionTestsEnv: { ARBOR_TEST_RESULTS: resultsFile, ARBOR_TESTING: '1' },
     launchArgs: [
       workspace,
       '--disable-extensions',

@@ -90,6 +90,8 @@ try {
       XDG_CACHE_HOME: dirs['xdg-cache'],
       ARBOR_TEST_RESULTS: files.results,
       ARBOR_TEST_UI_URL: bridge.url,
+      // Arbor exports its test handles (api.testing) only when this is set.
+      ARBOR_TESTING: '1',
     },
   });
 
