@@ -1,13 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, type AgentChange, type AgentHost } from './agents/agent';
+import { Agent, unwrapLog, type AgentChange, type AgentHost, type TurnEnd } from './agents/agent';
 import { AgentRegistry } from './agents/registry';
-import { ArborError } from './errors';
+import { ArborError, isArborError } from './errors';
 import { Emitter } from './events';
 import { RunBudget, resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from './models/types';
+import { conversationFromEvents } from './sessions/conversationFromEvents';
 import { memorySessionLogs } from './sessions/memoryLog';
-import { SESSION_FORMAT_VERSION, type AgentKind, type InteractionMode, type SessionLog, type SessionLogFactory } from './sessions/types';
-import { ContinuationManager, type InterruptAuthority, type InterruptResult, type SettledChild } from './subagents/continuation';
+import {
+  SESSION_FORMAT_VERSION,
+  type AgentKind,
+  type InteractionMode,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionLog,
+  type SessionLogFactory,
+} from './sessions/types';
+import {
+  ContinuationManager,
+  type InterruptAuthority,
+  type InterruptResult,
+  type LoadedSettledChild,
+  type SettledChild,
+} from './subagents/continuation';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunContext, type RunInteractionPolicy } from './interaction';
 import { askUserQuestionTool } from './tools/askUserQuestion';
@@ -51,11 +66,34 @@ export type RuntimeEvent =
   | { type: 'agent_removed'; agent: Agent }
   | { type: 'agent_changed'; agent: Agent; change: AgentChange };
 
+/** A session log that can be released once its agent has ended (the durable JSONL log). */
+export interface ClosableSessionLog extends SessionLog {
+  /** Writes what is left, then frees the log; appending afterwards throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * Durable sessions (the JSONL store): new sessions are created in it, past ones are read back
+ * and taken over for writing when they are resumed, and the runtime closes the log of every
+ * agent that ends, so memory does not grow with the number of agents a window has run.
+ */
+export interface DurableSessionStore extends SessionLogFactory {
+  create(header: SessionHeader): ClosableSessionLog;
+  /** Takes an existing session over for writing, repairing a crashed turn; SESSION_IN_USE if open. */
+  reopenLog(id: string): Promise<ClosableSessionLog>;
+  /** Reads a session without taking it over (nothing is written). */
+  loadSession(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
+}
+
 export interface RuntimeOptions {
   model: ModelProvider;
   /** The human-interaction seam; one is created over this runtime's registry when omitted. */
   interaction?: UserInteractionService;
-  sessions?: SessionLogFactory;
+  /**
+   * Where agents write their sessions: in memory by default. A DurableSessionStore also makes
+   * past sessions resumable (`resumeRoot`, and cold resume of settled continuable children).
+   */
+  sessions?: SessionLogFactory | DurableSessionStore;
   limits?: RunLimitsInput;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
@@ -77,6 +115,22 @@ export interface StartRootOptions {
   planMode?: boolean;
   /** A model for this run only (the demo runs on the scripted model whatever the setting). */
   model?: ModelProvider;
+}
+
+export interface ResumeRootOptions {
+  limits?: RunLimitsInput;
+  model?: ModelProvider;
+  /** A message from the user to start the resumed agent's next turn with. */
+  message?: string;
+}
+
+/** What an agent reopened from its log starts with, instead of an empty history. */
+interface PastSession {
+  log: SessionLog;
+  conversation: ChatMessage[];
+  turns: number;
+  usage?: { inputTokens: number; outputTokens: number };
+  lastTurnEnd?: TurnEnd;
 }
 
 const BASE_PROMPT =
@@ -105,6 +159,12 @@ export class Runtime implements AgentHost {
   readonly onEvent = this.events.on;
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
   private readonly sessions: SessionLogFactory;
+  /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
+  private readonly store: DurableSessionStore | undefined;
+  /** Logs being closed, by session id: reopening one waits for its close to finish. */
+  private readonly closing = new Map<string, Promise<void>>();
+  /** Ended agents whose aborted turn has yet to record its end before their log can close. */
+  private readonly closeAfterTurn = new WeakSet<Agent>();
   private readonly defaultLimits: RunLimits;
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
@@ -116,6 +176,7 @@ export class Runtime implements AgentHost {
   constructor(options: RuntimeOptions) {
     this.model = options.model;
     this.sessions = options.sessions ?? memorySessionLogs;
+    this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.workspace = options.workspace;
@@ -131,6 +192,7 @@ export class Runtime implements AgentHost {
       agents: this.agents,
       createContinuable: (parent, label, resume) => this.createChild(parent, 'continuable', label, resume),
       released: (agent) => this.release(agent),
+      loadSettled: this.store ? (caller, targetId) => this.loadSettledChild(caller, targetId) : undefined,
     });
     this.subagents = new SubagentService(this.agents, this.manager);
   }
@@ -145,6 +207,46 @@ export class Runtime implements AgentHost {
     this.register(agent, {});
     agent.send(options.prompt, { from: 'user' });
     return agent;
+  }
+
+  /**
+   * Reopen a past session as a new runtime root. The session continues under its own id (its
+   * log is taken over for writing, a turn a crash left open is closed as `interrupted`), so
+   * its transcript, the ids its conversation mentions and its children's recorded parent all
+   * stay valid: after a reload, a resumed parent can cold-resume its continuable children.
+   *
+   * The agent is registered with no owner, so it may ask the human whatever its header says
+   * about a parent: recorded lineage is history, never authority. It runs as a root in a new
+   * run (fresh limits and token budget, delegation depth 0) whose interaction mode is the
+   * persisted one, resolved through the policy again. Its conversation is rebuilt from the log,
+   * its turn count and token usage carry over. A session that is live here is refused
+   * (SESSION_IN_USE); without durable sessions resume is unavailable (INPUT_INVALID).
+   */
+  async resumeRoot(sessionId: string, options: ResumeRootOptions = {}): Promise<Agent> {
+    this.assertOpen();
+    const store = this.store;
+    if (!store) throw new ArborError('INPUT_INVALID', 'This runtime keeps sessions in memory only, so past sessions cannot be resumed.');
+    const assertNotLive = (): void => {
+      const live = this.agents.get(sessionId);
+      if (live) throw new ArborError('SESSION_IN_USE', `"${live.label}" is already running in this window; find it in the Agents view.`, { id: sessionId });
+    };
+    assertNotLive();
+    await this.closing.get(sessionId);
+    const log = await store.reopenLog(sessionId);
+    try {
+      this.assertOpen();
+      assertNotLive();
+      const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
+      const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
+      const run = new Run(limits, policy, options.model);
+      const agent = this.createAgent({ label: log.header.label, kind: 'root', run, past: pastOf(log) });
+      this.register(agent, {});
+      if (options.message !== undefined) agent.send(options.message, { from: 'user' });
+      return agent;
+    } catch (err) {
+      void log.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
@@ -163,6 +265,22 @@ export class Runtime implements AgentHost {
       agent.append({ type: 'interrupt', at: new Date().toISOString(), authority: 'user' });
     }
     return { accepted: true };
+  }
+
+  /**
+   * The user ends an agent: its turn is aborted and its queue dropped, and it leaves the
+   * registry. Its continuable subagents live on (their parent is then offline); one-shot
+   * subagents end with the turn that holds them.
+   */
+  end(agent: Agent): Promise<void> {
+    if (!this.agents.isLive(agent)) return Promise.resolve();
+    if (agent.kind === 'one-shot') {
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; stop the agent that is waiting for it.`);
+    }
+    if (agent.kind === 'continuable') return this.manager.end(agent);
+    agent.dispose();
+    this.release(agent);
+    return Promise.resolve();
   }
 
   /** Queue a message from the user for a live root or continuable agent, waking it. */
@@ -231,6 +349,10 @@ export class Runtime implements AgentHost {
   agentChanged(agent: Agent, change: AgentChange): void {
     if (change.type === 'turn_end' && agent.kind === 'continuable') this.manager.turnEnded(agent, change.end);
     if (this.events.hasListeners) this.events.fire({ type: 'agent_changed', agent, change });
+    if (change.type === 'turn_end' && this.closeAfterTurn.has(agent)) {
+      this.closeAfterTurn.delete(agent);
+      this.closeLog(agent);
+    }
   }
 
   // --- internals -------------------------------------------------------------------------
@@ -254,7 +376,7 @@ export class Runtime implements AgentHost {
   }
 
   private createChild(parent: Agent, kind: AgentKind, label: string, resume?: { id: string; settled: SettledChild }): Agent {
-    const agent = this.createAgent({ label, kind, run: parent.run as Run, parent, resume });
+    const agent = this.createAgent({ label, kind, run: parent.run as Run, parent, past: resume?.settled });
     if (kind === 'continuable') this.register(agent, { parent });
     return agent;
   }
@@ -265,14 +387,13 @@ export class Runtime implements AgentHost {
     run: Run;
     parent?: Agent;
     planMode?: boolean;
-    resume?: { id: string; settled: SettledChild };
+    /** A session reopened from its log (resume), instead of a new one. */
+    past?: PastSession;
   }): Agent {
-    const { label, kind, run, parent, resume } = spec;
+    const { label, kind, run, parent, past } = spec;
     let log: SessionLog;
-    let conversation: ChatMessage[] | undefined;
-    if (resume) {
-      log = resume.settled.log;
-      conversation = resume.settled.conversation;
+    if (past) {
+      log = past.log;
     } else {
       log = this.sessions.create({
         type: 'header',
@@ -287,19 +408,26 @@ export class Runtime implements AgentHost {
         interactionMode: run.mode,
       });
     }
-    return new Agent({
+    const agent = new Agent({
       id: log.header.id,
       label,
       kind,
-      delegationDepth: log.header.delegationDepth,
+      // Depth counts within the run: a resumed root starts a new run at 0, whatever its header recorded.
+      delegationDepth: parent ? parent.delegationDepth + 1 : 0,
       log,
       host: this,
       run,
       createdAt: ++this.created,
       planMode: spec.planMode,
-      conversation,
-      turnsSoFar: resume?.settled.turns,
+      conversation: past?.conversation,
+      turnsSoFar: past?.turns,
     });
+    if (past?.usage) {
+      agent.usage.inputTokens = past.usage.inputTokens;
+      agent.usage.outputTokens = past.usage.outputTokens;
+    }
+    if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
+    return agent;
   }
 
   private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
@@ -311,6 +439,53 @@ export class Runtime implements AgentHost {
     const parent = this.agents.parentOf(agent);
     if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
     this.manager.agentRemoved(agent, parent);
+    if (!this.store) return;
+    // A turn aborted by the disposal still records its end: close the log after that.
+    if (agent.status === 'running') this.closeAfterTurn.add(agent);
+    else this.closeLog(agent);
+  }
+
+  /** Frees an ended agent's durable log; a resume of the same session waits for it. */
+  private closeLog(agent: Agent): void {
+    const log = unwrapLog(agent.log);
+    if (!isClosable(log) || this.closing.has(agent.id)) return;
+    const closing = log.close().catch((err: unknown) => console.error(`Arbor: could not save session ${agent.id}`, err));
+    this.closing.set(agent.id, closing);
+    void closing.then(() => {
+      if (this.closing.get(agent.id) === closing) this.closing.delete(agent.id);
+    });
+  }
+
+  /**
+   * The continuation manager's loader: a continuable session whose recorded parent is exactly
+   * `caller`, taken over for writing. Durable lineage only selects which past session the
+   * caller may reopen; it never grants authority over a live agent.
+   */
+  private async loadSettledChild(caller: Agent, targetId: string): Promise<LoadedSettledChild | undefined> {
+    const store = this.store;
+    if (!store) return undefined;
+    const live = this.agents.get(targetId);
+    if (live) {
+      throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} ("${live.label}") was reopened by the user and runs on its own now; it no longer takes messages from you.`);
+    }
+    await this.closing.get(targetId);
+    let header: SessionHeader;
+    try {
+      header = (await store.loadSession(targetId)).header;
+    } catch (err) {
+      if (isArborError(err, 'SESSION_NOT_FOUND')) return undefined;
+      throw err;
+    }
+    if (header.kind !== 'continuable' || header.parentSession !== caller.id) return undefined;
+    const log = await store.reopenLog(targetId);
+    const past = pastOf(log);
+    return {
+      ...past,
+      parentSessionId: caller.id,
+      label: log.header.label,
+      delegationDepth: caller.delegationDepth + 1,
+      discard: () => void log.close().catch(() => undefined),
+    };
   }
 
   private assertOpen(): void {
@@ -340,6 +515,45 @@ export class SubagentService {
   liveContinuableCount(): number {
     return this.manager.liveCount();
   }
+}
+
+function isDurableStore(sessions: SessionLogFactory | DurableSessionStore | undefined): sessions is DurableSessionStore {
+  return typeof (sessions as Partial<DurableSessionStore> | undefined)?.reopenLog === 'function';
+}
+
+function isClosable(log: SessionLog): log is ClosableSessionLog {
+  return typeof (log as Partial<ClosableSessionLog>).close === 'function';
+}
+
+/** Reads back what a reopened session carries into its agent: conversation, turns, usage, last turn end. */
+function pastOf(log: SessionLog): PastSession {
+  let turns = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let lastText = '';
+  let lastTurnEnd: TurnEnd | undefined;
+  for (const event of log.events) {
+    switch (event.type) {
+      case 'turn_start':
+        turns = Math.max(turns, event.turn);
+        lastText = '';
+        break;
+      case 'assistant_text':
+        lastText = event.text;
+        break;
+      case 'turn_end':
+        turns = Math.max(turns, event.turn);
+        lastTurnEnd = { turn: event.turn, reason: event.reason, cause: event.cause, message: event.message, finalText: lastText };
+        break;
+      case 'usage':
+        inputTokens += event.inputTokens;
+        outputTokens += event.outputTokens;
+        break;
+      default:
+        break;
+    }
+  }
+  return { log, conversation: conversationFromEvents(log.events), turns, usage: { inputTokens, outputTokens }, lastTurnEnd };
 }
 
 function defaultId(label: string): string {

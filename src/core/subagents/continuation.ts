@@ -50,6 +50,17 @@ export interface SettledChild {
   parentSessionId: string;
   label: string;
   delegationDepth: number;
+  /** Tokens the child has used so far, shown again once it is resumed. */
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * A settled child read back from durable sessions (after a reload, or because the manager keeps
+ * none in memory). Its log is already open for writing; `discard` closes it when the resume is
+ * abandoned (the caller went away or the runtime shut down while it was loading).
+ */
+export interface LoadedSettledChild extends SettledChild {
+  discard(): void;
 }
 
 export interface ContinuationHost {
@@ -58,6 +69,13 @@ export interface ContinuationHost {
   createContinuable(parent: Agent, label: string, resumeFrom?: { id: string; settled: SettledChild }): Agent;
   /** Called when a child was disposed, so the runtime can release it. */
   released(agent: Agent): void;
+  /**
+   * Durable sessions, when the runtime has them: the settled continuable child `targetId` of
+   * `caller`, taken over for writing, or undefined when the store holds no continuable session
+   * whose recorded parent is exactly `caller`. With a loader the manager keeps no settled child
+   * in memory: the store is their memory, so memory stays flat however many children settle.
+   */
+  loadSettled?(caller: Agent, targetId: string): Promise<LoadedSettledChild | undefined>;
 }
 
 /**
@@ -68,6 +86,8 @@ export interface ContinuationHost {
 export class ContinuationManager {
   private readonly activations = new Map<string, Activation>();
   private readonly settled = new Map<string, SettledChild>();
+  /** Children being read back from durable sessions; a second message waits for the first. */
+  private readonly resuming = new Map<string, Promise<void>>();
   private disposed = false;
 
   constructor(private readonly host: ContinuationHost) {}
@@ -176,6 +196,17 @@ export class ContinuationManager {
     });
   }
 
+  /**
+   * End a continuable child at the user's request: its turn is aborted, its queue dropped and
+   * its Activation released. Interrupts from now on are accepted no-ops.
+   */
+  end(agent: Agent): Promise<void> {
+    const activation = this.activations.get(agent.id);
+    if (!activation || activation.agent !== agent || activation.disposing) return Promise.resolve();
+    activation.disposing = true;
+    return activation.serialize(() => this.release(activation));
+  }
+
   /** Dispose every activation (runtime shutdown). */
   dispose(): void {
     this.disposed = true;
@@ -258,14 +289,17 @@ export class ContinuationManager {
   private settle(activation: Activation): void {
     activation.disposing = true;
     const agent = activation.agent;
-    this.settled.set(agent.id, {
-      log: agent.log,
-      conversation: agent.conversation,
-      turns: agent.turnCount,
-      parentSessionId: activation.parentSessionId,
-      label: agent.label,
-      delegationDepth: agent.delegationDepth,
-    });
+    if (!this.host.loadSettled) {
+      this.settled.set(agent.id, {
+        log: agent.log,
+        conversation: agent.conversation,
+        turns: agent.turnCount,
+        parentSessionId: activation.parentSessionId,
+        label: agent.label,
+        delegationDepth: agent.delegationDepth,
+        usage: { ...agent.usage },
+      });
+    }
     this.release(activation);
   }
 
@@ -275,8 +309,43 @@ export class ContinuationManager {
     this.host.released(activation.agent);
   }
 
-  private resumeCold(caller: Agent, targetId: string, message: string): { agentId: string; resumed: boolean } {
-    const settled = this.settled.get(targetId);
+  /**
+   * Resume a settled child of `caller` with its conversation: from memory when this process
+   * settled it, else from durable sessions. The same rules either way: only the exact direct
+   * parent (by its session id) may resume a child, and only through a message (an interrupt
+   * never resumes anything). Messages that arrive while the child is read back wait for it.
+   */
+  private async resumeCold(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
+    const pending = this.resuming.get(targetId);
+    if (pending) {
+      await pending;
+      return this.deliver(caller, targetId, message);
+    }
+    const resume = this.resumeSettled(caller, targetId, message);
+    const done = resume.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.resuming.set(targetId, done);
+    void done.then(() => {
+      if (this.resuming.get(targetId) === done) this.resuming.delete(targetId);
+    });
+    return resume;
+  }
+
+  private async resumeSettled(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
+    let settled = this.settled.get(targetId);
+    if (!settled && this.host.loadSettled && !this.disposed) {
+      const loaded = await this.host.loadSettled(caller, targetId);
+      if (loaded && (this.disposed || !this.host.agents.isLive(caller))) {
+        // The runtime shut down or the parent ended while the session was read back.
+        loaded.discard();
+        if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
+        throw new ArborError('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.');
+      }
+      if (loaded && loaded.parentSessionId !== caller.id) loaded.discard();
+      else settled = loaded;
+    }
     if (!settled || settled.parentSessionId !== caller.id) {
       throw new ArborError(
         'SUBAGENT_NOT_FOUND',
