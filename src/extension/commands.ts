@@ -106,6 +106,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (agent) stop(agent);
       return agent?.id;
     }),
+    // The tree's inline Stop: the node says which agent, so nothing is asked.
+    vscode.commands.registerCommand('arbor.stop', (node?: Agent) => {
+      if (!node || !runtime.agents.isLive(node)) {
+        void vscode.window.showInformationMessage('That agent has already ended.');
+        return undefined;
+      }
+      stop(node);
+      return node.id;
+    }),
     vscode.commands.registerCommand('arbor.sendMessage', async (node?: Agent) => {
       const agent =
         node && runtime.agents.isLive(node)
@@ -124,6 +133,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return agent.id;
       } catch (err) {
         reportError(log, `Could not send the message to "${agent.label}"`, err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('arbor.endAgent', async (node?: Agent) => {
+      const agent =
+        node && runtime.agents.isLive(node)
+          ? node
+          : await pickAgent('Arbor: End Agent', (a) => a.kind !== 'one-shot', 'No agent can be ended right now.');
+      if (!agent) return undefined;
+      try {
+        await runtime.end(agent);
+        log.info(`Ended "${agent.label}" (${agent.id}); its session stays in the history`);
+        return agent.id;
+      } catch (err) {
+        reportError(log, `Could not end "${agent.label}"`, err);
         return undefined;
       }
     }),

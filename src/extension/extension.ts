@@ -50,6 +50,8 @@ export interface ArborTesting {
   transcripts: TranscriptProvider;
   /** Start a root on a scripted model (tests bring their own script). */
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+  /** Dispose everything Arbor registered, exactly as deactivation does. */
+  deactivate(): void;
 }
 
 export function activate(context: vscode.ExtensionContext): ArborApi {
@@ -158,6 +160,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       picker,
       transcripts,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
+      deactivate: () => {
+        for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
+      },
     };
     Object.assign(api, { testing });
   }

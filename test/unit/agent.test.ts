@@ -260,3 +260,16 @@ describe('limits', () => {
     await runtime.dispose();
   });
 });
+
+describe('dispose', () => {
+  it('aborts the running turn with cause disposed and resolves whenIdle', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
+    await tick(2);
+    const idle = agent.whenIdle();
+    agent.dispose();
+    await idle;
+    assert.deepStrictEqual(reasons(agent), ['aborted:disposed']);
+    await runtime.dispose();
+  });
+});

@@ -373,3 +373,19 @@ describe('listing', () => {
     await fx.runtime.dispose();
   });
 });
+
+describe('ending agents', () => {
+  it('ending a continuable child releases it, leaves its own children running, and later interrupts are no-ops', async () => {
+    const { runtime, root, a, b } = await family();
+    await runtime.end(a);
+    assert.strictEqual(runtime.agents.isLive(a), false);
+    await a.whenIdle();
+    assert.deepStrictEqual(reasons(a), ['aborted:disposed']);
+    assert.strictEqual(b.status, 'running', 'the grandchild lives on with its parent offline');
+    assert.deepStrictEqual(runtime.subagents.interrupt(a.id, { kind: 'user', parentSessionId: root.id }), { accepted: true });
+    await runtime.end(root);
+    assert.strictEqual(runtime.agents.isLive(root), false);
+    assert.throws(() => runtime.sendFromUser(root, 'x'), (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
+    await runtime.dispose();
+  });
+});

@@ -217,8 +217,8 @@ export class Agent {
   }
 
   private pump(): void {
-    if (this.current || this.disposedFlag) return;
-    const next = this.parked ? undefined : this.inbox.shift();
+    if (this.current) return;
+    const next = this.parked || this.disposedFlag ? undefined : this.inbox.shift();
     if (!next) {
       if (this.inbox.length === 0) this.parked = false;
       const waiter = this.idleWaiter;

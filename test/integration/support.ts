@@ -1,0 +1,47 @@
+// Shared helpers for the integration suites: reach Arbor's test handles and wait for the
+// runtime to reach a state, with a message that says what never happened.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { Agent } from '../../src/core/agents/agent';
+import type { SessionEvent } from '../../src/core/sessions/types';
+import type { ArborApi, ArborTesting } from '../../src/extension/extension';
+
+export const EXTENSION_ID = 'arbor.arbor';
+
+export async function arborTesting(): Promise<ArborTesting> {
+  const extension = vscode.extensions.getExtension<ArborApi>(EXTENSION_ID);
+  assert.ok(extension, `${EXTENSION_ID} is not loaded`);
+  const api = await extension.activate();
+  assert.ok(api.testing, 'Arbor was not started with ARBOR_TESTING=1, so its test handles are missing');
+  return api.testing;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const t0 = Date.now();
+  while (!predicate()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export function turnEnds(agent: Agent): string[] {
+  return agent.log.events
+    .filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end')
+    .map((e) => (e.cause ? `${e.reason}:${e.cause}` : e.reason));
+}
+
+export function userMessages(agent: Agent): string[] {
+  return agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'user_message' }> => e.type === 'user_message').map((e) => e.text);
+}
+
+export function toolResults(agent: Agent): Array<{ name: string; content: string; isError?: boolean }> {
+  return agent.log.events
+    .filter((e): e is Extract<SessionEvent, { type: 'tool_result' }> => e.type === 'tool_result')
+    .map((e) => ({ name: e.name, content: e.content, isError: e.isError }));
+}
+
+export function childNamed(t: ArborTesting, parent: Agent, label: string): Agent | undefined {
+  return t.runtime.agents.childrenOf(parent).find((a) => a.label === label);
+}

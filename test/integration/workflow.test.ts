@@ -1,0 +1,245 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { Agent } from '../../src/core/agents/agent';
+import type { ArborTesting } from '../../src/extension/extension';
+import { arborTesting, childNamed, sleep, toolResults, turnEnds, userMessages, waitFor } from './support';
+import { ui } from './ui';
+
+const question = (id: string, q: string, extra: Record<string, unknown> = {}) => ({
+  questions: [{ id, question: q, options: [{ label: 'Alpha', description: 'the first' }, { label: 'Beta' }], ...extra }],
+});
+
+/** Leave the window as the suite found it: no live agent, no open prompt. */
+async function endEverything(t: ArborTesting | undefined): Promise<void> {
+  if (!t) return;
+  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
+  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
+}
+
+/** root -> kid (continuable) and sib (continuable), all hanging until stopped. */
+const family = {
+  version: 1,
+  agents: {
+    Boss: {
+      turns: [
+        [
+          { toolCalls: [{ name: 'start_subagent', arguments: { label: 'Kid', prompt: 'work' } }, { name: 'start_subagent', arguments: { label: 'Sib', prompt: 'work' } }] },
+          { hang: true },
+        ],
+      ],
+    },
+    Kid: { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' },
+    Sib: { turns: [[{ hang: true }]] },
+  },
+};
+
+describe('Agents view during the demo', function () {
+  this.timeout(90_000);
+  let t: ArborTesting;
+  let root: Agent;
+  let watcher: Agent;
+  let researcher: Agent;
+  let summarizer: Agent | undefined;
+
+  before(async () => {
+    t = await arborTesting();
+    await vscode.commands.executeCommand('workbench.view.extension.arbor');
+  });
+  after(() => endEverything(t));
+
+  it('shows the root with its continuable and one-shot children nested under it, with live states', async () => {
+    t.runtime.onEvent((e) => {
+      if (e.type === 'agent_added' && e.agent.label === 'Summarizer') summarizer = e.agent;
+    });
+    const rootId = await vscode.commands.executeCommand<string>('arbor.runDemo');
+    root = t.runtime.agents.get(rootId)!;
+    assert.ok(root, 'Run Demo returned no live root');
+    await waitFor(() => ['Researcher', 'Watcher', 'Summarizer'].every((l) => childNamed(t, root, l)), 'the three subagents');
+    watcher = childNamed(t, root, 'Watcher')!;
+    researcher = childNamed(t, root, 'Researcher')!;
+    assert.ok(t.tree.getChildren().includes(root), 'the root is at the top of the tree');
+    assert.deepStrictEqual(
+      t.tree.getChildren(root).map((a) => a.label),
+      ['Researcher', 'Watcher', 'Summarizer'],
+      'children nest under the root in creation order',
+    );
+    for (const child of t.tree.getChildren(root)) assert.strictEqual(t.tree.getParent(child), root);
+    const rootItem = t.tree.getTreeItem(root);
+    assert.strictEqual(rootItem.id, root.id, 'stable node ids come from session ids');
+    assert.strictEqual(rootItem.contextValue, 'agent:running:root');
+    assert.strictEqual(t.tree.getTreeItem(watcher).contextValue, 'agent:running:continuable');
+    assert.strictEqual(t.tree.getTreeItem(summarizer!).contextValue, 'agent:running:one-shot');
+    assert.match(String(t.tree.getTreeItem(summarizer!).tooltip instanceof vscode.MarkdownString ? (t.tree.getTreeItem(summarizer!).tooltip as vscode.MarkdownString).value : ''), /stop that agent/);
+    await t.treeView.reveal(watcher, { select: false, focus: false });
+    if (ui.available) {
+      assert.ok(await ui.pageHasText('Watcher'), 'the Watcher row is visible');
+      assert.ok(await ui.pageHasText('Summarizer'), 'the one-shot row is visible');
+      await ui.screenshot('demo-tree-running');
+    }
+  });
+
+  it("lets the one-shot child's question open no UI: it gets DELEGATED_CALLER and puts the question in its result", async () => {
+    await waitFor(() => summarizer !== undefined && !t.runtime.agents.isLive(summarizer), 'the Summarizer to finish');
+    const asked = toolResults(summarizer!).find((r) => r.name === 'ask_user_question');
+    assert.ok(asked, 'the Summarizer tried to ask');
+    assert.strictEqual(JSON.parse(asked.content).code, 'DELEGATED_CALLER');
+    assert.ok(!t.picker.opened.some((o) => o.agentId === summarizer!.id), 'no prompt was ever opened for the one-shot child');
+    const delegated = toolResults(root).find((r) => r.name === 'delegate_task');
+    assert.match(delegated!.content, /Open question for the user/, "the parent received the child's question in its result");
+  });
+
+  it("a real click on the Watcher's inline Stop ends only its turn; its queued message stays parked", async function () {
+    ui.requireBrowser(this);
+    await waitFor(() => watcher.pendingCount === 1, "the lead's message to wait in the Watcher's queue");
+    await ui.clickInlineAction('Watcher', 'Stop');
+    await waitFor(() => turnEnds(watcher).length === 1, "the Watcher's turn to end");
+    assert.deepStrictEqual(turnEnds(watcher), ['aborted:user']);
+    assert.strictEqual(t.runtime.agents.isLive(watcher), true, 'the stopped child survives');
+    assert.strictEqual(watcher.isParked, true);
+    assert.strictEqual(watcher.pendingCount, 1);
+    assert.strictEqual(root.status, 'running', 'the parent keeps running');
+    assert.ok(!turnEnds(researcher).some((r) => r.startsWith('aborted')), 'the sibling was not stopped');
+    await sleep(300);
+    assert.strictEqual(watcher.status, 'idle', 'nothing auto-starts after the stop');
+    await waitFor(() => t.tree.getTreeItem(watcher).contextValue === 'agent:parked:continuable', 'the node to show the parked queue');
+    assert.match(String(t.tree.getTreeItem(watcher).description), /stopped, 1 queued/);
+    await ui.screenshot('demo-tree-watcher-stopped');
+  });
+
+  it("answers the root's questions through the real quick pick by keyboard, with multi-select and Other…", async function () {
+    ui.requireBrowser(this);
+    await waitFor(() => t.runtime.interaction.pending().some((p) => p.agent?.id === root.id), 'the lead to ask');
+    await waitFor(() => t.treeView.badge?.value === 1, 'the badge to count one waiting agent');
+    assert.strictEqual(t.tree.getTreeItem(root).contextValue, 'agent:waiting:root');
+    assert.ok(await ui.pageHasText('Demo lead asks: Report (1/2)'), 'the first question is shown, naming the asking agent');
+    await ui.screenshot('demo-question');
+    await ui.pressKeys('ArrowDown', 'Enter'); // Full report
+    assert.ok(await ui.pageHasText('Demo lead asks: Extras (2/2)'), 'the second question is shown');
+    // Focus moves from the filter box into the list, then Space toggles: Price chart + Other…
+    await ui.pressKeys('ArrowDown', 'Space', 'ArrowDown', 'ArrowDown', 'ArrowDown', 'Space', 'Enter');
+    assert.ok(await ui.pageHasText('What else should the report include?'), 'Other… opens an input box with the question as its prompt');
+    await ui.typeText('A budget line');
+    await ui.pressKeys('Enter');
+    await waitFor(() => toolResults(root).some((r) => r.name === 'ask_user_question'), 'the answers to reach the lead');
+    const answers = JSON.parse(toolResults(root).find((r) => r.name === 'ask_user_question')!.content);
+    assert.deepStrictEqual(answers, {
+      answers: [
+        { id: 'format', selected: ['Full report'] },
+        { id: 'extras', selected: ['Price chart'], custom: 'A budget line' },
+      ],
+    });
+    await waitFor(() => t.treeView.badge === undefined, 'the badge to clear');
+  });
+
+  it('a message sent to the stopped Watcher resumes its parked queue in order, and the transcript follows live', async function () {
+    ui.requireBrowser(this);
+    await vscode.commands.executeCommand('arbor.openTranscript', watcher);
+    const doc = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'arbor-transcript' && d.uri.query === watcher.id);
+    await waitFor(() => doc() !== undefined, 'the transcript to open');
+    assert.match(doc()!.getText(), /Turn 1 ended: aborted \(user\)/);
+    const sending = vscode.commands.executeCommand('arbor.sendMessage', watcher);
+    assert.ok(await ui.pageHasText('Message to Watcher'), 'the message box names the agent');
+    await ui.typeText('Carry on please');
+    await ui.pressKeys('Enter');
+    await sending;
+    await waitFor(() => turnEnds(watcher).length >= 3, 'the parked and the new message to run');
+    assert.deepStrictEqual(turnEnds(watcher).slice(0, 3), ['aborted:user', 'completed', 'completed']);
+    assert.deepStrictEqual(userMessages(watcher).slice(1, 3), ['When you get a chance, also check the test logs.', 'Carry on please'], 'FIFO: the parked message first');
+    await waitFor(() => /Got your message: "Carry on please"/.test(doc()!.getText()), 'the transcript to update live');
+    await ui.screenshot('demo-transcript');
+  });
+});
+
+describe('Stop and questions from the command palette', function () {
+  this.timeout(60_000);
+  let t: ArborTesting;
+  before(async () => {
+    t = await arborTesting();
+  });
+  after(() => endEverything(t));
+
+  it('Arbor: Stop Agent... lists running agents and stops the chosen one the same way', async function () {
+    ui.requireBrowser(this);
+    const boss = t.startScripted(family, 'go', 'Boss');
+    await waitFor(() => ['Kid', 'Sib'].every((l) => childNamed(t, boss, l)?.status === 'running'), 'Kid and Sib to run');
+    const kid = childNamed(t, boss, 'Kid')!;
+    const sib = childNamed(t, boss, 'Sib')!;
+    await t.runtime.subagents.deliver(boss, kid.id, 'queued follow-up');
+    const stopping = vscode.commands.executeCommand<string>('arbor.stopAgent');
+    assert.ok(await ui.pageHasText('Boss › Kid'), 'the pick shows each agent with its path in the tree');
+    await ui.typeText('Boss › Kid');
+    await ui.pressKeys('Enter');
+    assert.strictEqual(await stopping, kid.id);
+    await waitFor(() => turnEnds(kid).length === 1, "Kid's turn to end");
+    assert.deepStrictEqual(turnEnds(kid), ['aborted:user']);
+    assert.strictEqual(sib.status, 'running', 'the sibling keeps running');
+    assert.strictEqual(boss.status, 'running', 'the parent keeps running');
+    assert.strictEqual(kid.isParked, true, 'the queued message is parked');
+    t.runtime.stop(boss);
+    t.runtime.stop(sib);
+  });
+
+  it('Stop works on a continuable child while its parent agent is offline', async () => {
+    const boss = t.startScripted(family, 'go', 'Boss');
+    await waitFor(() => childNamed(t, boss, 'Kid')?.status === 'running', 'Kid to run');
+    const kid = childNamed(t, boss, 'Kid')!;
+    const sib = childNamed(t, boss, 'Sib')!;
+    // The parent agent goes away; the child is still reachable by its durable parent address.
+    boss.dispose();
+    t.runtime.agents.remove(boss);
+    await waitFor(() => t.tree.getChildren().includes(kid), 'the orphaned child to show at the top level');
+    await vscode.commands.executeCommand('arbor.stop', kid);
+    await waitFor(() => turnEnds(kid).length === 1, "Kid's turn to end");
+    assert.deepStrictEqual(turnEnds(kid), ['aborted:user']);
+    t.runtime.stop(sib);
+  });
+
+  it('a dismissed prompt gives the agent ASK_CANCELLED', async function () {
+    ui.requireBrowser(this);
+    const asker = t.startScripted(
+      { version: 1, agents: { Asker: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question('pick', 'Alpha or Beta?') }] }, { text: 'fine' }]] } } },
+      'go',
+      'Asker',
+    );
+    assert.ok(await ui.pageHasText('Asker asks'), 'the prompt is shown and names the asking agent');
+    await ui.pressKeys('Escape');
+    await asker.whenIdle();
+    const result = toolResults(asker).find((r) => r.name === 'ask_user_question')!;
+    assert.strictEqual(result.isError, true);
+    assert.strictEqual(JSON.parse(result.content).code, 'ASK_CANCELLED');
+  });
+
+  it('several roots asking at once are queued one prompt at a time, and an aborted asker closes its prompt', async function () {
+    ui.requireBrowser(this);
+    const ask = (label: string, q: string) =>
+      t.startScripted({ version: 1, agents: { [label]: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question('q', q) }] }, { text: 'ok' }]] } } }, 'go', label);
+    const first = ask('First', 'First question?');
+    const second = ask('Second', 'Second question?');
+    const asking = (a: Agent) => t.runtime.interaction.pending().some((p) => p.agent?.id === a.id);
+    await waitFor(() => asking(first) && asking(second), 'both questions pending');
+    assert.ok(await ui.pageHasText('First asks'));
+    assert.strictEqual(await ui.pageHasText('Second asks', { timeoutMs: 1000 }), false, 'one prompt at a time');
+    t.runtime.stop(first); // the asking turn ends: its prompt closes and the next one opens
+    await first.whenIdle();
+    assert.ok(await ui.pageHasText('Second asks'), 'the queued prompt opens next');
+    await ui.pressKeys('Enter'); // Alpha
+    await second.whenIdle();
+    assert.deepStrictEqual(JSON.parse(toolResults(second)[0].content), { answers: [{ id: 'q', selected: ['Alpha'] }] });
+    assert.deepStrictEqual(turnEnds(first), ['aborted:user']);
+  });
+
+  it('coalesces a burst of runtime events into a few repaints', async () => {
+    const workers = Array.from({ length: 30 }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'w', prompt: `t${i}` } }));
+    let events = 0;
+    const sub = t.runtime.onEvent(() => events++);
+    const before = t.tree.repaints;
+    const fan = t.startScripted({ version: 1, agents: { Fan: { turns: [[{ toolCalls: workers }, { text: 'done' }]] }, w: { turns: [[{ text: 'ok' }]] } } }, 'go', 'Fan');
+    await fan.whenIdle();
+    await sleep(200);
+    sub.dispose();
+    const repaints = t.tree.repaints - before;
+    assert.ok(events > 200, `the burst had ${events} events`);
+    assert.ok(repaints <= 5, `${events} events cost ${repaints} repaints`);
+  });
+});
