@@ -28,6 +28,7 @@ import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type
 import { askUserQuestionTool } from './tools/askUserQuestion';
 import { ToolCatalog } from './tools/catalog';
 import { exitPlanModeTool } from './tools/exitPlanMode';
+import { runCommandTool } from './tools/runCommand';
 import type { BaseToolContext } from './tools/context';
 import { limitExceeded, subagentTools } from './tools/subagentTools';
 import type { ToolDefinition, ToolResult } from './tools/types';
@@ -169,6 +170,11 @@ export class Runtime implements AgentHost {
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
   private readonly workspace: string | undefined;
+
+  /** The folder commands run in and paths are relative to; none when no folder is open. */
+  get workspaceFolder(): string | undefined {
+    return this.workspace;
+  }
   private readonly newId: (label: string) => string;
   private created = 0;
   private disposed = false;
@@ -187,6 +193,7 @@ export class Runtime implements AgentHost {
     for (const tool of subagentTools) this.tools.add(tool as RuntimeTool);
     this.tools.add(askUserQuestionTool as unknown as RuntimeTool);
     this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
+    this.tools.add(runCommandTool as unknown as RuntimeTool);
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.manager = new ContinuationManager({
       agents: this.agents,

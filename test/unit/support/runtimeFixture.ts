@@ -6,7 +6,7 @@ import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
 import type { SessionEvent, TurnEndReason } from '../../../src/core/sessions/types';
 
 /** A runtime on the scripted model with an optional wrapper that records every model call. */
-export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[] } = {}) {
+export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[]; workspace?: string } = {}) {
   const aborts: ModelRequest[] = [];
   const calls: ModelRequest[] = [];
   const scripted = new ScriptedModel(script, { onAbortObserved: (r) => aborts.push(r) });
@@ -19,7 +19,7 @@ export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsIn
     },
   };
   let n = 0;
-  const runtime = new Runtime({ model, limits: options.limits, tools: options.tools, newId: (label) => `${label}#${++n}` });
+  const runtime = new Runtime({ model, limits: options.limits, tools: options.tools, workspace: options.workspace, newId: (label) => `${label}#${++n}` });
   return { runtime, aborts, calls };
 }
 

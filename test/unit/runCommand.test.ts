@@ -1,0 +1,115 @@
+import * as assert from 'assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { InteractionPrompt } from '../../src/core/interaction';
+import type { Answer } from '../../src/core/sessions/types';
+import { makeRuntime, reasons, toolResults, until } from './support/runtimeFixture';
+
+const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
+
+function approver(choice: string) {
+  const prompts: InteractionPrompt[] = [];
+  return { prompts, provider: { ask: async (p: InteractionPrompt): Promise<Answer[]> => (prompts.push(p), [{ id: p.questions[0].id, selected: [choice] }]) } };
+}
+
+describe('run_command behind the approval seam', () => {
+  let workspace: string;
+  beforeEach(() => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cmd-'));
+  });
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  it('asks an interactive root, runs the command in the workspace once allowed, and records the decision', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('echo hi > out.txt && echo done')] }, { text: 'ok' }]] } } }, { workspace });
+    const { prompts, provider } = approver('Allow once');
+    runtime.interaction.registerProvider(provider);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    assert.strictEqual(prompts.length, 1);
+    assert.strictEqual(prompts[0].intent, 'approval');
+    assert.match(prompts[0].questions[0].question, /echo hi/);
+    const result = JSON.parse(toolResults(root)[0].content);
+    assert.strictEqual(result.exit_code, 0);
+    assert.match(result.output, /done/);
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'out.txt'), 'utf8').trim(), 'hi');
+    assert.ok(root.log.events.some((e) => e.type === 'approval' && e.decision === 'allow-once'));
+    await runtime.dispose();
+  });
+
+  it('"allow for this session" is remembered, and a denial runs nothing', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { toolCalls: [run('true')] }, { text: 'ok' }]] } } }, { workspace });
+    const { prompts, provider } = approver('Allow for this session');
+    runtime.interaction.registerProvider(provider);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    assert.strictEqual(prompts.length, 1, 'asked once for two commands');
+    await runtime.dispose();
+
+    const denied = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('touch never.txt')] }, { text: 'ok' }]] } } }, { workspace });
+    denied.runtime.interaction.registerProvider(approver('Deny').provider);
+    const r2 = denied.runtime.startRoot({ prompt: 'go', label: 'main' });
+    await r2.whenIdle();
+    assert.strictEqual(JSON.parse(toolResults(r2)[0].content).status, 'denied');
+    assert.strictEqual(fs.existsSync(path.join(workspace, 'never.txt')), false);
+    await denied.runtime.dispose();
+  });
+
+  it('unattended runs and subagents are denied without any prompt', async () => {
+    const script = {
+      version: 1 as const,
+      agents: {
+        main: { turns: [[{ toolCalls: [run('touch a.txt'), { name: 'delegate_task', arguments: { label: 'kid', prompt: 'x' } }] }, { text: 'ok' }]] },
+        kid: { turns: [[{ toolCalls: [run('touch b.txt')] }, { text: 'kid done' }]] },
+      },
+    };
+    const unattended = makeRuntime(script, { workspace });
+    const { prompts, provider } = approver('Allow once');
+    unattended.runtime.interaction.registerProvider(provider);
+    const root = unattended.runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'scheduled' } });
+    await root.whenIdle();
+    assert.strictEqual(prompts.length, 0);
+    assert.match(toolResults(root)[0].content, /unattended/);
+    await unattended.runtime.dispose();
+
+    const interactive = makeRuntime(script, { workspace });
+    const second = approver('Allow once');
+    interactive.runtime.interaction.registerProvider(second.provider);
+    let kidResult = '';
+    interactive.runtime.onEvent((e) => {
+      if (e.type === 'agent_changed' && e.agent.label === 'kid' && e.change.type === 'log' && e.change.event.type === 'tool_result') kidResult = e.change.event.content;
+    });
+    const r2 = interactive.runtime.startRoot({ prompt: 'go', label: 'main' });
+    await r2.whenIdle();
+    assert.strictEqual(second.prompts.length, 1, "only the root's command was asked about");
+    assert.match(kidResult, /delegated agent cannot get approval/);
+    assert.strictEqual(fs.existsSync(path.join(workspace, 'b.txt')), false);
+    await interactive.runtime.dispose();
+  });
+
+  it('Stop kills the running command', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('sleep 1; touch late.txt')] }]] } } }, { workspace });
+    runtime.interaction.registerProvider(approver('Allow once').provider);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.log.events.some((e) => e.type === 'approval'), 'the approval');
+    const t0 = Date.now();
+    runtime.stop(root);
+    await root.whenIdle();
+    assert.ok(Date.now() - t0 < 900, 'the turn ended without waiting for the command');
+    assert.deepStrictEqual(reasons(root), ['aborted:user']);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.strictEqual(fs.existsSync(path.join(workspace, 'late.txt')), false, 'the command (and its shell) were killed');
+    await runtime.dispose();
+  });
+
+  it('refuses a working directory outside the workspace', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('pwd', { cwd: '../..' })] }, { text: 'ok' }]] } } }, { workspace });
+    const { prompts, provider } = approver('Allow once');
+    runtime.interaction.registerProvider(provider);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    assert.match(toolResults(root)[0].content, /must stay inside the workspace/);
+    assert.strictEqual(prompts.length, 0);
+    await runtime.dispose();
+  });
+});
