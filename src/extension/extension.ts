@@ -15,6 +15,7 @@ import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { QuestionPicker } from './questionPicker';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
+import { RunLinkHandler } from './uriHandler';
 
 /** A live agent as the exported API describes it. */
 export interface AgentSummary {
@@ -50,6 +51,8 @@ export interface ArborTesting {
   transcripts: TranscriptProvider;
   /** Start a root on a scripted model (tests bring their own script). */
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+  /** The handler behind vscode://arbor.arbor/... links. */
+  links: RunLinkHandler;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -86,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     return agent;
   };
 
+  const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'));
+
   context.subscriptions.push(
     // Deactivation disposes the runtime: every turn aborted, every listener released.
     { dispose: () => void runtime.dispose() },
@@ -95,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     treeView,
     transcripts,
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
+    vscode.window.registerUriHandler(links),
     runtime.interaction.onDidChangePending(updateBadge),
     runtime.onEvent((e) => {
       if (e.type !== 'agent_changed' || e.change.type !== 'turn_end') return;
@@ -159,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       treeView,
       picker,
       transcripts,
+      links,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
       deactivate: () => {
         for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

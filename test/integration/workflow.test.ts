@@ -243,3 +243,45 @@ describe('Stop and questions from the command palette', function () {
     assert.ok(repaints <= 5, `${events} events cost ${repaints} repaints`);
   });
 });
+
+describe('Public entry points cannot choose how a run interacts', function () {
+  this.timeout(60_000);
+  let t: ArborTesting;
+  before(async () => {
+    t = await arborTesting();
+  });
+  after(() => endEverything(t));
+
+  it('a link starts an interactive agent only after the human confirms, ignoring internal keys', async function () {
+    ui.requireBrowser(this);
+    const link = vscode.Uri.parse(`${vscode.env.uriScheme}://arbor.arbor/run?prompt=${encodeURIComponent('Tidy the README')}&label=Tidy&interactionMode=autonomous&nonInteractive=true&channelName=github`);
+    const opening = t.links.open(link);
+    assert.ok(await ui.pageHasText('A link asks Arbor to start an agent'), 'the confirmation is shown');
+    await ui.pressKeys('Enter');
+    const agent = await opening;
+    assert.ok(agent, 'the confirmed link started an agent');
+    assert.strictEqual(agent.label, 'Tidy');
+    assert.strictEqual(agent.log.header.interactionMode, 'interactive', 'the link could not make the run unattended');
+    const cancelled = t.links.open(vscode.Uri.parse(`${vscode.env.uriScheme}://arbor.arbor/run?prompt=x`));
+    assert.ok(await ui.pageHasText('A link asks Arbor to start an agent'));
+    await ui.pressKeys('Escape');
+    assert.strictEqual(await cancelled, undefined, 'dismissing the confirmation starts nothing');
+  });
+
+  it('the exported API and command arguments reject internal keys and start nothing', async () => {
+    const extension = vscode.extensions.getExtension<import('../../src/extension/extension').ArborApi>('arbor.arbor')!;
+    const api = await extension.activate();
+    const before = t.runtime.agents.size;
+    const code = (expected: string) => (e: unknown) => (e as { code?: string }).code === expected;
+    assert.throws(() => api.startAgent({ prompt: 'x', disableClarification: true }), code('INTERNAL_KEY_REJECTED'));
+    assert.throws(() => api.startAgent({ prompt: 'x', channelName: 'github' }), code('INTERNAL_KEY_REJECTED'));
+    assert.throws(() => api.startAgent({ prompt: '' }), code('INPUT_INVALID'));
+    const viaCommand = await vscode.commands.executeCommand('arbor.runAgent', { prompt: 'x', interactionMode: 'interactive', nonInteractive: true });
+    assert.strictEqual(viaCommand, undefined);
+    const unattended = await vscode.commands.executeCommand('arbor.runAgentUnattended', { prompt: 'sneaky' });
+    assert.strictEqual(unattended, undefined, 'only a person at the input box starts an unattended run');
+    assert.strictEqual(t.runtime.agents.size, before);
+    const started = api.startAgent({ prompt: 'Say hello', label: 'Api' });
+    assert.strictEqual(t.runtime.agents.get(started.id)?.log.header.interactionMode, 'interactive');
+  });
+});

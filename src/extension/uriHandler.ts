@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import type { Agent } from '../core/agents/agent';
+import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
+import { reportError } from './commands';
+
+/**
+ * Links such as `vscode://arbor.arbor/run?prompt=...&label=...` start an interactive agent once
+ * the human confirms. A link is a public entry point: it cannot choose the interaction mode or
+ * disable clarification; such parameters are stripped and the log says so.
+ */
+export class RunLinkHandler implements vscode.UriHandler {
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly startRun: (request: PublicRunRequest) => Agent,
+  ) {}
+
+  handleUri(uri: vscode.Uri): Promise<void> {
+    return this.open(uri).then(() => undefined);
+  }
+
+  /** Handles one link; resolves with the started agent, or undefined when nothing started. */
+  async open(uri: vscode.Uri): Promise<Agent | undefined> {
+    if (uri.path !== '/run') {
+      reportError(this.log, `Unknown Arbor link ${uri.path}`, new Error('Arbor links look like vscode://arbor.arbor/run?prompt=...'));
+      return undefined;
+    }
+    let request: PublicRunRequest;
+    try {
+      const params = Object.fromEntries(new URLSearchParams(uri.query));
+      request = parsePublicRunRequestFrom('uri', params, {
+        onStripped: (keys) => this.log.warn(`An Arbor link tried to set ${keys.join(', ')}; links cannot choose how a run interacts, so they were ignored.`),
+      });
+    } catch (err) {
+      reportError(this.log, 'The Arbor link is invalid', err);
+      return undefined;
+    }
+    const preview = request.prompt.length > 200 ? `${request.prompt.slice(0, 199)}…` : request.prompt;
+    const choice = await vscode.window.showQuickPick(
+      [
+        { label: 'Start agent', description: request.label ?? '', detail: preview, start: true },
+        { label: 'Cancel', start: false },
+      ],
+      { title: 'A link asks Arbor to start an agent', placeHolder: 'Start an interactive agent with this task?', ignoreFocusOut: true },
+    );
+    if (!choice?.start) return undefined;
+    return this.startRun(request);
+  }
+}
