@@ -62,36 +62,30 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return prompt === undefined ? undefined : { prompt };
   };
 
+  /** Start a root on a typed task (or on a request from another extension, parsed strictly). */
+  const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown): Promise<string | undefined> => {
+    try {
+      const parsed = await askPrompt(title, request);
+      if (!parsed) return undefined;
+      const agent = deps.startRun(parsed, mode);
+      void vscode.commands.executeCommand('arbor.agents.focus');
+      return agent.id;
+    } catch (err) {
+      reportError(log, 'Could not start the agent', err);
+      return undefined;
+    }
+  };
+
   return [
-    vscode.commands.registerCommand('arbor.runAgent', async (request?: unknown) => {
-      try {
-        const parsed = await askPrompt('Arbor: Run Agent', request);
-        if (!parsed) return undefined;
-        const agent = deps.startRun(parsed, 'interactive');
-        void vscode.commands.executeCommand('arbor.agents.focus');
-        return agent.id;
-      } catch (err) {
-        reportError(log, 'Could not start the agent', err);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand('arbor.runAgentUnattended', async (...args: unknown[]) => {
+    vscode.commands.registerCommand('arbor.runAgent', (request?: unknown) => runFromPrompt('Arbor: Run Agent', 'interactive', request)),
+    vscode.commands.registerCommand('arbor.runAgentUnattended', (...args: unknown[]) => {
       // Unattended runs never wait for a human. Only a person at the input box starts one:
       // arguments from other extensions cannot choose the interaction mode.
       if (args.length > 0 && args[0] !== undefined) {
         reportError(log, 'Run Agent Unattended takes no arguments', new Error('Run it from the Command Palette and type the task.'));
         return undefined;
       }
-      try {
-        const parsed = await askPrompt('Arbor: Run Agent Unattended (never asks you anything)');
-        if (!parsed) return undefined;
-        const agent = deps.startRun(parsed, 'autonomous');
-        void vscode.commands.executeCommand('arbor.agents.focus');
-        return agent.id;
-      } catch (err) {
-        reportError(log, 'Could not start the agent', err);
-        return undefined;
-      }
+      return runFromPrompt('Arbor: Run Agent Unattended (never asks you anything)', 'autonomous');
     }),
     vscode.commands.registerCommand('arbor.runDemo', () => {
       const agent = deps.startDemo();

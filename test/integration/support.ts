@@ -3,7 +3,6 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
-import type { SessionEvent } from '../../src/core/sessions/types';
 import type { ArborApi, ArborTesting } from '../../src/extension/extension';
 
 export const EXTENSION_ID = 'arbor.arbor';
@@ -26,21 +25,7 @@ export async function waitFor(predicate: () => boolean, what: string, timeoutMs 
   }
 }
 
-export function turnEnds(agent: Agent): string[] {
-  return agent.log.events
-    .filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end')
-    .map((e) => (e.cause ? `${e.reason}:${e.cause}` : e.reason));
-}
-
-export function userMessages(agent: Agent): string[] {
-  return agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'user_message' }> => e.type === 'user_message').map((e) => e.text);
-}
-
-export function toolResults(agent: Agent): Array<{ name: string; content: string; isError?: boolean }> {
-  return agent.log.events
-    .filter((e): e is Extract<SessionEvent, { type: 'tool_result' }> => e.type === 'tool_result')
-    .map((e) => ({ name: e.name, content: e.content, isError: e.isError }));
-}
+export { reasons as turnEnds, toolResults, userMessages } from '../support/sessionQueries';
 
 export function childNamed(t: ArborTesting, parent: Agent, label: string): Agent | undefined {
   return t.runtime.agents.childrenOf(parent).find((a) => a.label === label);

@@ -3,7 +3,6 @@ import type { RunLimitsInput } from '../../../src/core/limits';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
-import type { SessionEvent, TurnEndReason } from '../../../src/core/sessions/types';
 
 /** A runtime on the scripted model with an optional wrapper that records every model call. */
 export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[]; workspace?: string } = {}) {
@@ -23,25 +22,7 @@ export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsIn
   return { runtime, aborts, calls };
 }
 
-export function turnEnds(agent: Agent): Array<{ reason: TurnEndReason; cause?: string }> {
-  return agent.log.events
-    .filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end')
-    .map((e) => (e.cause ? { reason: e.reason, cause: e.cause } : { reason: e.reason }));
-}
-
-export function reasons(agent: Agent): string[] {
-  return turnEnds(agent).map((e) => (e.cause ? `${e.reason}:${e.cause}` : e.reason));
-}
-
-export function userMessages(agent: Agent): string[] {
-  return agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'user_message' }> => e.type === 'user_message').map((e) => e.text);
-}
-
-export function toolResults(agent: Agent): Array<{ name: string; content: string; isError?: boolean }> {
-  return agent.log.events
-    .filter((e): e is Extract<SessionEvent, { type: 'tool_result' }> => e.type === 'tool_result')
-    .map((e) => ({ name: e.name, content: e.content, isError: e.isError }));
-}
+export { reasons, toolResults, userMessages } from '../../support/sessionQueries';
 
 export const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
