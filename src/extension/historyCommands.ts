@@ -1,0 +1,113 @@
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import type { Agent } from '../core/agents/agent';
+import { ArborError } from '../core/errors';
+import type { Runtime } from '../core/runtime';
+import { MemorySessionLog, type JsonlSessionStore } from '../core/sessions';
+import { kindText } from './agentPresentation';
+import { reportError } from './commands';
+import { relativeTime, type HistoryNode } from './historyNodes';
+import type { HistoryTreeProvider } from './historyTree';
+import type { TranscriptProvider } from './transcripts';
+
+export interface HistoryCommandDeps {
+  runtime: Runtime;
+  store: JsonlSessionStore | undefined;
+  history: HistoryTreeProvider;
+  transcripts: TranscriptProvider;
+  agentsView: vscode.TreeView<Agent>;
+  log: vscode.LogOutputChannel;
+}
+
+/** A session id given as a command argument by another extension or a keybinding. */
+const sessionIdArgument = z.string().min(1).max(1000);
+
+/** Arbor: Resume Session..., Refresh History, and opening a past session's transcript. */
+export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Disposable[] {
+  const { runtime, store, history, transcripts, agentsView, log } = deps;
+
+  const idOf = (arg: unknown): string | undefined => {
+    if (arg === undefined) return undefined;
+    if (isHistoryNode(arg)) return arg.type === 'session' ? arg.entry.header.id : undefined;
+    const parsed = sessionIdArgument.safeParse(arg);
+    if (!parsed.success) throw new ArborError('INPUT_INVALID', 'Pass a session id (a string) or a History node.');
+    return parsed.data;
+  };
+
+  const pickSession = async (): Promise<string | undefined> => {
+    const sessions = (await history.sessions()).filter((n) => !runtime.agents.get(n.entry.header.id));
+    if (sessions.length === 0) {
+      void vscode.window.showInformationMessage('There is no past session to resume. Sessions of the agents you run appear in Arbor History.');
+      return undefined;
+    }
+    const now = Date.now();
+    const items = sessions
+      .sort((a, b) => Date.parse(b.entry.summary.lastActivity) - Date.parse(a.entry.summary.lastActivity))
+      .map((n) => ({
+        label: n.entry.header.label || n.entry.header.id,
+        description: [kindText(n.entry.header.kind), relativeTime(n.entry.summary.lastActivity, now), n.parent ? `started by ${n.parent.entry.header.label}` : undefined]
+          .filter(Boolean)
+          .join(' · '),
+        detail: n.entry.summary.firstUserMessage,
+        id: n.entry.header.id,
+      }));
+    const picked = await vscode.window.showQuickPick(items, { title: 'Arbor: Resume Session', placeHolder: 'Choose a past session to continue as a new root agent', matchOnDetail: true });
+    return picked?.id;
+  };
+
+  const reveal = (agent: Agent): void => {
+    void vscode.commands.executeCommand('arbor.agents.focus').then(() => agentsView.reveal(agent, { select: true, focus: false }).then(undefined, () => undefined));
+  };
+
+  return [
+    vscode.commands.registerCommand('arbor.refreshHistory', () => history.refresh()),
+
+    vscode.commands.registerCommand('arbor.resumeSession', async (arg?: unknown) => {
+      try {
+        if (!store) throw new ArborError('INPUT_INVALID', 'Sessions are kept in memory only in this editor, so there is nothing to resume.');
+        const id = idOf(arg) ?? (arg === undefined ? await pickSession() : undefined);
+        if (!id) return undefined;
+        const live = runtime.agents.get(id);
+        if (live) {
+          void vscode.window.showInformationMessage(`"${live.label}" is already running in this window.`);
+          reveal(live);
+          return live.id;
+        }
+        const agent = await runtime.resumeRoot(id);
+        log.info(`Resumed session "${agent.label}" (${agent.id}) as a root agent: ${agent.turnCount} earlier turn(s), mode ${agent.log.header.interactionMode}.`);
+        history.refresh();
+        reveal(agent);
+        return agent.id;
+      } catch (err) {
+        reportError(log, 'Could not resume the session', err);
+        return undefined;
+      }
+    }),
+
+    // Read-only: the transcript scheme has no way to write back.
+    vscode.commands.registerCommand('arbor.openSessionTranscript', async (arg?: unknown) => {
+      try {
+        const id = idOf(arg) ?? (await pickSession());
+        if (!id) return undefined;
+        const live = runtime.agents.get(id);
+        if (live) return (await transcripts.show(live)).document.uri.toString();
+        if (!store) return undefined;
+        const loaded = await store.loadSession(id);
+        const snapshot = new MemorySessionLog(loaded.header);
+        for (const event of loaded.events) snapshot.append(event);
+        transcripts.remember(snapshot);
+        const doc = await vscode.workspace.openTextDocument(transcripts.uriFor(id));
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        return doc.uri.toString();
+      } catch (err) {
+        reportError(log, 'Could not open the transcript', err);
+        return undefined;
+      }
+    }),
+  ];
+}
+
+function isHistoryNode(value: unknown): value is HistoryNode {
+  const type = (value as { type?: unknown } | null)?.type;
+  return typeof value === 'object' && value !== null && (type === 'session' || type === 'diagnostic' || type === 'notice');
+}
