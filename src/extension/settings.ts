@@ -2,20 +2,32 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { runLimitsSchema, type RunLimitsInput } from '../core/limits';
 
-/** Settings are a trust boundary too: a bad value is reported and the default is used. */
-const providerSchema = z.enum(['scripted', 'vscode-lm', 'openai-compatible']);
+/** Settings are a trust boundary too: a bad value is reported and a safe default is used. */
+const providerSchema = z.enum(['auto', 'scripted', 'vscode-lm', 'openai-compatible']);
 export type ModelProviderSetting = z.infer<typeof providerSchema>;
+
+/** An optional text setting: blank means "not set". */
+const optionalText = z
+  .string()
+  .transform((s) => s.trim())
+  .transform((s) => (s === '' ? undefined : s));
 
 export interface ArborSettings {
   provider: ModelProviderSetting;
   scriptFile: string;
   limits: RunLimitsInput;
+  /** Narrows which VS Code chat model `vscode-lm` (and `auto`) picks; unset fields match any. */
+  vscodeLm: { family?: string; id?: string };
+  /** Checked when the provider is used (parseOpenAiCompatibleSettings); the key is never a setting. */
+  openaiCompatible: { baseUrl?: string; model?: string };
 }
 
 export function readSettings(onProblem: (message: string) => void): ArborSettings {
   const config = vscode.workspace.getConfiguration('arbor');
-  const provider = providerSchema.safeParse(config.get('model.provider', 'scripted'));
-  if (!provider.success) onProblem(`arbor.model.provider must be one of ${providerSchema.options.join(', ')}; using the scripted demo model.`);
+  const provider = providerSchema.safeParse(config.get('model.provider', 'auto'));
+  if (!provider.success) {
+    onProblem(`arbor.model.provider must be one of ${providerSchema.options.join(', ')}; using the scripted demo model.`);
+  }
   const rawLimits = config.get<unknown>('limits', {});
   const limits = runLimitsSchema.partial().safeParse(rawLimits ?? {});
   if (!limits.success) onProblem(`arbor.limits is invalid (${z.prettifyError(limits.error)}); using the default limits.`);
@@ -24,5 +36,20 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
     provider: provider.success ? provider.data : 'scripted',
     scriptFile: typeof scriptFile === 'string' ? scriptFile : '',
     limits: limits.success ? (limits.data as RunLimitsInput) : {},
+    vscodeLm: {
+      family: text(config, 'model.vscodeLm.family', onProblem),
+      id: text(config, 'model.vscodeLm.id', onProblem),
+    },
+    openaiCompatible: {
+      baseUrl: text(config, 'model.openaiCompatible.baseUrl', onProblem),
+      model: text(config, 'model.openaiCompatible.model', onProblem),
+    },
   };
+}
+
+function text(config: vscode.WorkspaceConfiguration, key: string, onProblem: (message: string) => void): string | undefined {
+  const parsed = optionalText.safeParse(config.get<unknown>(key, '') ?? '');
+  if (parsed.success) return parsed.data;
+  onProblem(`arbor.${key} must be text; ignoring it.`);
+  return undefined;
 }
