@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents/agent';
@@ -9,9 +8,15 @@ import { SwitchableModel } from '../core/models/switchableModel';
 import type { ModelProvider } from '../core/models/types';
 import type { RunLimitsInput } from '../core/limits';
 import { Runtime } from '../core/runtime';
+import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
-import { registerCommands, reportError } from './commands';
+import { registerCommands } from './commands';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
+import { registerHistoryCommands } from './historyCommands';
+import { HistoryTreeProvider } from './historyTree';
+import { ApiKeyStore } from './models/apiKeys';
+import { registerModelCommands } from './models/modelCommands';
+import { ModelChoice } from './models/modelChoice';
 import { QuestionPicker } from './questionPicker';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
@@ -49,6 +54,11 @@ export interface ArborTesting {
   treeView: vscode.TreeView<Agent>;
   picker: QuestionPicker;
   transcripts: TranscriptProvider;
+  history: HistoryTreeProvider;
+  /** The durable session store (absent when the editor gives Arbor no local storage folder). */
+  sessions: JsonlSessionStore | undefined;
+  /** The model new turns use (the current provider is `model.provider`). */
+  model: SwitchableModel;
   /** Start a root on a scripted model (tests bring their own script). */
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
   /** The handler behind vscode://arbor.arbor/... links. */
@@ -63,12 +73,27 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(log);
 
   let settings: ArborSettings = readSettings((problem) => log.warn(problem));
-  const model = new SwitchableModel(providerFor(settings, log));
-  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
+  const apiKeys = new ApiKeyStore(context.secrets);
+  const models = new ModelChoice({
+    log,
+    apiKeys,
+    onProblem: (problem) => {
+      log.warn(problem);
+      void vscode.window.showWarningMessage(`Arbor: ${problem}`, 'Select Model...').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('arbor.selectModel');
+      });
+    },
+  });
+  const model = new SwitchableModel(models.providerFor(settings));
+  const store = openSessionStore(context, log);
+  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
   const picker = new QuestionPicker(log);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const transcripts = new TranscriptProvider(runtime);
+  const history = new HistoryTreeProvider(runtime, store);
+  const historyView = vscode.window.createTreeView('arbor.history', { treeDataProvider: history, showCollapseAll: true });
+  history.attach(historyView);
 
   const updateBadge = (): void => {
     const waiting = new Set(runtime.interaction.pending().map((p) => p.agent?.id ?? '')).size;
@@ -92,8 +117,17 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'));
 
   context.subscriptions.push(
-    // Deactivation disposes the runtime: every turn aborted, every listener released.
-    { dispose: () => void runtime.dispose() },
+    // Deactivation disposes the runtime: every turn aborted, every listener released. Then
+    // every session event still buffered is written before the extension host goes away.
+    {
+      dispose: () => {
+        void runtime.dispose();
+        for (const error of store?.flushAllSync() ?? []) console.error(`Arbor: ${error.message}`);
+      },
+    },
+    models,
+    history,
+    historyView,
     runtime.interaction.registerProvider(picker),
     picker,
     tree,
@@ -120,9 +154,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         log.warn(problem);
         void vscode.window.showWarningMessage(`Arbor: ${problem}`);
       });
-      model.use(providerFor(settings, log));
+      model.use(models.providerFor(settings));
       log.info(`Model for new turns: ${model.label}`);
     }),
+    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log }),
+    ...registerModelCommands({ log, apiKeys, settings: () => settings }),
     ...registerCommands({
       runtime,
       tree,
@@ -165,6 +201,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       treeView,
       picker,
       transcripts,
+      history,
+      sessions: store,
+      model,
       links,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
       deactivate: () => {
@@ -176,22 +215,19 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   return api;
 }
 
-function providerFor(settings: ArborSettings, log: vscode.LogOutputChannel): ModelProvider {
-  if (settings.provider !== 'scripted') {
-    log.warn(`The ${settings.provider} model provider is not available yet; using the scripted demo model.`);
+/**
+ * Durable sessions live in the extension's storage folder: per workspace when one is open,
+ * else the global one. Without a local folder (a web-only editor) they stay in memory.
+ */
+function openSessionStore(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): JsonlSessionStore | undefined {
+  const base = context.storageUri ?? context.globalStorageUri;
+  if (base.scheme !== 'file') {
+    log.warn(`Sessions are kept in memory only: the storage folder ${base.toString()} is not on a local disk.`);
+    return undefined;
   }
-  if (settings.scriptFile) {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const file = folder ? path.resolve(folder, settings.scriptFile) : settings.scriptFile;
-    try {
-      const model = new ScriptedModel(fs.readFileSync(file, 'utf8'));
-      log.info(`Scripted model plays ${file}`);
-      return model;
-    } catch (err) {
-      reportError(log, `Could not use the model script ${file}; the built-in demo script plays instead`, err);
-    }
-  }
-  return new ScriptedModel(demoScript);
+  const folder = path.join(base.fsPath, 'sessions');
+  log.info(`Sessions are saved in ${folder}`);
+  return new JsonlSessionStore(folder, { onError: (error) => log.error(error.message) });
 }
 
 export function deactivate(): void {
