@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Limits per run (a root agent and everything it delegates to). Hitting one ends the turn

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Agent } from '../core/agents/agent';
 import { ArborError } from '../core/errors';
 import type { Runtime } from '../core/runtime';

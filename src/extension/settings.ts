@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runLimitsSchema, type RunLimitsInput } from '../core/limits';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError } from '../errors';
 import type { InteractionMode } from '../sessions/types';
 

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { Stream } from 'openai/streaming';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError } from '../errors';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
 import { classifyModelError, type ModelEndpoint } from './openAiErrors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError, type ArborErrorCode } from '../errors';
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall } from './types';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError } from '../errors';
 import type { ToolCall, ToolSpec } from '../models/types';
 import type { ToolDefinition, ToolResult } from './types';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EXIT_PLAN_MODE_TOOL, MAX_DETAIL_LENGTH, type RunInteractionPolicy, type UserInteractionService } from '../interaction';
 import { toFailure } from './askUserQuestion';
 import type { BaseToolContext } from './context';

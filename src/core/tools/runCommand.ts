@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError } from '../errors';
 import type { RuntimeToolContext } from '../runtime';
 import { errorResult, jsonResult } from './catalog';

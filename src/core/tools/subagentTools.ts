@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArborError, isArborError } from '../errors';
 import { listDescendants } from '../subagents/listing';
 import type { RuntimeToolContext } from '../runtime';

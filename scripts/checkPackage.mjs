@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Packages Arbor as a VSIX the way `npm run package` does and checks what would ship: exactly
+// the bundle, the icons, the webview script, the README, the license and the manifest. Part of
+// `npm test`, so a README link or a stray file that breaks packaging fails the tests.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const vsce = path.join(ROOT, 'node_modules/.bin/vsce');
+const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-vsix-')), 'arbor.vsix');
+const run = (args) => execFileSync(vsce, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+let passes = 0;
+let failures = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? 'PASS' : 'FAIL'} package ${what}`);
+  if (ok) passes++;
+  else failures++;
+};
+
+try {
+  run(['package', '--no-dependencies', '--allow-missing-repository', '--out', out]);
+  check(fs.existsSync(out), `builds a VSIX (${(fs.statSync(out).size / 1024).toFixed(0)} KiB)`);
+} catch (error) {
+  check(false, `builds a VSIX: ${String(error.stderr || error.message).trim()}`);
+}
+// The bundle loads on every activation. `import * as z from 'zod'` lets esbuild drop zod's
+// locales and unused parts; `import { z }` would pull in about 350 KiB more.
+const BUNDLE_BUDGET_KIB = 400;
+const bundle = path.join(ROOT, 'dist/extension.js');
+const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
+check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
+
+const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/dist/webview.js', 'package.json'];
+const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
+check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
+
+fs.rmSync(path.dirname(out), { recursive: true, force: true });
+console.log(`${passes} passed, ${failures} failed`);
+process.exit(failures ? 1 : 0);
