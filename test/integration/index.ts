@@ -3,17 +3,27 @@
 // test/runner/runDesktop.mjs). It runs every suite of the build in one mocha run, prints one
 // PASS/FAIL/SKIP line per test, and appends each result as a JSON line to ARBOR_TEST_RESULTS
 // so the runner can count results even when the run is cut short.
+//
+// A run has a second phase when a suite asks for a real window reload (see windowReload.ts):
+// after the last suite this host records 'reload' instead of 'end' and reloads the window; the
+// extension host the reload starts runs this entry again, runs only the suites that asked,
+// and records the 'end'. The second phase never reloads again.
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import { SKIP_REASON, ui } from './ui';
+import { windowReload } from './windowReload';
 
 /** One line of the results file. */
 export type ResultRecord =
-  | { type: 'start'; appName: string; version: string }
+  | { type: 'start'; appName: string; version: string; phase: 'before' | 'after' }
   | { type: 'test'; state: 'passed' | 'failed' | 'skipped'; title: string; durationMs?: number; error?: string }
+  | { type: 'reload'; passed: number; failed: number; skipped: number; suites: string[] }
   | { type: 'end'; passed: number; failed: number; skipped: number };
+
+/** The window gets this long to reload before the first phase reports that it did not. */
+const RELOAD_TIMEOUT_MS = 60_000;
 
 function recorder(): (record: ResultRecord) => void {
   const file = process.env.ARBOR_TEST_RESULTS;
@@ -35,8 +45,9 @@ function fileNameFor(title: string): string {
 
 export function run(): Promise<void> {
   const record = recorder();
-  console.log(`Extension host: ${vscode.env.appName} ${vscode.version}`);
-  record({ type: 'start', appName: vscode.env.appName, version: vscode.version });
+  const phase = windowReload.phase();
+  console.log(`Extension host: ${vscode.env.appName} ${vscode.version}${phase === 'after' ? ' (after the window reload)' : ''}`);
+  record({ type: 'start', appName: vscode.env.appName, version: vscode.version, phase });
 
   // Base collects statistics without printing; the listeners below print one line per test.
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: Mocha.reporters.Base });
@@ -49,13 +60,29 @@ export function run(): Promise<void> {
       }
     },
   });
-  for (const file of suiteFiles()) mocha.addFile(file);
+  const files = phase === 'after' ? windowReload.requestedSuites().map((file) => path.join(__dirname, file)) : suiteFiles();
+  for (const file of files) mocha.addFile(file);
 
   return new Promise((resolve, reject) => {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
     const runner = mocha.run((failures) => {
+      const reloadFor = phase === 'before' ? windowReload.requestedSuites() : [];
+      if (reloadFor.length > 0) {
+        // This promise never settles: the reload ends this extension host, and the next one
+        // reports the end of the run. If the window does not reload, say so and end here.
+        record({ type: 'reload', passed, failed, skipped, suites: reloadFor });
+        windowReload.markReloading();
+        console.log(`Reloading the window; after the reload ${reloadFor.join(', ')} run again.`);
+        void vscode.commands.executeCommand('workbench.action.reloadWindow');
+        setTimeout(() => {
+          record({ type: 'test', state: 'failed', title: 'window reload', error: `the window did not reload within ${RELOAD_TIMEOUT_MS / 1000}s` });
+          record({ type: 'end', passed, failed: failed + 1, skipped });
+          reject(new Error('the window did not reload'));
+        }, RELOAD_TIMEOUT_MS);
+        return;
+      }
       record({ type: 'end', passed, failed, skipped });
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
       else resolve();

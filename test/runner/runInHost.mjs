@@ -9,6 +9,11 @@
 // through window.codeAutomationExit. Tests ask for real browser actions (clicks, keys,
 // screenshots) over a loopback HTTP bridge (see test/integration/ui.ts).
 //
+// A suite may ask for a real window reload (test/integration/windowReload.ts): the first
+// extension host records 'reload' after its last suite and reloads the page; the host the reload
+// starts runs the suites that asked once more, with the state they left in ARBOR_TEST_PHASE_DIR,
+// and ends the run. Results of both phases count; a run reloads at most once.
+//
 // Output: the host's console (one PASS/FAIL/SKIP line per test), then `N passed, N failed`.
 // Exit status: 0 when every test passed; 1 on a failure, a timeout, or when no test ran.
 // On failure, logs and screenshots stay in test-results/integration-<time>/.
@@ -47,7 +52,7 @@ const say = (...args) => console.log(`[runner +${((Date.now() - startedAt) / 100
 // and socket paths must stay under about 100 characters.
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-it-'));
 const dirs = Object.fromEntries(
-  ['user-data', 'extensions', 'workspace', 'tmp', 'xdg-config', 'xdg-data', 'xdg-cache'].map((name) => [name, path.join(runDir, name)]),
+  ['user-data', 'extensions', 'workspace', 'tmp', 'xdg-config', 'xdg-data', 'xdg-cache', 'phase'].map((name) => [name, path.join(runDir, name)]),
 );
 Object.values(dirs).forEach((dir) => fs.mkdirSync(dir, { recursive: true }));
 const files = {
@@ -92,6 +97,8 @@ try {
       ARBOR_TEST_UI_URL: bridge.url,
       // Arbor exports its test handles (api.testing) only when this is set.
       ARBOR_TESTING: '1',
+      // Outlives a window reload: which phase the extension host runs, and the suites' state.
+      ARBOR_TEST_PHASE_DIR: dirs.phase,
     },
   });
 
@@ -114,6 +121,8 @@ try {
     fs.appendFileSync(files.hostLog, line + '\n');
     relaying ||= text.startsWith('Extension host: ');
     if (relaying) console.log(line);
+    // The reloaded workbench's start-up chatter goes to the log file only, as the first one's did.
+    if (text.startsWith('Reloading the window')) relaying = false;
   });
   await page.exposeFunction('codeAutomationExit', (code) => finish(code));
 
@@ -131,7 +140,7 @@ try {
 
   const outcome = await Promise.race([
     finished.then((code) => ({ code })),
-    noSuiteStartedWithin(START_TIMEOUT_MS).then(() => ({ error: `no suite started within ${START_TIMEOUT_MS / 1000}s of loading the workbench` })),
+    suitesStalled(START_TIMEOUT_MS).then((error) => ({ error })),
     sleep(RUN_TIMEOUT_MS).then(() => ({ error: `the run did not finish within ${RUN_TIMEOUT_MS / 1000}s` })),
     interrupted.then((signal) => ({ error: `interrupted by ${signal}` })),
   ]);
@@ -160,10 +169,32 @@ function buildIfMissing() {
   if (build.status !== 0) throw new Error('the build failed');
 }
 
-/** Resolves when the results file still has no 'start' record after `ms`. */
-async function noSuiteStartedWithin(ms) {
-  await sleep(ms);
-  if (readResults(files.results).started) await new Promise(() => {});
+/**
+ * Resolves with the reason when the suites stall: none started within `ms` of loading the
+ * workbench, none started again within `ms` of a window reload, or the window was reloaded a
+ * second time (a run reloads once; more would be a loop).
+ */
+async function suitesStalled(ms) {
+  let waitingSince = Date.now();
+  let reloadsSeen = 0;
+  for (;;) {
+    await sleep(1_000);
+    const records = fs.existsSync(files.results)
+      ? fs.readFileSync(files.results, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      : [];
+    const reloads = records.filter((record) => record.type === 'reload');
+    if (reloads.length > 1) return `the window was reloaded ${reloads.length} times; a run reloads at most once`;
+    if (reloads.length > reloadsSeen) {
+      reloadsSeen = reloads.length;
+      waitingSince = Date.now();
+      say(`window reload requested by ${reloads[0].suites.join(', ')}`);
+    }
+    const lastReload = records.findLastIndex((record) => record.type === 'reload');
+    if (records.slice(lastReload + 1).some((record) => record.type === 'start')) continue;
+    if (Date.now() - waitingSince > ms) {
+      return reloadsSeen ? `no suite started within ${ms / 1000}s of the window reload` : `no suite started within ${ms / 1000}s of loading the workbench`;
+    }
+  }
 }
 
 /** The loopback HTTP server that performs the browser actions tests ask for (one at a time). */
