@@ -13,6 +13,7 @@ import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { registerHistoryCommands } from './historyCommands';
+import type { HistoryNode } from './historyNodes';
 import { HistoryTreeProvider } from './historyTree';
 import { ApiKeyStore } from './models/apiKeys';
 import { registerModelCommands } from './models/modelCommands';
@@ -55,6 +56,7 @@ export interface ArborTesting {
   picker: QuestionPicker;
   transcripts: TranscriptProvider;
   history: HistoryTreeProvider;
+  historyView: vscode.TreeView<HistoryNode>;
   /** The durable session store (absent when the editor gives Arbor no local storage folder). */
   sessions: JsonlSessionStore | undefined;
   /** The model new turns use (the current provider is `model.provider`). */
@@ -202,6 +204,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       picker,
       transcripts,
       history,
+      historyView,
       sessions: store,
       model,
       links,
