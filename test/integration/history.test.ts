@@ -101,6 +101,19 @@ if (windowReload.phase() === 'before') {
       }
     });
 
+    it('refreshes on its own while visible, once per burst of agent events', async () => {
+      await vscode.commands.executeCommand('arbor.history.focus');
+      await waitFor(() => t.historyView.visible, 'the History view to be visible');
+      await sleep(700);
+      const readsBefore = t.history.reads;
+      const { lead } = await startFamily(t, 'Burst lead', 'Burst kid');
+      await waitFor(() => t.history.reads > readsBefore, 'History to re-read the folder by itself', 5_000);
+      await sleep(1_200);
+      // Start, child start, turn ends, settle: about ten runtime events in well under a second.
+      assert.ok(t.history.reads - readsBefore <= 3, `${t.history.reads - readsBefore} reads for one burst`);
+      assert.ok((await t.history.sessions()).some((n) => n.entry.header.id === lead.id), 'the new session is listed');
+    });
+
     it('shows unreadable session files as warnings with their reason, and keeps listing the others', async () => {
       const root = t.sessions!.root;
       const corrupt = path.join(root, 'broken-session.jsonl');

@@ -87,6 +87,12 @@ if (windowReload.phase() === 'before') {
       assert.strictEqual(agent.lastTurnEnd?.reason, 'completed');
       assert.ok(agent.log.events.some((e) => e.type === 'assistant_text'), 'the scripted model answered');
       if (ui.available) {
+        // Choosing again logs again: the line is then the newest in the Output panel, in view.
+        await setModelSettings({ 'model.provider': 'scripted' });
+        await resetModelSettings();
+        await waitFor(() => t.model.provider.id === 'auto', 'auto again');
+        await (t.model.provider as AutoModel).resolve();
+        await vscode.commands.executeCommand('notifications.clearAll');
         await vscode.commands.executeCommand('arbor.showLog');
         assert.ok(await ui.pageHasText('Model (auto): no VS Code chat model is available; using the scripted demo model.'), 'the log says which model auto chose');
       }
