@@ -6,6 +6,7 @@ import { Emitter } from './events';
 import { RunBudget, resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { conversationFromEvents } from './sessions/conversationFromEvents';
+import { pendingQueueFromEvents, type PendingMessage } from './sessions/pendingQueue';
 import { memorySessionLogs } from './sessions/memoryLog';
 import {
   SESSION_FORMAT_VERSION,
@@ -132,6 +133,9 @@ interface PastSession {
   turns: number;
   usage?: { inputTokens: number; outputTokens: number };
   lastTurnEnd?: TurnEnd;
+  /** Messages queued but never claimed when the log ended; they come back parked. */
+  pending?: PendingMessage[];
+  lastQueueId?: number;
 }
 
 const BASE_PROMPT =
@@ -285,7 +289,7 @@ export class Runtime implements AgentHost {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; stop the agent that is waiting for it.`);
     }
     if (agent.kind === 'continuable') return this.manager.end(agent);
-    agent.dispose();
+    agent.dispose({ dropQueue: true });
     this.release(agent);
     return Promise.resolve();
   }
@@ -428,6 +432,8 @@ export class Runtime implements AgentHost {
       planMode: spec.planMode,
       conversation: past?.conversation,
       turnsSoFar: past?.turns,
+      pending: past?.pending,
+      lastQueueId: past?.lastQueueId,
     });
     if (past?.usage) {
       agent.usage.inputTokens = past.usage.inputTokens;
@@ -560,7 +566,16 @@ function pastOf(log: SessionLog): PastSession {
         break;
     }
   }
-  return { log, conversation: conversationFromEvents(log.events), turns, usage: { inputTokens, outputTokens }, lastTurnEnd };
+  const queue = pendingQueueFromEvents(log.events);
+  return {
+    log,
+    conversation: conversationFromEvents(log.events),
+    turns,
+    usage: { inputTokens, outputTokens },
+    lastTurnEnd,
+    pending: queue.pending,
+    lastQueueId: queue.lastId,
+  };
 }
 
 function defaultId(label: string): string {

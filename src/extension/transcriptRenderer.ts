@@ -54,6 +54,10 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
       case 'turn_end':
         out.push(`_Turn ${e.turn} ended: ${e.reason}${e.cause ? ` (${e.cause})` : ''}${e.message ? `: ${e.message}` : ''}._`, '');
         break;
+      case 'queue_dropped':
+        out.push(`_${e.ids.length} queued message${e.ids.length === 1 ? ' was' : 's were'} dropped._`, '');
+        break;
+      case 'queued': // shown when a turn takes it up, as a message
       case 'usage':
         break;
     }

@@ -360,3 +360,57 @@ describe('runtime: resuming durable sessions', () => {
     });
   });
 });
+
+describe('runtime: queued messages survive a reload', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-queue-')));
+  afterEach(() => cleanup());
+
+  const script: ModelScript = {
+    version: 1,
+    agents: { Lead: { turns: [[{ hang: true }], [{ text: 'B done' }], [{ text: 'C done' }], [{ text: 'D done' }]] } },
+  };
+
+  it('a parked queue left at shutdown comes back parked after a reopen, then runs in FIFO order', async () => {
+    const first = durableRuntime(dir, script, { Lead: 'lead-1' });
+    const lead = first.runtime.startRoot({ prompt: 'A', label: 'Lead' });
+    lead.send('B', { from: 'user', wake: false });
+    lead.send('C', { from: 'user', wake: false });
+    await until(() => lead.status === 'running', 'the first turn');
+    first.runtime.stop(lead);
+    await lead.whenIdle();
+    await first.runtime.dispose(); // the window closes
+    await first.store.dispose();
+
+    const second = durableRuntime(dir, script);
+    const again = await second.runtime.resumeRoot('lead-1');
+    assert.strictEqual(again.pendingCount, 2, 'the unclaimed messages are back');
+    assert.strictEqual(again.isParked, true, 'parked: nothing runs until you say so');
+    again.send('D', { from: 'user' });
+    await until(() => reasons(again).length === 4 && again.status === 'idle', 'the queue to drain');
+    assert.deepStrictEqual(userMessages(again), ['A', 'B', 'C', 'D']);
+    assert.deepStrictEqual(reasons(again), ['aborted:user', 'completed', 'completed', 'completed']);
+    await second.runtime.dispose();
+    await second.store.dispose();
+  });
+
+  it('messages dropped on purpose (a clearing cancel, End Agent) stay dropped', async () => {
+    const first = durableRuntime(dir, script, { Lead: 'lead-2' });
+    const lead = first.runtime.startRoot({ prompt: 'A', label: 'Lead' });
+    lead.send('B', { from: 'user', wake: false });
+    await until(() => lead.status === 'running', 'the first turn');
+    lead.send('C', { from: 'user', wake: false });
+    await first.runtime.end(lead);
+    await lead.whenIdle();
+    await first.runtime.dispose();
+    await first.store.dispose();
+
+    const second = durableRuntime(dir, script);
+    const again = await second.runtime.resumeRoot('lead-2');
+    assert.strictEqual(again.pendingCount, 0);
+    assert.strictEqual(again.isParked, false);
+    await second.runtime.dispose();
+    await second.store.dispose();
+  });
+});

@@ -25,6 +25,8 @@ export interface SendOptions {
 }
 
 interface InboxItem {
+  /** Numbers the message in the session log, so a reopened session knows what was never claimed. */
+  id: number;
   text: string;
   from: MessageSource;
   atNextStep: boolean;
@@ -76,6 +78,10 @@ export interface AgentInit {
   conversation?: ChatMessage[];
   /** Turns already recorded in a reopened session. */
   turnsSoFar?: number;
+  /** Messages a reopened session had queued but never claimed: they come back parked. */
+  pending?: readonly InboxItem[];
+  /** The last queue id a reopened session used. */
+  lastQueueId?: number;
 }
 
 /** The run an agent belongs to: shared limits and budget, and optionally its own model. */
@@ -111,6 +117,7 @@ export class Agent {
   private parked = false;
   private turns: number;
   private modelCalls = 0;
+  private queueIds: number;
   private current: { controller: AbortController; turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -128,6 +135,11 @@ export class Agent {
     this.planMode = init.planMode ?? false;
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
+    this.queueIds = init.lastQueueId ?? 0;
+    if (init.pending?.length) {
+      this.inbox.push(...init.pending);
+      this.parked = true;
+    }
   }
 
   get status(): AgentStatus {
@@ -163,7 +175,9 @@ export class Agent {
     if (this.disposedFlag) {
       throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
     }
-    this.inbox.push({ text, from: options.from, atNextStep: options.atNextStep ?? false });
+    const item: InboxItem = { id: ++this.queueIds, text, from: options.from, atNextStep: options.atNextStep ?? false };
+    this.inbox.push(item);
+    this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
     const wake = options.wake ?? true;
     if (wake === false) {
       this.host.agentChanged(this, { type: 'status' });
@@ -183,7 +197,7 @@ export class Agent {
     const turn = this.current;
     if (!turn) return false;
     if (options.keepInbox) this.parked = true;
-    else this.inbox.length = 0;
+    else this.dropQueue();
     if (!turn.controller.signal.aborted) {
       turn.stopping = cause;
       turn.controller.abort(new AbortedError(cause));
@@ -203,9 +217,14 @@ export class Agent {
     return this.idleWaiter.promise;
   }
 
-  /** End the agent: abort its turn, drop its queue. The registry entry is removed by the owner. */
-  dispose(): void {
+  /**
+   * End the agent: abort its turn. The registry entry is removed by the owner. With
+   * `dropQueue` its queued messages are recorded as dropped; without it (shutdown) they stay
+   * in the session log and come back when the session is reopened.
+   */
+  dispose(options: { dropQueue?: boolean } = {}): void {
     if (this.disposedFlag) return;
+    if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.length = 0;
     this.current?.controller.abort(new AbortedError('disposed'));
@@ -245,7 +264,14 @@ export class Agent {
 
   private claim(item: InboxItem): void {
     this.conversation.push({ role: 'user', content: item.text });
-    this.append({ type: 'user_message', at: now(), text: item.text, from: item.from });
+    this.append({ type: 'user_message', at: now(), text: item.text, from: item.from, queuedId: item.id });
+  }
+
+  private dropQueue(): void {
+    if (this.inbox.length === 0) return;
+    const ids = this.inbox.map((i) => i.id);
+    this.inbox.length = 0;
+    this.append({ type: 'queue_dropped', at: now(), ids });
   }
 
   private async runTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {

@@ -35,3 +35,4 @@ export { summarizeSession, previewOf, type SessionSummary } from './sessionSumma
 export { ancestorsOf, childrenOf } from './lineage';
 export { conversationFromEvents, MISSING_TOOL_RESULT } from './conversationFromEvents';
 export { resumedSessionHeader } from './resumedSessionHeader';
+export { pendingQueueFromEvents, type PendingMessage } from './pendingQueue';

@@ -44,7 +44,17 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     at: isoTimestamp,
     text: z.string(),
     from: z.enum(['user', 'parent', 'child', 'system']),
+    queuedId: count.optional(),
   }),
+  z.object({
+    type: z.literal('queued'),
+    at: isoTimestamp,
+    id: count,
+    text: z.string(),
+    from: z.enum(['user', 'parent', 'child', 'system']),
+    atNextStep: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal('queue_dropped'), at: isoTimestamp, ids: z.array(count) }),
   z.object({ type: z.literal('assistant_text'), at: isoTimestamp, text: z.string() }),
   z.object({ type: z.literal('tool_call'), at: isoTimestamp, call: toolCallSchema }),
   z.object({

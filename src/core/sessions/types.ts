@@ -46,7 +46,11 @@ export type ApprovalDecision = 'allow-once' | 'allow-session' | 'deny';
 
 /** One line of a session log after the header. `at` is an ISO timestamp. */
 export type SessionEvent =
-  | { type: 'user_message'; at: string; text: string; from: 'user' | 'parent' | 'child' | 'system' }
+  | { type: 'user_message'; at: string; text: string; from: 'user' | 'parent' | 'child' | 'system'; queuedId?: number }
+  /** A message entered the inbox; it becomes a user_message (with this queuedId) when a turn claims it. */
+  | { type: 'queued'; at: string; id: number; text: string; from: 'user' | 'parent' | 'child' | 'system'; atNextStep?: boolean }
+  /** Queued messages that will never run (a cancel that clears the queue, or the user ending the agent). */
+  | { type: 'queue_dropped'; at: string; ids: number[] }
   | { type: 'assistant_text'; at: string; text: string }
   | { type: 'tool_call'; at: string; call: ToolCall }
   | { type: 'tool_result'; at: string; toolCallId: string; name: string; content: string; isError?: boolean }

@@ -204,7 +204,7 @@ export class ContinuationManager {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent || activation.disposing) return Promise.resolve();
     activation.disposing = true;
-    return activation.serialize(() => this.release(activation));
+    return activation.serialize(() => this.release(activation, { dropQueue: true }));
   }
 
   /** Dispose every activation (runtime shutdown). */
@@ -303,9 +303,9 @@ export class ContinuationManager {
     this.release(activation);
   }
 
-  private release(activation: Activation): void {
+  private release(activation: Activation, options: { dropQueue?: boolean } = {}): void {
     if (this.activations.get(activation.agent.id) === activation) this.activations.delete(activation.agent.id);
-    activation.agent.dispose();
+    activation.agent.dispose(options);
     this.host.released(activation.agent);
   }
 
