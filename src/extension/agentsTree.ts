@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents/agent';
+import type { Agent } from '../core/agents';
 import type { UserInteractionService } from '../core/interaction';
 import type { Runtime } from '../core/runtime';
-import { presentAgent } from './agentPresentation';
+import { presentAgent, type AgentPresentation } from './agentPresentation';
 
 /** How long a burst of runtime events is gathered before one repaint. */
 const COALESCE_MS = 50;
@@ -61,17 +61,21 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   getTreeItem(agent: Agent): vscode.TreeItem {
     const live = this.runtime.agents.isLive(agent);
-    const { tokens, count } = this.treeUsage(agent);
-    const p = presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
+    const p = this.present(agent);
     const hasChildren = live && this.runtime.agents.liveChildCount(agent) > 0;
     const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = agent.id;
     item.description = p.description;
-    item.tooltip = new vscode.MarkdownString(p.tooltip);
     item.iconPath = new vscode.ThemeIcon(p.icon);
     item.contextValue = p.contextValue;
     item.command = { command: 'arbor.openTranscript', title: 'Open Transcript', arguments: [agent] };
     item.accessibilityInformation = { label: `${agent.label}, ${p.description}` };
+    return item;
+  }
+
+  /** Tooltips are built when the user hovers, not on every repaint. */
+  resolveTreeItem(item: vscode.TreeItem, agent: Agent): vscode.TreeItem {
+    item.tooltip = new vscode.MarkdownString(this.present(agent).tooltip);
     return item;
   }
 
@@ -101,6 +105,11 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
+  }
+
+  private present(agent: Agent): AgentPresentation {
+    const { tokens, count } = this.treeUsage(agent);
+    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
   }
 
   private markWithAncestors(agent: Agent): void {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import type { Agent } from '../core/agents/agent';
+import type { Agent } from '../core/agents';
 import { ArborError } from '../core/errors';
 import type { Runtime } from '../core/runtime';
 import { MemorySessionLog, type JsonlSessionStore } from '../core/sessions';

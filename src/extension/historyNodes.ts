@@ -2,7 +2,7 @@
 // children under the session their header names as parent, plus a warning for each file that
 // could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
 import type { SessionCatalog, SessionCatalogEntry, SessionDiagnostic } from '../core/sessions';
-import type { TurnEndReason } from '../core/sessions/types';
+import type { TurnEndReason } from '../core/sessions';
 import { kindText } from './agentPresentation';
 
 export interface SessionNode {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ArborError } from '../core/errors';
 import type { InteractionPrompt, InteractionProvider } from '../core/interaction';
-import type { Answer, Question } from '../core/sessions/types';
+import type { Answer, Question } from '../core/sessions';
 
 const OTHER = 'Other…';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents/agent';
+import type { Agent } from '../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
 import { reportError } from './commands';
 

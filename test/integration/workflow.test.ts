@@ -70,7 +70,8 @@ describe('Agents view during the demo', function () {
     assert.strictEqual(rootItem.contextValue, 'agent:running:root');
     assert.strictEqual(t.tree.getTreeItem(watcher).contextValue, 'agent:running:continuable');
     assert.strictEqual(t.tree.getTreeItem(summarizer!).contextValue, 'agent:running:one-shot');
-    assert.match(String(t.tree.getTreeItem(summarizer!).tooltip instanceof vscode.MarkdownString ? (t.tree.getTreeItem(summarizer!).tooltip as vscode.MarkdownString).value : ''), /stop that agent/);
+    const tooltip = t.tree.resolveTreeItem(t.tree.getTreeItem(summarizer!), summarizer!).tooltip;
+    assert.match(tooltip instanceof vscode.MarkdownString ? tooltip.value : '', /stop that agent/, 'the one-shot tooltip says who owns it');
     await t.treeView.reveal(watcher, { select: false, focus: false });
     if (ui.available) {
       assert.ok(await ui.pageHasText('Watcher'), 'the Watcher row is visible');

@@ -1,0 +1,6 @@
+/** Arbor's runtime, as the editor layer sees it. Modules keep their own doors (index.ts). */
+export { Runtime, Run, SubagentService } from './runtime';
+export type { RuntimeEvent, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, ResumeRootOptions } from './runtime';
+export { ArborError, AbortedError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from './errors';
+export { Emitter, type Disposable } from './events';
+export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';

@@ -1,0 +1,5 @@
+/** Subagents: one-shot delegation, continuable children and their Activations, interrupt, listing. */
+export { Activation, ContinuationManager } from './continuation';
+export type { ContinuationHost, InterruptAuthority, InterruptResult, LoadedSettledChild, SettledChild } from './continuation';
+export { listDescendants, type AgentListing } from './listing';
+export { runOneShot, type OneShotOutcome } from './oneShot';

@@ -1,0 +1,8 @@
+/** Tools the models call: each defined once with a zod schema, a description and a handler. */
+export type { ToolDefinition, ToolResult } from './types';
+export type { BaseToolContext, ToolCaller } from './context';
+export { ToolCatalog, errorResult, jsonResult } from './catalog';
+export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool } from './subagentTools';
+export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
+export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
+export { runCommandTool, runCommandArgsSchema } from './runCommand';
