@@ -4,17 +4,22 @@
  *
  *  1. Fan-out: a root delegates to K one-shot children (K = 100, 1000), each making 3 model
  *     calls on the zero-latency scripted model. Wall time, runtime overhead per model call
- *     (against the same number of bare scripted-model calls measured in the same run), peak heap.
+ *     (against the same number of bare scripted-model calls measured in the same run), peak heap;
+ *     K = 1000 again with every session written to a JSONL store, as the editor runs it.
  *  2. Interrupt latency: a continuable child hanging in a model call is interrupted 200 times:
  *     interrupt() -> the model observes the abort, and -> the turn end is recorded. A sibling
  *     and the parent keep running throughout.
  *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
  */
-import { z } from 'zod';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as z from 'zod';
 import type { Agent } from '../src/core/agents/agent';
 import { ScriptedModel } from '../src/core/models/scriptedModel';
 import type { ModelRequest } from '../src/core/models/types';
 import { Runtime, type RuntimeTool } from '../src/core/runtime';
+import { JsonlSessionStore } from '../src/core/sessions';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const heap = (): number => (gc(), process.memoryUsage().heapUsed);
@@ -69,14 +74,16 @@ async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigi
   return process.hrtime.bigint() - t0;
 }
 
-async function fanOut(k: number): Promise<void> {
+async function fanOut(k: number, durable = false): Promise<void> {
   const rounds = 5;
   const walls: number[] = [];
   const overheads: number[] = [];
   let peak = 0;
   for (let r = 0; r < rounds; r++) {
     const model = new ScriptedModel(fanOutScript(k));
-    const runtime = new Runtime({ model, tools: [noop], limits: { maxLiveChildren: k, maxTurns: 10 } });
+    const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-')) : undefined;
+    const store = dir ? new JsonlSessionStore(dir) : undefined;
+    const runtime = new Runtime({ model, tools: [noop], limits: { maxLiveChildren: k, maxTurns: 10 }, sessions: store });
     const before = heap();
     let sampled = 0;
     const sampler = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage().heapUsed)), 1);
@@ -90,6 +97,10 @@ async function fanOut(k: number): Promise<void> {
     const modelCalls = k * 3 + 2;
     const base = await bareModelCalls(new ScriptedModel(fanOutScript(k)), modelCalls);
     await runtime.dispose();
+    if (store && dir) {
+      await store.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     walls.push(ms(wall));
     overheads.push((us(wall) - us(base)) / modelCalls);
     peak = Math.max(peak, sampled - before);
@@ -97,7 +108,7 @@ async function fanOut(k: number): Promise<void> {
   const w = stats(walls);
   const o = stats(overheads);
   console.log(
-    `fan-out K=${k}: wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ` +
+    `fan-out K=${k}${durable ? ' (durable JSONL sessions)' : ''}: wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ` +
       `runtime overhead per model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}); ` +
       `peak heap growth ${(peak / 1048576).toFixed(1)} MiB over ${rounds} rounds`,
   );
@@ -177,6 +188,7 @@ async function main(): Promise<void> {
   await fanOut(100); // also warms up the JIT
   await fanOut(100);
   await fanOut(1000);
+  await fanOut(1000, true);
   await interruptLatency();
   await idleAgents(1000);
 }
