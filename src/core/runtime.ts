@@ -205,7 +205,7 @@ export class Runtime implements AgentHost {
       released: (agent) => this.release(agent),
       loadSettled: this.store ? (caller, targetId) => this.loadSettledChild(caller, targetId) : undefined,
     });
-    this.subagents = new SubagentService(this.agents, this.manager);
+    this.subagents = new SubagentService(this.manager);
   }
 
   /** Start a root agent on a prompt. */
@@ -508,10 +508,7 @@ export class Runtime implements AgentHost {
 
 /** The subagent operations the editor and the tools use. */
 export class SubagentService {
-  constructor(
-    private readonly agents: AgentRegistry,
-    private readonly manager: ContinuationManager,
-  ) {}
+  constructor(private readonly manager: ContinuationManager) {}
 
   interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult {
     return this.manager.interrupt(targetSessionId, authority);

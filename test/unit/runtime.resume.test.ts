@@ -4,27 +4,17 @@ import type { Agent } from '../../src/core/agents/agent';
 import { isArborError } from '../../src/core/errors';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../src/core/models/scriptedModel';
-import type { ModelChunk, ModelProvider, ModelRequest } from '../../src/core/models/types';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore, MISSING_TOOL_RESULT, type SessionEvent, type SessionHeader } from '../../src/core/sessions';
 import { header, makeTempDir, tick as at } from './sessions.fixtures';
-import { reasons, toolResults, until, userMessages } from './support/runtimeFixture';
+import { reasons, recordingModel, toolResults, until, userMessages } from './support/runtimeFixture';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
 
 /** A runtime on a JSONL store in `dir`, as a new window would create it, recording every model call. */
 function durableRuntime(dir: string, script: ModelScript, ids: Record<string, string> = {}) {
   const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  const calls: ModelRequest[] = [];
-  const scripted = new ScriptedModel(script);
-  const model: ModelProvider = {
-    id: 'recording',
-    label: 'recording',
-    stream(request: ModelRequest): AsyncIterable<ModelChunk> {
-      calls.push({ ...request, messages: request.messages.slice() });
-      return scripted.stream(request);
-    },
-  };
+  const { model, calls } = recordingModel(script);
   let n = 0;
   const runtime = new Runtime({ model, sessions: store, newId: (label) => ids[label] ?? `${label}-${++n}` });
   return { store, runtime, calls };

@@ -4,8 +4,8 @@ import { ScriptedModel, type ModelScript } from '../../../src/core/models/script
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
 
-/** A runtime on the scripted model with an optional wrapper that records every model call. */
-export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[]; workspace?: string } = {}) {
+/** The scripted model, recording every request (with a copy of its messages) and every abort it saw. */
+export function recordingModel(script: ModelScript) {
   const aborts: ModelRequest[] = [];
   const calls: ModelRequest[] = [];
   const scripted = new ScriptedModel(script, { onAbortObserved: (r) => aborts.push(r) });
@@ -17,6 +17,12 @@ export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsIn
       return scripted.stream(request);
     },
   };
+  return { model, aborts, calls };
+}
+
+/** A runtime on the recording scripted model, with readable session ids (`label#n`). */
+export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[]; workspace?: string } = {}) {
+  const { model, aborts, calls } = recordingModel(script);
   let n = 0;
   const runtime = new Runtime({ model, limits: options.limits, tools: options.tools, workspace: options.workspace, newId: (label) => `${label}#${++n}` });
   return { runtime, aborts, calls };
