@@ -1,9 +1,10 @@
 // The browser bridge: lets an integration test, which runs inside the extension host, ask the
-// test runner for a real action in the workbench page (a click, keys, a screenshot). The runner
-// (test/runner/runInHost.mjs) drives the page with Playwright and serves these actions over
-// HTTP on a loopback port it passes in ARBOR_TEST_UI_URL. Where no browser drives the
-// workbench (desktop runs through @vscode/test-electron) the bridge is unavailable and
-// UI-dependent tests skip themselves with `ui.requireBrowser(this)`.
+// test runner for a real action in the workbench page (a click, keys, a screenshot, a click or
+// typing inside a webview). The runner (test/runner/runInHost.mjs) drives the page with
+// Playwright and serves these actions over HTTP on a loopback port it passes in
+// ARBOR_TEST_UI_URL. Where no browser drives the workbench (desktop runs through
+// @vscode/test-electron) the bridge is unavailable and UI-dependent tests skip themselves with
+// `ui.requireBrowser(this)`.
 
 /** Key names as Playwright spells them: 'Enter', 'Escape', 'ArrowDown', 'Space', 'Control+P'. */
 export type KeyName = string;
@@ -27,6 +28,25 @@ export interface UiBridge {
   typeText(text: string): Promise<void>;
   /** Whether `text` (case-insensitive substring) becomes visible on the page within the timeout. */
   pageHasText(text: string, options?: { timeoutMs?: number }): Promise<boolean>;
+  /**
+   * Clicks inside a webview's page: `target` is a CSS selector when it starts with `#`, `.` or
+   * `[`, else the button whose accessible name is exactly `target`. Waits for it to be enabled.
+   */
+  webviewClick(target: string, options?: WebviewOptions): Promise<void>;
+  /** Clicks the field `selector` inside a webview's page and types `text` key by key. */
+  webviewType(selector: string, text: string, options?: WebviewOptions): Promise<void>;
+  /** Whether the webview's button (or element, by selector) is enabled right now. */
+  webviewIsEnabled(target: string, options?: WebviewOptions): Promise<boolean>;
+  /** Whether `text` (case-insensitive substring) becomes visible in a webview within the timeout. */
+  webviewHasText(text: string, options?: WebviewOptions & { timeoutMs?: number }): Promise<boolean>;
+}
+
+/**
+ * Which webview a webview action acts in: by default the only visible one (the action fails
+ * when several are visible); with `within`, the first visible one that contains this text.
+ */
+export interface WebviewOptions {
+  within?: string;
 }
 
 /** Mocha test objects carry the skip reason under this key so the reporter can print it. */
@@ -88,5 +108,18 @@ export const ui: UiBridge = {
   async pageHasText(text, options = {}) {
     const timeoutMs = options.timeoutMs ?? 10_000;
     return Boolean(await act('pageHasText', { text, timeoutMs }, timeoutMs + 30_000));
+  },
+  async webviewClick(target, options = {}) {
+    await act('webviewClick', { target, within: options.within });
+  },
+  async webviewType(selector, text, options = {}) {
+    await act('webviewType', { selector, text, within: options.within });
+  },
+  async webviewIsEnabled(target, options = {}) {
+    return Boolean(await act('webviewIsEnabled', { target, within: options.within }));
+  },
+  async webviewHasText(text, options = {}) {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return Boolean(await act('webviewHasText', { text, timeoutMs, within: options.within }, timeoutMs + 30_000));
   },
 };

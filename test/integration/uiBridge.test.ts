@@ -94,3 +94,34 @@ describe('Browser bridge', () => {
     assert.match(file, /test-results\/screenshots\/bridge-check\.png$/);
   });
 });
+
+describe('Browser bridge inside a webview', () => {
+  it('types into a field, reads a button state, clicks a button and sees the text it wrote', async function () {
+    ui.requireBrowser(this);
+    const panel = vscode.window.createWebviewPanel('arbor.bridgeCheck', 'Bridge check', vscode.ViewColumn.Active, { enableScripts: true });
+    try {
+      const nonce = Math.random().toString(36).slice(2);
+      panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${nonce}'"></head>
+<body><input id="name" aria-label="Name"><button id="go">Greet</button><button disabled>Off</button><p id="out"></p>
+<script nonce="${nonce}">
+  const api = acquireVsCodeApi();
+  document.getElementById('go').addEventListener('click', () => {
+    const name = document.getElementById('name').value;
+    document.getElementById('out').textContent = 'Hello ' + name;
+    api.postMessage(name);
+  });
+</script></body></html>`;
+      const received = new Promise<unknown>((resolve) => panel.webview.onDidReceiveMessage(resolve));
+      await ui.webviewType('#name', 'scout');
+      assert.strictEqual(await ui.webviewIsEnabled('Off'), false);
+      assert.strictEqual(await ui.webviewIsEnabled('Greet'), true);
+      await ui.webviewClick('Greet');
+      assert.strictEqual(await received, 'scout', 'the click reached the page and the page reached the host');
+      assert.ok(await ui.webviewHasText('Hello scout'));
+      assert.ok(await ui.webviewHasText('hello SCOUT', { within: 'Greet' }), 'matches ignore case and can name the webview by its text');
+      assert.strictEqual(await ui.webviewHasText('no such text in this view 7f3a', { timeoutMs: 500 }), false);
+    } finally {
+      panel.dispose();
+    }
+  });
+});

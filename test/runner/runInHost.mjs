@@ -200,6 +200,30 @@ async function suitesStalled(ms) {
 /** The loopback HTTP server that performs the browser actions tests ask for (one at a time). */
 async function startBridge() {
   const row = (rowText) => page.locator('.monaco-list-row').filter({ hasText: rowText, visible: true }).first();
+  // VS Code nests a webview's page two frames deep: the workbench's `iframe.webview.ready` hosts
+  // VS Code's own frame, whose `iframe#active-frame` holds the extension's page.
+  const webviewPage = (outer) => outer.contentFrame().locator('iframe#active-frame').contentFrame();
+  /** The visible webview (the first one containing `within`, when given; else the only one). */
+  const webview = async (within) => {
+    const outers = page.locator('iframe.webview.ready').filter({ visible: true });
+    await outers.first().waitFor({ state: 'visible' });
+    const count = await outers.count();
+    if (!within) {
+      if (count > 1) throw new Error(`${count} webviews are visible; say which with the text one of them contains`);
+      return webviewPage(outers.first());
+    }
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      for (let i = 0; i < (await outers.count()); i++) {
+        const candidate = webviewPage(outers.nth(i));
+        if ((await candidate.getByText(within).count()) > 0) return candidate;
+      }
+      if (Date.now() > deadline) throw new Error(`no visible webview contains ${JSON.stringify(within)}`);
+      await sleep(100);
+    }
+  };
+  /** A CSS selector when it starts with # . or [, else the button with exactly that name. */
+  const webviewTarget = (frame, target) => (/^[#.[]/.test(target) ? frame.locator(target) : frame.getByRole('button', { name: target, exact: true }));
   const actions = {
     async screenshot({ name }) {
       const file = path.join(SCREENSHOTS_DIR, `${String(name).replace(/[^\w.-]+/g, '-')}.png`);
@@ -220,6 +244,27 @@ async function startBridge() {
     },
     async typeText({ text }) {
       await page.keyboard.type(text);
+    },
+    async webviewClick({ target, within }) {
+      await webviewTarget(await webview(within), target).first().click();
+    },
+    async webviewType({ selector, text, within }) {
+      const field = (await webview(within)).locator(selector).first();
+      await field.click();
+      await field.pressSequentially(text);
+    },
+    async webviewIsEnabled({ target, within }) {
+      return webviewTarget(await webview(within), target).first().isEnabled();
+    },
+    async webviewHasText({ text, timeoutMs, within }) {
+      try {
+        const frame = await webview(within);
+        await frame.getByText(text).filter({ visible: true }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+        return true;
+      } catch (error) {
+        if (error?.name === 'TimeoutError') return false;
+        throw error;
+      }
     },
     async pageHasText({ text, timeoutMs }) {
       try {
