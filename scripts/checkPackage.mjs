@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Packages Arbor as a VSIX the way `npm run package` does and checks what would ship: exactly
-// the bundle, the icons, the webview script, the README, the license and the manifest. Part of
-// `npm test`, so a README link or a stray file that breaks packaging fails the tests.
+// the bundle, the icons, the webview script and its styles, the README, the license and the
+// manifest. Part of `npm test`, so a README link or a stray file that breaks packaging fails the
+// tests.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,7 +35,7 @@ const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
 
-const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/dist/webview.js', 'package.json'];
+const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'package.json'];
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

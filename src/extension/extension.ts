@@ -11,6 +11,8 @@ import { Runtime } from '../core/runtime';
 import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';
+import { registerConversationCommands } from './conversationCommands';
+import { ConversationPanels } from './conversationPanels';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { registerHistoryCommands } from './historyCommands';
 import type { HistoryNode } from './historyNodes';
@@ -55,6 +57,8 @@ export interface ArborTesting {
   treeView: vscode.TreeView<Agent>;
   picker: QuestionPicker;
   transcripts: TranscriptProvider;
+  /** The agents' conversation views; `receive` injects a raw message as if a view had posted it. */
+  conversations: ConversationPanels;
   history: HistoryTreeProvider;
   historyView: vscode.TreeView<HistoryNode>;
   /** The durable session store (absent when the editor gives Arbor no local storage folder). */
@@ -93,6 +97,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const transcripts = new TranscriptProvider(runtime);
+  const conversations = new ConversationPanels({ runtime, interaction: runtime.interaction, extensionUri: context.extensionUri, log });
   const history = new HistoryTreeProvider(runtime, store);
   const historyView = vscode.window.createTreeView('arbor.history', { treeDataProvider: history, showCollapseAll: true });
   history.attach(historyView);
@@ -135,6 +140,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     tree,
     treeView,
     transcripts,
+    conversations,
+    ...registerConversationCommands({ runtime, tree, conversations }),
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     vscode.window.registerUriHandler(links),
     runtime.interaction.onDidChangePending(updateBadge),
@@ -203,6 +210,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       treeView,
       picker,
       transcripts,
+      conversations,
       history,
       historyView,
       sessions: store,

@@ -242,12 +242,19 @@ describe('conversation model: the state line and the actions', () => {
     assert.match(state.hint, /the agent waiting for its result owns it/);
   });
 
-  it('an ended agent disables input and says so', () => {
-    const state = conversationState({ ...running, live: false, status: 'idle' });
+  it('an agent no longer live disables input and says so', () => {
+    const state = conversationState({ ...running, kind: 'root', live: false, status: 'idle' });
     assert.equal(state.phase, 'ended');
     assert.equal(state.text, 'ended');
     assert.equal(state.canSend, false);
     assert.equal(state.canStop, false);
     assert.match(state.hint, /has ended/);
+  });
+
+  it('a settled continuable child says its parent can wake it, and that the view then follows it', () => {
+    const state = conversationState({ ...running, live: false, status: 'idle' });
+    assert.equal(state.phase, 'ended');
+    assert.equal(state.canSend, false);
+    assert.match(state.hint, /no longer live .*If its parent wakes it with a message, this view follows it/);
   });
 });

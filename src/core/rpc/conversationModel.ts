@@ -183,7 +183,9 @@ export function conversationState(input: ConversationStateInput): ConversationSt
       hint:
         input.kind === 'one-shot'
           ? 'This one-shot subagent has finished; its result went to the agent that started it.'
-          : 'This agent has ended. Its conversation stays here; resume its session from Arbor History to continue it.',
+          : input.kind === 'continuable'
+            ? 'This subagent is no longer live (it settled or was ended). If its parent wakes it with a message, this view follows it; its session stays in Arbor History.'
+            : 'This agent has ended. Its conversation stays here; resume its session from Arbor History to continue it.',
     };
   }
   const phase: ConversationState['phase'] = input.stopping
