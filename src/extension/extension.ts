@@ -69,6 +69,8 @@ export interface ArborTesting {
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
   /** The handler behind vscode://arbor.arbor/... links. */
   links: RunLinkHandler;
+  /** The Arbor log (the Output channel Show Log opens). */
+  log: vscode.LogOutputChannel;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -216,6 +218,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       sessions: store,
       model,
       links,
+      log,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
       deactivate: () => {
         for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

@@ -71,8 +71,12 @@ describe('Arbor foundation', () => {
     await vscode.commands.executeCommand('arbor.showLog');
     ui.requireBrowser(this);
     const api = await arbor().activate();
+    // The newest line is the one in view, whatever earlier suites logged.
+    const marker = `Show Log check ${Date.now()}`;
+    api.testing?.log.info(marker);
+    await vscode.commands.executeCommand('arbor.showLog');
     assert.ok(
-      await ui.pageHasText(`Arbor ${api.version} activated`),
+      await ui.pageHasText(api.testing ? marker : `Arbor ${api.version} activated`),
       'the Output panel does not show the Arbor log after arbor.showLog',
     );
     await ui.screenshot('foundation-show-log');

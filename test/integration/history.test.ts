@@ -215,6 +215,8 @@ if (windowReload.phase() === 'before') {
       assert.strictEqual(lead.entry.summary.turnCount, recorded.leadTurns, 'every turn reached the disk');
       if (ui.available) {
         await vscode.commands.executeCommand('arbor.history.focus');
+        // Other suites leave newer sessions above it: bring its row into view first.
+        await t.historyView.reveal(lead, { select: true, focus: false });
         assert.ok(await ui.pageHasText('Reload lead'), 'the History view shows the session after the reload');
         await ui.screenshot('history-after-reload');
       }

@@ -1,7 +1,4 @@
 // The conversation view (a webview) driven like a user: typing, Send and Stop inside the view.
-// Suites run in file-name order in one window: this one runs after the foundation suite (whose
-// Show Log check wants the log's first lines on screen) and before the History suite (whose
-// check after the reload wants its own sessions at the top of History), hence the prefix.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents';
