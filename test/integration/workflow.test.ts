@@ -230,6 +230,27 @@ describe('Stop and questions from the command palette', function () {
     assert.deepStrictEqual(turnEnds(first), ['aborted:user']);
   });
 
+  it("a waiting node's Answer action brings its prompt forward", async function () {
+    ui.requireBrowser(this);
+    const ask = (label: string) =>
+      t.startScripted({ version: 1, agents: { [label]: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question('q', `${label}?`) }] }, { text: 'ok' }]] } } }, 'go', label);
+    const a = ask('Ann');
+    const b = ask('Ben');
+    const c = ask('Cat');
+    const asking = (x: Agent) => t.runtime.interaction.pending().some((p) => p.agent?.id === x.id);
+    await waitFor(() => [a, b, c].every(asking), 'three questions pending');
+    assert.ok(await ui.pageHasText('Ann asks'));
+    assert.strictEqual(t.tree.getTreeItem(c).contextValue, 'agent:waiting:root', 'the waiting node offers Answer');
+    await vscode.commands.executeCommand('arbor.answer', c);
+    await ui.pressKeys('Enter'); // answers Ann
+    assert.ok(await ui.pageHasText('Cat asks'), "Cat's prompt comes next, ahead of Ben's");
+    await ui.pressKeys('Enter');
+    assert.ok(await ui.pageHasText('Ben asks'));
+    await ui.pressKeys('Enter');
+    await Promise.all([a, b, c].map((x) => x.whenIdle()));
+    for (const x of [a, b, c]) assert.deepStrictEqual(turnEnds(x), ['completed']);
+  });
+
   it('coalesces a burst of runtime events into a few repaints', async () => {
     const workers = Array.from({ length: 30 }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'w', prompt: `t${i}` } }));
     let events = 0;
