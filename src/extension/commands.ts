@@ -41,6 +41,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return chosen?.agent;
   };
 
+  /** The node a tree action was invoked on, or (from the palette) the agent the user picks. */
+  const nodeOrPick = (node: Agent | undefined, title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> =>
+    node && runtime.agents.isLive(node) ? Promise.resolve(node) : pickAgent(title, filter, empty);
+
   const stop = (agent: Agent): void => {
     try {
       runtime.stop(agent);
@@ -93,10 +97,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return agent.id;
     }),
     vscode.commands.registerCommand('arbor.stopAgent', async (node?: Agent) => {
-      const agent =
-        node && runtime.agents.isLive(node)
-          ? node
-          : await pickAgent('Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
+      const agent = await nodeOrPick(node, 'Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
       if (agent) stop(agent);
       return agent?.id;
     }),
@@ -110,10 +111,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return node.id;
     }),
     vscode.commands.registerCommand('arbor.sendMessage', async (node?: Agent) => {
-      const agent =
-        node && runtime.agents.isLive(node)
-          ? node
-          : await pickAgent('Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
+      const agent = await nodeOrPick(node, 'Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
       if (!agent) return undefined;
       const text = await vscode.window.showInputBox({
         title: `Message to ${agent.label}`,
@@ -131,10 +129,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     }),
     vscode.commands.registerCommand('arbor.endAgent', async (node?: Agent) => {
-      const agent =
-        node && runtime.agents.isLive(node)
-          ? node
-          : await pickAgent('Arbor: End Agent', (a) => a.kind !== 'one-shot', 'No agent can be ended right now.');
+      const agent = await nodeOrPick(node, 'Arbor: End Agent', (a) => a.kind !== 'one-shot', 'No agent can be ended right now.');
       if (!agent) return undefined;
       try {
         await runtime.end(agent);

@@ -18,23 +18,19 @@ interface ModelItem extends vscode.QuickPickItem {
 /** Arbor: Select Model... and Arbor: Set API Key... */
 export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('arbor.selectModel', async () => {
-      try {
-        return await selectModel(deps);
-      } catch (err) {
-        reportError(deps.log, 'Could not change the model', err);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand('arbor.setApiKey', async () => {
-      try {
-        return await setApiKey(deps);
-      } catch (err) {
-        reportError(deps.log, 'Could not store the API key', err);
-        return undefined;
-      }
-    }),
+    vscode.commands.registerCommand('arbor.selectModel', () => reportFailure(deps, 'Could not change the model', () => selectModel(deps))),
+    vscode.commands.registerCommand('arbor.setApiKey', () => reportFailure(deps, 'Could not store the API key', () => setApiKey(deps))),
   ];
+}
+
+/** Runs a command's work; a failure is shown with what to do next and the command returns undefined. */
+async function reportFailure<T>(deps: ModelCommandDeps, what: string, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (err) {
+    reportError(deps.log, what, err);
+    return undefined;
+  }
 }
 
 /** Lists every model Arbor can use and writes the choice to the workspace settings. */
