@@ -12,6 +12,19 @@ export const DEMO_ROOT_LABEL = 'Demo lead';
 export const demoScript: ModelScript = {
   version: 1,
   agents: {
+    // Any agent the user starts on the demo model gets told how to run it for real.
+    '*': {
+      turns: [
+        [
+          {
+            text:
+              'This is Arbor\'s scripted demo model: it plays the demo and does not read your task. To run "{{lastMessage}}" for real, ' +
+              'pick a model with Arbor: Select Model... (a VS Code chat model such as Copilot, or an OpenAI-compatible endpoint such as Ollama).',
+          },
+        ],
+      ],
+      afterLastTurn: 'repeat-last',
+    },
     [DEMO_ROOT_LABEL]: {
       turns: [
         [
