@@ -18,6 +18,7 @@ import {
   type SessionLogFactory,
 } from './sessions/types';
 import {
+  type Activation,
   ContinuationManager,
   type InterruptAuthority,
   type InterruptResult,
@@ -516,6 +517,11 @@ export class SubagentService {
 
   deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }> {
     return this.manager.deliver(caller, targetId, message);
+  }
+
+  /** The live Activation of a continuable child (for views and tests; not an authority). */
+  get(id: string): Activation | undefined {
+    return this.manager.get(id);
   }
 
   isContinuable(agent: Agent): boolean {

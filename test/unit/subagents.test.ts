@@ -283,9 +283,16 @@ describe('interrupt', () => {
       signals++;
       return original(cause, options);
     };
-    void runtime.dispose(); // marks every activation disposing and cancels each once
+    // Ending the child opens its disposal at once; the release itself runs later, serialized.
+    const ending = runtime.end(a);
+    assert.strictEqual(runtime.subagents.get(a.id)?.disposing, true, 'the Activation is still there, disposing');
     assert.deepStrictEqual(runtime.subagents.interrupt(a.id, { kind: 'user', parentSessionId: root.id }), { accepted: true });
-    assert.strictEqual(signals, 0, 'dispose cancels through dispose(); interrupt issued nothing more');
+    assert.deepStrictEqual(runtime.subagents.interrupt(a.id, { kind: 'ancestor', agent: root }), { accepted: true });
+    assert.strictEqual(signals, 0, 'the interrupts issued no signal of their own');
+    await ending;
+    await a.whenIdle();
+    assert.deepStrictEqual(reasons(a), ['aborted:disposed'], 'one abort, from the disposal');
+    await runtime.dispose();
   });
 
   it('interrupt_agent tool: the calling agent is the ancestor authority', async () => {
