@@ -396,3 +396,32 @@ describe('ending agents', () => {
     await runtime.dispose();
   });
 });
+
+describe('reports and Stop', () => {
+  it("a child's report does not restart a parent the user stopped; it waits for the next waking send", async () => {
+    const fx = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('kid')] }, { hang: true }], [{ text: 'queued one' }], [{ text: 'woken' }]] },
+        kid: { turns: [[{ delayMs: 30, text: 'kid result' }]] },
+      },
+    });
+    const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => fx.runtime.agents.size === 2 && fx.aborts.length === 0 && root.status === 'running', 'the kid to start');
+    root.send('later', { from: 'user', wake: false });
+    fx.runtime.stop(root);
+    await root.whenIdle();
+    assert.strictEqual(root.isParked, true);
+    await until(() => fx.runtime.agents.size === 1, 'the kid to report and settle');
+    await tick(10);
+    assert.strictEqual(root.status, 'idle', 'the report did not restart the stopped parent');
+    assert.strictEqual(root.pendingCount, 2, 'the report waits in the parked queue');
+    fx.runtime.sendFromUser(root, 'go on');
+    await until(() => reasons(root).length === 3 && root.status === 'idle', 'the queue to run');
+    // FIFO: the parked message, the report (joining that turn at its first step), then the new one.
+    assert.deepStrictEqual(userMessages(root)[1], 'later');
+    assert.match(userMessages(root)[2], /Report from subagent "kid"/);
+    assert.deepStrictEqual(userMessages(root)[3], 'go on');
+    await fx.runtime.dispose();
+  });
+});
