@@ -251,18 +251,29 @@ describe('Stop and questions from the command palette', function () {
     for (const x of [a, b, c]) assert.deepStrictEqual(turnEnds(x), ['completed']);
   });
 
-  it('coalesces a burst of runtime events into a few repaints', async () => {
-    const workers = Array.from({ length: 30 }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'w', prompt: `t${i}` } }));
+  it('a burst of runtime events costs one repaint, of the changed node only', async () => {
+    const boss = t.startScripted(family, 'go', 'Boss');
+    await waitFor(() => ['Kid', 'Sib'].every((l) => childNamed(t, boss, l)?.status === 'running'), 'the family to run');
+    const kid = childNamed(t, boss, 'Kid')!;
+    // A stopped Kid: running nodes are also repainted once a second for their elapsed time.
+    t.runtime.stop(kid);
+    await kid.whenIdle();
+    await sleep(300); // let the stop's own repaint pass
+    const fired: Array<readonly Agent[] | undefined> = [];
+    const sub = t.tree.onDidChangeTreeData((e) => fired.push(e === undefined ? undefined : Array.isArray(e) ? e : [e as Agent]));
     let events = 0;
-    const sub = t.runtime.onEvent(() => events++);
-    const before = t.tree.repaints;
-    const fan = t.startScripted({ version: 1, agents: { Fan: { turns: [[{ toolCalls: workers }, { text: 'done' }]] }, w: { turns: [[{ text: 'ok' }]] } } }, 'go', 'Fan');
-    await fan.whenIdle();
+    const counter = t.runtime.onEvent(() => events++);
+    for (let i = 0; i < 50; i++) kid.send(`note ${i}`, { from: 'user', wake: false }); // one synchronous burst
     await sleep(200);
+    counter.dispose();
     sub.dispose();
-    const repaints = t.tree.repaints - before;
-    assert.ok(events > 200, `the burst had ${events} events`);
-    assert.ok(repaints <= 5, `${events} events cost ${repaints} repaints`);
+    assert.ok(events >= 100, `the burst had ${events} events`);
+    const bursts = fired.filter((f) => f !== undefined && f.includes(kid));
+    assert.strictEqual(bursts.length, 1, `${events} events cost ${bursts.length} repaints of Kid`);
+    assert.ok(!fired.includes(undefined), 'no whole-tree repaint');
+    assert.deepStrictEqual(new Set(bursts[0]), new Set([kid, boss]), 'only the changed node and its ancestor (whose tree tokens include it)');
+    t.runtime.stop(boss);
+    t.runtime.stop(childNamed(t, boss, 'Sib')!);
   });
 });
 
