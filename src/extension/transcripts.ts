@@ -9,14 +9,15 @@ const REFRESH_MS = 100;
 
 /**
  * Read-only transcripts under their own URI scheme: `arbor-transcript:/<label>.md?<session id>`.
- * A document updates live while its agent streams (changes are coalesced), and stays readable
- * after the agent ends, for the rest of this window's life.
+ * A document updates live while its agent streams (changes are coalesced). Live agents are
+ * read from the runtime; an ended agent's log is kept only while its transcript is open, so a
+ * long window does not hold every session it ever ran (History reopens past ones from disk).
  */
 export class TranscriptProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  /** Every session seen in this window: agents end, their transcripts stay. */
-  private readonly logs = new Map<string, SessionLog>();
+  /** Logs of sessions that are not live but whose transcript is open (ended agents, History). */
+  private readonly kept = new Map<string, SessionLog>();
   private readonly open = new Map<string, vscode.Uri>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -25,33 +26,34 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
   constructor(private readonly runtime: Runtime) {
     this.subscriptions.push(
       runtime.onEvent((e) => {
-        this.logs.set(e.agent.id, e.agent.log);
+        if (!this.open.has(e.agent.id)) return;
+        if (e.type === 'agent_removed') this.kept.set(e.agent.id, e.agent.log);
         if (e.type === 'agent_changed' && e.change.type === 'log' && e.change.event.type === 'usage') return;
-        if (this.open.has(e.agent.id)) {
-          this.pending.add(e.agent.id);
-          this.timer ??= setTimeout(() => this.flush(), REFRESH_MS);
-        }
+        this.pending.add(e.agent.id);
+        this.timer ??= setTimeout(() => this.flush(), REFRESH_MS);
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
-        if (doc.uri.scheme === TRANSCRIPT_SCHEME) this.open.delete(doc.uri.query);
+        if (doc.uri.scheme !== TRANSCRIPT_SCHEME) return;
+        this.open.delete(doc.uri.query);
+        this.kept.delete(doc.uri.query);
       }),
     );
   }
 
   /** Make a session's transcript available (e.g. a session reopened from history). */
   remember(log: SessionLog): void {
-    this.logs.set(log.header.id, log);
+    this.kept.set(log.header.id, log);
   }
 
   uriFor(agentOrId: Agent | string): vscode.Uri {
     const id = typeof agentOrId === 'string' ? agentOrId : agentOrId.id;
-    const label = (typeof agentOrId === 'string' ? this.logs.get(id)?.header.label : agentOrId.label) ?? 'transcript';
+    const label = (typeof agentOrId === 'string' ? this.logOf(id)?.header.label : agentOrId.label) ?? 'transcript';
     const name = label.replace(/[^\w .-]+/g, '_').slice(0, 60) || 'transcript';
     return vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: `/${name}.md`, query: id });
   }
 
   async show(agent: Agent, options: { preview?: boolean; preserveFocus?: boolean } = {}): Promise<vscode.TextEditor> {
-    this.logs.set(agent.id, agent.log);
+    if (!this.runtime.agents.isLive(agent)) this.kept.set(agent.id, agent.log);
     const uri = this.uriFor(agent);
     this.open.set(agent.id, uri);
     const doc = await vscode.workspace.openTextDocument(uri);
@@ -60,7 +62,7 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const id = uri.query;
-    const log = this.logs.get(id) ?? this.runtime.agents.get(id)?.log;
+    const log = this.logOf(id);
     if (!log) return `# Transcript unavailable\n\nNo session \`${id}\` is known in this window. Open it from the Arbor History instead.\n`;
     this.open.set(id, uri);
     const live = this.runtime.agents.get(id);
@@ -71,6 +73,10 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
+  }
+
+  private logOf(id: string): SessionLog | undefined {
+    return this.runtime.agents.get(id)?.log ?? this.kept.get(id);
   }
 
   private flush(): void {

@@ -2,6 +2,7 @@ import { AbortedError, ArborError, abortCauseOf, isArborError, type CancelCause 
 import type { RunBudget } from '../limits';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
+import { errorResult } from '../tools/catalog';
 import type { ToolResult } from '../tools/types';
 
 export type AgentStatus = 'idle' | 'running';
@@ -423,9 +424,9 @@ export function unwrapLog(log: SessionLog): SessionLog {
   return log instanceof ObservedLog ? log.inner : log;
 }
 
+/** A tool that threw: the model reads the failure as an error result and the turn goes on. */
 function toolFailure(err: unknown): ToolResult {
-  if (isArborError(err)) return { content: JSON.stringify(err.toJSON()), isError: true };
-  return { content: JSON.stringify({ code: 'TOOL_FAILED', message: err instanceof Error ? err.message : String(err) }), isError: true };
+  return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
 }
 
 const abortedPromises = new WeakMap<AbortSignal, Promise<never>>();

@@ -60,12 +60,7 @@ export interface InteractionProvider {
 }
 
 /** An open prompt, for "waiting for you" indicators and the badge. */
-export interface PendingInteraction {
-  readonly id: string;
-  readonly questions: readonly Question[];
-  readonly agent?: { readonly id: string; readonly label: string };
-  readonly intent: AskIntent;
-  readonly detail?: string;
+export interface PendingInteraction extends Omit<InteractionPrompt, 'signal'> {
   /** Epoch milliseconds when the prompt opened. */
   readonly openedAt: number;
 }
