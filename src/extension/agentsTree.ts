@@ -30,12 +30,18 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     this.subscriptions.push(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed') {
-          if (e.change.type === 'log' && e.change.event.type !== 'usage' && e.change.event.type !== 'turn_end') return;
-          this.markWithAncestors(e.agent);
+          const change = e.change;
+          if (change.type === 'log' || change.type === 'disposed') return;
+          // Refreshing a node with children makes VS Code fetch its children again, and a click
+          // on a child's inline action in that moment arrives without its agent. So a parent is
+          // repainted for changes of its own state only, not for token counts; its tree total
+          // catches up then (the tooltip, built on hover, is always current).
+          if (change.type === 'usage' && this.hasChildren(e.agent)) return;
+          this.dirty.add(e.agent);
         } else {
           // A node appeared or went away: its parent's children changed.
           const parent = runtime.agents.parentOf(e.agent);
-          if (parent && runtime.agents.isLive(parent)) this.markWithAncestors(parent);
+          if (parent && runtime.agents.isLive(parent)) this.dirty.add(parent);
           else this.structural = true;
         }
         this.schedule();
@@ -46,11 +52,12 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
         this.schedule();
       }),
     );
-    // Running nodes show elapsed time: refresh just those, once a second.
+    // Running leaves show their elapsed time: refresh just those, once a second (parents show
+    // theirs as of their last state change, for the reason above).
     this.ticker = setInterval(() => {
       let any = false;
       for (const agent of runtime.agents.all()) {
-        if (agent.status === 'running') {
+        if (agent.status === 'running' && !this.hasChildren(agent)) {
           this.dirty.add(agent);
           any = true;
         }
@@ -62,7 +69,7 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   getTreeItem(agent: Agent): vscode.TreeItem {
     const live = this.runtime.agents.isLive(agent);
     const p = this.present(agent);
-    const hasChildren = live && this.runtime.agents.liveChildCount(agent) > 0;
+    const hasChildren = live && this.hasChildren(agent);
     const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = agent.id;
     item.description = p.description;
@@ -112,9 +119,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
   }
 
-  private markWithAncestors(agent: Agent): void {
-    // Tokens roll up into every ancestor's "tree" figure.
-    for (let a: Agent | undefined = agent; a && !this.dirty.has(a); a = this.getParent(a)) this.dirty.add(a);
+  private hasChildren(agent: Agent): boolean {
+    return this.runtime.agents.liveChildCount(agent) > 0;
   }
 
   private schedule(): void {

@@ -101,15 +101,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (agent) stop(agent);
       return agent?.id;
     }),
-    // The tree's inline Stop: the node says which agent, so nothing is asked.
-    vscode.commands.registerCommand('arbor.stop', (node?: Agent) => {
-      if (!node || !runtime.agents.isLive(node)) {
-        void vscode.window.showInformationMessage('That agent has already ended.');
-        return undefined;
-      }
-      stop(node);
-      return node.id;
-    }),
+    // The tree's inline Stop: the node says which agent, so nothing is asked. VS Code can hand
+    // the action no node while it re-reads the tree; then ask which agent rather than drop it.
+    vscode.commands.registerCommand('arbor.stop', (node?: Agent) => vscode.commands.executeCommand('arbor.stopAgent', node)),
     vscode.commands.registerCommand('arbor.sendMessage', async (node?: Agent) => {
       const agent = await nodeOrPick(node, 'Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
       if (!agent) return undefined;

@@ -93,6 +93,8 @@ describe('Agents view during the demo', function () {
   it("a real click on the Watcher's inline Stop ends only its turn; its queued message stays parked", async function () {
     ui.requireBrowser(this);
     await waitFor(() => watcher.pendingCount === 1, "the lead's message to wait in the Watcher's queue");
+    // The lead's question is open meanwhile: Stop must work with a prompt on screen.
+    await waitFor(() => t.runtime.interaction.pending().some((p) => p.agent?.id === root.id), 'the lead to ask');
     await ui.clickInlineAction('Watcher', 'Stop');
     await waitFor(() => turnEnds(watcher).length === 1, "the Watcher's turn to end");
     assert.deepStrictEqual(turnEnds(watcher), ['aborted:user']);
@@ -271,7 +273,7 @@ describe('Stop and questions from the command palette', function () {
     const bursts = fired.filter((f) => f !== undefined && f.includes(kid));
     assert.strictEqual(bursts.length, 1, `${events} events cost ${bursts.length} repaints of Kid`);
     assert.ok(!fired.includes(undefined), 'no whole-tree repaint');
-    assert.deepStrictEqual(new Set(bursts[0]), new Set([kid, boss]), 'only the changed node and its ancestor (whose tree tokens include it)');
+    assert.deepStrictEqual(bursts[0], [kid], 'only the changed node: its parent is not refreshed, so clicks on its siblings stay reliable');
     t.runtime.stop(boss);
     t.runtime.stop(childNamed(t, boss, 'Sib')!);
   });
