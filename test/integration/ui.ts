@@ -22,9 +22,12 @@ export interface UiBridge {
   clickRow(rowText: string): Promise<void>;
   /** Hovers the row containing `rowText` and clicks its action whose aria-label is `actionLabel`. */
   clickInlineAction(rowText: string, actionLabel: string): Promise<void>;
-  /** Presses each key in turn on whatever has focus (a quick pick, an input box, the editor). */
+  /**
+   * Presses each key in turn: into the open quick pick or input box when one is on screen (as a
+   * person would), else into whatever has focus (the editor, a list).
+   */
   pressKeys(...keys: KeyName[]): Promise<void>;
-  /** Types text into whatever has focus. */
+  /** Types text, into the open prompt when there is one, else into whatever has focus. */
   typeText(text: string): Promise<void>;
   /** Whether `text` (case-insensitive substring) becomes visible on the page within the timeout. */
   pageHasText(text: string, options?: { timeoutMs?: number }): Promise<boolean>;

@@ -14,6 +14,8 @@ async function answerQuickPick(
   const pick = vscode.window.createQuickPick();
   pick.items = items;
   pick.canSelectMany = options.canSelectMany ?? false;
+  // Earlier suites' agents may still open editors or notifications: focus moving must not close it.
+  pick.ignoreFocusOut = true;
   const buttons: string[] = [];
   const picked = new Promise<string[]>((resolve) => {
     pick.onDidAccept(() => resolve(pick.selectedItems.map((item) => item.label)));

@@ -224,6 +224,15 @@ async function startBridge() {
   };
   /** A CSS selector when it starts with # . or [, else the button with exactly that name. */
   const webviewTarget = (frame, target) => (/^[#.[]/.test(target) ? frame.locator(target) : frame.getByRole('button', { name: target, exact: true }));
+  // A person's keystrokes go to the prompt on screen. When a quick pick or input box is open but
+  // the page's focus sits elsewhere (a webview, an editor an earlier suite left open), put it
+  // back in the prompt's input first, as a click on it would.
+  const focusOpenPrompt = async () => {
+    const input = page.locator('.quick-input-widget:visible .quick-input-box input').first();
+    if ((await input.count()) === 0) return;
+    const focused = await input.evaluate((el) => el === document.activeElement).catch(() => true);
+    if (!focused) await input.focus();
+  };
   const actions = {
     async screenshot({ name }) {
       const file = path.join(SCREENSHOTS_DIR, `${String(name).replace(/[^\w.-]+/g, '-')}.png`);
@@ -240,9 +249,11 @@ async function startBridge() {
       await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click();
     },
     async pressKeys({ keys }) {
+      await focusOpenPrompt();
       for (const key of keys) await page.keyboard.press(key);
     },
     async typeText({ text }) {
+      await focusOpenPrompt();
       await page.keyboard.type(text);
     },
     async webviewClick({ target, within }) {
