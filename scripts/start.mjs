@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm start`: serves VS Code (code-server) with Arbor installed on the demo workspace, at
 // http://127.0.0.1:8080 (ARBOR_PORT overrides; a free port is used when that one is taken).
-// Installs what is missing first (node_modules, code-server), builds a fresh VSIX and installs
-// it into a start-only extensions folder, so what you see is exactly what the package ships.
+// Installs what is missing first (scripts/setup.cjs: Debian packages, node_modules, code-server),
+// builds a fresh VSIX and installs it into a start-only extensions folder, so what you see is
+// exactly what the package ships.
 // Runs until Ctrl+C, then stops code-server. Needs no API key.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, codeServerCli, ensureCodeServer, freePort, startCodeServer, writeUserSettings } from './lib/codeServer.mjs';
+import setup from './setup.cjs';
+import { ROOT, codeServerCli, freePort, startCodeServer, writeUserSettings } from './lib/codeServer.mjs';
 
 const STATE = path.join(ROOT, '.vscode-test/start');
 const dirs = {
@@ -28,10 +30,12 @@ function step(title, command, args) {
   }
 }
 
-if (!fs.existsSync(path.join(ROOT, 'node_modules/.package-lock.json'))) {
-  step('Installing dependencies (npm ci)', 'npm', ['ci', '--no-audit', '--no-fund']);
+try {
+  setup.ensureReady('start');
+} catch (error) {
+  console.error(`\nnpm start: ${error instanceof setup.SetupError ? error.message : error}`);
+  process.exit(1);
 }
-ensureCodeServer();
 fs.mkdirSync(STATE, { recursive: true });
 step('Building and packaging Arbor', 'npm', ['run', '--silent', 'package', '--', '--out', vsix]);
 

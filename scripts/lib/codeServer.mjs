@@ -6,22 +6,19 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
+import setup from '../setup.cjs';
+
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-export const CODE_SERVER_VERSION = '4.100.3';
-const CODE_SERVER_HOME = process.env.ARBOR_CODE_SERVER_DIR ?? path.join(ROOT, '.vscode-test/code-server');
-const CODE_SERVER_ENTRY = path.join(CODE_SERVER_HOME, 'node_modules/code-server/out/node/entry.js');
+export const CODE_SERVER_VERSION = setup.CODE_SERVER_VERSION;
+const CODE_SERVER_ENTRY = path.join(setup.CODE_SERVER_HOME, 'node_modules/code-server/out/node/entry.js');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Installs code-server on first use (scripts/install-code-server.sh caches it in .vscode-test/). */
+/**
+ * Installs code-server on first use (cached in .vscode-test/). The Debian packages its install
+ * needs are installed by scripts/setup.cjs, which `npm start` and `npm test` run first.
+ */
 export function ensureCodeServer() {
-  if (fs.existsSync(CODE_SERVER_ENTRY) && fs.existsSync(path.join(CODE_SERVER_HOME, `.installed-${CODE_SERVER_VERSION}`))) {
-    return CODE_SERVER_ENTRY;
-  }
-  const installed = spawnSync('bash', [path.join(ROOT, 'scripts/install-code-server.sh'), CODE_SERVER_HOME], {
-    stdio: 'inherit',
-    env: { ...process.env, CODE_SERVER_VERSION },
-  });
-  if (installed.status !== 0) throw new Error(`installing code-server ${CODE_SERVER_VERSION} failed (exit ${installed.status})`);
+  setup.ensureCodeServer();
   return CODE_SERVER_ENTRY;
 }
 
@@ -124,7 +121,7 @@ export async function startCodeServer({ port, userDataDir, extensionsDir, worksp
 /** Headless Debian Chromium through playwright-core (never a downloaded browser). */
 export async function launchChromium() {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+    throw new Error(`Chromium is missing at ${CHROMIUM}: run \`npm test\` (it installs what the tests need) or \`node scripts/setup.cjs test\`, or set CHROMIUM_PATH`);
   }
   const { chromium } = await import('playwright-core');
   return chromium.launch({
