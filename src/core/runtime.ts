@@ -170,7 +170,7 @@ export class Runtime implements AgentHost {
   /** Logs being closed, by session id: reopening one waits for its close to finish. */
   private readonly closing = new Map<string, Promise<void>>();
   /** Ended agents whose aborted turn has yet to record its end before their log can close. */
-  private readonly closeAfterTurn = new WeakSet<Agent>();
+  private readonly closeAfterTurn = new Set<Agent>();
   private readonly defaultLimits: RunLimits;
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
@@ -316,21 +316,27 @@ export class Runtime implements AgentHost {
     return this.manager.start(parent, label, prompt);
   }
 
-  /** Abort every turn, dispose every agent, release every listener. */
+  /**
+   * Abort every turn, dispose every agent, release every listener. Resolves once every log is
+   * written: the live agents' and those of agents that ended just before (still closing, or
+   * waiting for their aborted turn to record its end).
+   */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
     this.disposed = true;
     this.manager.dispose();
-    const flushes: Promise<void>[] = [];
+    const writes: Promise<void>[] = [];
     for (const agent of this.agents.all()) {
       agent.dispose();
       this.agents.remove(agent);
-      flushes.push(agent.log.flush().catch(() => undefined));
+      writes.push(agent.log.flush().catch(() => undefined));
     }
+    for (const agent of this.closeAfterTurn) writes.push(agent.whenIdle().then(() => this.closing.get(agent.id)));
+    writes.push(...this.closing.values());
     this.events.dispose();
     this.agents.dispose();
     if (this.ownsInteraction) this.interaction.dispose();
-    return Promise.all(flushes).then(() => undefined);
+    return Promise.all(writes).then(() => undefined);
   }
 
   get isDisposed(): boolean {

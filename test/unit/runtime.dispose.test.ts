@@ -1,0 +1,54 @@
+import * as assert from 'node:assert/strict';
+import { Runtime, type ClosableSessionLog, type DurableSessionStore } from '../../src/core/runtime';
+import { MemorySessionLog } from '../../src/core/sessions/memoryLog';
+import type { SessionHeader } from '../../src/core/sessions/types';
+import { recordingModel, tick, until } from './support/runtimeFixture';
+
+/** A durable store whose logs finish closing only when the test says so. */
+function gatedStore() {
+  const gates: Array<() => void> = [];
+  const closed: string[] = [];
+  const store: DurableSessionStore = {
+    create(header: SessionHeader): ClosableSessionLog {
+      const log = new MemorySessionLog(header) as MemorySessionLog & ClosableSessionLog;
+      log.close = () =>
+        new Promise<void>((resolve) =>
+          gates.push(() => {
+            closed.push(header.id);
+            resolve();
+          }),
+        );
+      return log;
+    },
+    reopenLog: () => Promise.reject(new Error('not used')),
+    loadSession: () => Promise.reject(new Error('not used')),
+  };
+  return { store, closed, openGates: () => gates.splice(0).forEach((open) => open()), pendingCloses: () => gates.length };
+}
+
+describe('runtime: shutdown', () => {
+  it('dispose resolves only after the logs of agents that ended just before are written', async () => {
+    const { model } = recordingModel({
+      version: 1,
+      agents: {
+        Lead: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'Helper', prompt: 'count' } }] }, { text: 'done' }]] },
+        Helper: { turns: [[{ text: '3' }]] },
+      },
+    });
+    const { store, closed, openGates, pendingCloses } = gatedStore();
+    let n = 0;
+    const runtime = new Runtime({ model, sessions: store, newId: (label) => `${label}#${++n}` });
+    const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
+    await lead.whenIdle();
+    // The one-shot Helper has ended; its log is closing.
+    await until(() => pendingCloses() === 1, "the helper's log to start closing");
+
+    let disposed = false;
+    const disposing = runtime.dispose().then(() => (disposed = true));
+    await tick();
+    assert.equal(disposed, false, 'dispose must wait for the ended agent\'s log');
+    openGates();
+    await disposing;
+    assert.deepEqual(closed, ['Helper#2']);
+  });
+});
