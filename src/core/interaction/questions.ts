@@ -65,9 +65,41 @@ export const questionBatchSchema = z
     }
   });
 
+/**
+ * A question as a model may send it. Models that follow the widely used question-tool shape
+ * (question, header, options, multiSelect) send no id; the batch derives one (`q1`, `q2`, ...)
+ * before the strict batch schema checks it, so such a question is asked instead of refused.
+ */
+const modelQuestionSchema = questionSchema.extend({
+  id: questionSchema.shape.id.optional().describe('Optional name for this question; the answer carries it. Defaults to q1, q2, ... in order.'),
+  options: questionSchema.shape.options.optional().describe(
+    'The choices offered. The human may always type a free-text answer instead; leave it out (or empty) to ask for text only.',
+  ),
+});
+
+/** Gives every question without an id the first free `q<position>` name. */
+function withIds(questions: z.infer<typeof modelQuestionSchema>[]): Question[] {
+  const taken = new Set(questions.flatMap((q) => (q.id === undefined ? [] : [q.id])));
+  return questions.map((q, index) => {
+    let id = q.id;
+    if (id === undefined) {
+      id = `q${index + 1}`;
+      for (let n = 2; taken.has(id); n++) id = `q${index + 1}_${n}`;
+      taken.add(id);
+    }
+    return { ...q, id, options: q.options ?? [] };
+  });
+}
+
 /** The arguments of the ask_user_question tool. */
 export const askUserQuestionArgsSchema = z.object({
-  questions: questionBatchSchema.describe(`1 to ${MAX_QUESTIONS} questions asked together.`),
+  questions: z
+    .array(modelQuestionSchema)
+    .min(1)
+    .max(MAX_QUESTIONS)
+    .transform(withIds)
+    .pipe(questionBatchSchema)
+    .describe(`1 to ${MAX_QUESTIONS} questions asked together.`),
 });
 
 export const answerSchema = z.object({

@@ -5,8 +5,32 @@ import type { RuntimeToolContext } from '../runtime';
 import type { ToolDefinition } from './types';
 import { errorResult, jsonResult } from './catalog';
 
-const label = z.string().trim().min(1).max(60).describe('A short name for the subagent, shown in the Agents view.');
+const MAX_LABEL_LENGTH = 60;
 const prompt = z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.');
+/**
+ * A subagent's label and task. Models often leave the label out or make it a sentence: a
+ * missing label is taken from the task's first words and a long one is shortened, rather than
+ * refusing a delegation over a display name.
+ */
+const taskArgs = z
+  .object({
+    label: z
+      .string()
+      .max(10_000)
+      .optional()
+      .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
+    prompt,
+  })
+  .transform(({ label, prompt }) => ({ label: shortLabel(label?.trim() || prompt), prompt }));
+
+/** Whitespace collapsed and cut to the label length at a word boundary where there is one. */
+function shortLabel(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_LABEL_LENGTH) return flat;
+  const cut = flat.slice(0, MAX_LABEL_LENGTH - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > MAX_LABEL_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+}
 const agentId = z.string().min(1).max(300).describe('The agent_id returned when the subagent was started, or from list_agents.');
 
 export const delegateTaskTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ label: string; prompt: string }>> = {
@@ -14,7 +38,7 @@ export const delegateTaskTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ la
   description:
     'Run a one-shot subagent on a self-contained task and wait for its final answer, which becomes this tool result. ' +
     'The subagent cannot ask the user anything; it puts open questions in its result.',
-  schema: z.object({ label, prompt }),
+  schema: taskArgs,
   readOnly: false,
   async run(args, ctx) {
     const outcome = await ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal);
@@ -27,7 +51,7 @@ export const startSubagentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ l
   description:
     'Start a continuable subagent that keeps its conversation. Returns its agent_id at once; its report after each of its turns ' +
     'reaches you as a message. Use send_message to give it more work.',
-  schema: z.object({ label, prompt }),
+  schema: taskArgs,
   readOnly: false,
   run(args, ctx) {
     const child = ctx.runtime.startContinuable(ctx.agent, args.label, args.prompt);
