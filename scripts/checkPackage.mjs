@@ -35,9 +35,15 @@ const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
 
-const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'package.json'];
+const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
+
+// The Extensions views show the manifest's icon: a 128x128 PNG (width and height sit at bytes 16-23).
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const icon = manifest.icon && fs.existsSync(path.join(ROOT, manifest.icon)) ? fs.readFileSync(path.join(ROOT, manifest.icon)) : undefined;
+const iconSize = icon && icon.subarray(1, 4).toString() === 'PNG' ? `${icon.readUInt32BE(16)}x${icon.readUInt32BE(20)}` : 'not a PNG';
+check(listed.includes(manifest.icon) && iconSize === '128x128', `ships the extension icon ${manifest.icon} as a 128x128 PNG (${iconSize})`);
 
 fs.rmSync(path.dirname(out), { recursive: true, force: true });
 console.log(`${passes} passed, ${failures} failed`);
