@@ -1,0 +1,236 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+// The module object itself (not an import namespace), so a test can observe fs calls.
+import nodeFs = require('node:fs');
+import { ArborError } from '../../src/core/errors';
+import { JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
+import { header, makeTempDir, tick } from './sessions.fixtures';
+
+// Session files as the store reads and writes them: what is tolerated, what is reported (with
+// the exact line), and what every write leaves behind (no open handle, an fsync when asked).
+
+async function corruptionOf(store: JsonlSessionStore, id: string): Promise<ArborError> {
+  try {
+    await store.loadSession(id);
+  } catch (e) {
+    if (e instanceof ArborError) return e;
+    throw e;
+  }
+  throw new Error(`session ${id} loaded`);
+}
+
+/** Counts every file handle the async writer opens and closes, and every sync() on them. */
+function watchFileHandles() {
+  const original = fs.promises.open;
+  const counts = { opened: 0, closed: 0, synced: 0 };
+  fs.promises.open = (async (...args: Parameters<typeof original>) => {
+    const handle = await original(...args);
+    counts.opened++;
+    const close = handle.close.bind(handle);
+    const sync = handle.sync.bind(handle);
+    handle.close = async () => {
+      counts.closed++;
+      return close();
+    };
+    handle.sync = async () => {
+      counts.synced++;
+      return sync();
+    };
+    return handle;
+  }) as typeof original;
+  return { counts, restore: () => (fs.promises.open = original) };
+}
+
+describe('session files, pinned', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir()));
+  afterEach(() => cleanup());
+
+  const events: SessionEvent[] = [
+    { type: 'turn_start', at: tick(), turn: 1 },
+    { type: 'assistant_text', at: tick(), text: 'hello' },
+    { type: 'turn_end', at: tick(), turn: 1, reason: 'completed' },
+  ];
+  const lines = (id: string) => [JSON.stringify(header(id)), ...events.map((e) => JSON.stringify(e))];
+  const write = (id: string, body: string[]) => fs.writeFileSync(path.join(dir, `${id}.jsonl`), body.join('\n') + '\n');
+
+  it('a blank or whitespace-only line inside a log is skipped, and every event around it loads', async () => {
+    const [h, a, b, c] = lines('blank');
+    write('blank', [h, a, '', b, '   ', c]);
+    const loaded = await new JsonlSessionStore(dir).loadSession('blank');
+    assert.deepEqual(loaded.events, events);
+  });
+
+  it('a corrupt line is reported with its own 1-based line number, both as JSON and as an event', async () => {
+    const [h, a, b, c] = lines('x');
+    write('notjson', [h.replace('"x"', '"notjson"'), a, b, '{oops', c]);
+    write('badevent', [h.replace('"x"', '"badevent"'), a, '{"type":"turn_start","at":"2026-01-01T00:00:00.000Z","turn":"one"}', c]);
+    write('notobject', [h.replace('"x"', '"notobject"'), a, b, c, '42']);
+    const store = new JsonlSessionStore(dir);
+
+    const notJson = await corruptionOf(store, 'notjson');
+    assert.equal(notJson.code, 'SESSION_CORRUPT');
+    assert.equal(notJson.message, 'Line 4 is not JSON.');
+    assert.equal(notJson.details?.line, 4);
+
+    const badEvent = await corruptionOf(store, 'badevent');
+    assert.equal(badEvent.details?.line, 3);
+    assert.match(badEvent.message, /^Line 3 is not a valid session event at turn: .+\.$/);
+
+    const notObject = await corruptionOf(store, 'notobject');
+    assert.equal(notObject.details?.line, 5);
+    assert.match(notObject.message, /^Line 5 is not a valid session event: .+\.$/, 'no path for a problem with the whole line');
+
+    const { diagnostics } = await store.listSessions();
+    assert.deepEqual(
+      diagnostics.map((d) => [path.basename(d.file), d.line]).sort(),
+      [
+        ['badevent.jsonl', 3],
+        ['notjson.jsonl', 4],
+        ['notobject.jsonl', 5],
+      ],
+    );
+  });
+
+  it('a bad header is told apart: empty file, cut-off header, not JSON, not a header, an invalid header', async () => {
+    fs.writeFileSync(path.join(dir, 'empty.jsonl'), '');
+    fs.writeFileSync(path.join(dir, 'cut.jsonl'), '{"type":"hea');
+    write('garbage', ['{nope']);
+    write('other', ['{"type":"turn_start"}']);
+    write('invalid', [JSON.stringify({ ...header('invalid'), kind: 'martian' })]);
+    const store = new JsonlSessionStore(dir);
+    assert.equal((await corruptionOf(store, 'empty')).message, 'The session file is empty: it was created but nothing was written to it.');
+    assert.equal((await corruptionOf(store, 'cut')).message, 'The session file has no complete header line: it was cut off while being created.');
+    const garbage = await corruptionOf(store, 'garbage');
+    assert.equal(garbage.message, 'The header (line 1) is not JSON.');
+    assert.equal(garbage.details?.line, 1);
+    const other = await corruptionOf(store, 'other');
+    assert.equal(other.message, 'Line 1 is not a session header.');
+    assert.equal(other.details?.line, 1);
+    const invalid = await corruptionOf(store, 'invalid');
+    assert.match(invalid.message, /^The header \(line 1\) is invalid: .+\.$/);
+    assert.equal(invalid.details?.line, 1);
+  });
+
+  it('every asynchronous write closes the file handle it opened', async () => {
+    const watch = watchFileHandles();
+    try {
+      const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+      const log = store.create(header('handles'));
+      for (let i = 0; i < 5; i++) {
+        log.append({ type: 'assistant_text', at: tick(), text: `line ${i}` });
+        await log.flush();
+      }
+      await store.dispose();
+      assert.ok(watch.counts.opened >= 5);
+      assert.equal(watch.counts.closed, watch.counts.opened, 'no handle is left open');
+      assert.equal(watch.counts.synced, 0, 'no fsync unless asked for');
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it('the fsync option syncs every asynchronous write, and the synchronous flush too', async () => {
+    const watch = watchFileHandles();
+    const fsyncSync = nodeFs.fsyncSync;
+    let syncSyncs = 0;
+    nodeFs.fsyncSync = ((fd: number) => {
+      syncSyncs++;
+      return fsyncSync(fd);
+    }) as typeof fs.fsyncSync;
+    try {
+      const store = new JsonlSessionStore(dir, { fsync: true });
+      const log = store.create(header('synced'));
+      log.append(events[0]);
+      await log.flush();
+      log.append(events[1]);
+      await log.flush();
+      assert.equal(watch.counts.synced, 2);
+      assert.equal(watch.counts.closed, watch.counts.opened);
+      log.append(events[2]);
+      log.flushSync();
+      assert.equal(syncSyncs, 1);
+      await store.dispose();
+      const quiet = new JsonlSessionStore(dir, { fsync: false });
+      const other = quiet.create(header('unsynced'));
+      other.append(events[0]);
+      other.flushSync();
+      assert.equal(syncSyncs, 1, 'no fsync when the option is off');
+      await quiet.dispose();
+      assert.deepEqual((await new JsonlSessionStore(dir).loadSession('synced')).events, events);
+    } finally {
+      nodeFs.fsyncSync = fsyncSync;
+      watch.restore();
+    }
+  });
+
+  it('a log writes into a folder that does not exist yet, creating it', async () => {
+    const store = new JsonlSessionStore(path.join(dir, 'a', 'b'));
+    const log = store.create(header('deep'));
+    log.append(events[0]);
+    await log.flush();
+    const sync = store.create(header('deep-sync'));
+    fs.rmSync(path.join(dir, 'a'), { recursive: true });
+    sync.flushSync();
+    assert.ok(fs.existsSync(sync.file));
+    await store.dispose();
+  });
+
+  it('a failed write names the session, the file and the reason, and a later flush writes each line exactly once', async () => {
+    const errors: ArborError[] = [];
+    const store = new JsonlSessionStore(dir, { onError: (e) => errors.push(e) });
+    const log = store.create(header('retry'));
+    log.append(events[0]);
+    await log.flush();
+    // A directory where the file should be: every open fails until it is removed.
+    const file = log.file;
+    fs.renameSync(file, `${file}.moved`);
+    fs.mkdirSync(file);
+    log.append(events[1]);
+    let failure: unknown;
+    await log.flush().catch((e) => (failure = e));
+    assert.ok(failure instanceof ArborError);
+    assert.equal(failure.code, 'SESSION_WRITE_FAILED');
+    assert.ok(failure.message.startsWith(`Could not write session retry to ${file}: `));
+    assert.match(failure.message, /The events stay in memory and are written again at the next flush\.$/);
+    assert.equal(failure.details?.file, file);
+    assert.equal(failure.details?.errno, 'EISDIR');
+    assert.equal(log.dirty, true);
+    assert.deepEqual(errors, [], 'a failure someone waits for is not also reported in the background');
+    fs.rmdirSync(file);
+    fs.renameSync(`${file}.moved`, file);
+    log.append(events[2]);
+    await log.flush();
+    assert.equal(log.dirty, false);
+    const text = fs.readFileSync(file, 'utf8');
+    assert.equal(text.split('\n').length, 5, 'header, three events, and the final newline');
+    await store.dispose();
+    assert.deepEqual((await new JsonlSessionStore(dir).loadSession('retry')).events, events);
+  });
+
+  it('a background write that fails is reported through onError', async () => {
+    const errors: ArborError[] = [];
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 1, onError: (e) => errors.push(e) });
+    const log = store.create(header('background'));
+    fs.mkdirSync(log.file);
+    log.append(events[0]);
+    const t0 = Date.now();
+    while (errors.length === 0 && Date.now() - t0 < 2000) await new Promise((r) => setTimeout(r, 2));
+    assert.equal(errors[0]?.code, 'SESSION_WRITE_FAILED');
+    fs.rmdirSync(log.file);
+    await store.dispose();
+  });
+
+  it('appends queued after a write started go out with the next write, and flush waits for them', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 10_000, maxBufferedBytes: 1 });
+    const log = store.create(header('chain'));
+    for (const e of events) log.append(e);
+    await log.flush();
+    assert.equal(log.dirty, false);
+    await store.dispose();
+    assert.deepEqual((await new JsonlSessionStore(dir).loadSession('chain')).events, events);
+    assert.ok(log instanceof JsonlSessionLog);
+  });
+});
