@@ -135,6 +135,96 @@ describe('question prompts, pinned', () => {
   });
 });
 
+describe('question prompt refusals and withdrawals, pinned', () => {
+  it('each refusal has its code and a message that tells the caller what happened', async () => {
+    const directory = new FakeDirectory();
+    const root = makeAgent('root');
+    const child = makeAgent('child', { kind: 'one-shot' });
+    directory.add(root);
+    directory.add(child, root);
+    const service = new UserInteractionService({ agents: directory });
+    const aborted = AbortSignal.abort();
+    const e1 = await rejection(service.ask({ questions: oneQuestion(), signal: aborted }));
+    assert.strictEqual(e1.message, 'The question was not asked: the turn was cancelled.');
+    assert.strictEqual((await rejection(service.ask({ questions: [] }))).message, 'Ask at least one question.');
+    const stale = makeAgent('gone');
+    const e3 = await rejection(service.ask({ questions: oneQuestion(), agent: stale }));
+    assert.strictEqual(e3.code, 'CALLER_NOT_LIVE');
+    assert.deepStrictEqual(e3.details, { agentId: 'gone' });
+    const e4 = await rejection(service.ask({ questions: oneQuestion(), agent: child }));
+    assert.strictEqual(e4.code, 'DELEGATED_CALLER');
+    assert.deepStrictEqual(e4.details, { agentId: 'child' });
+    const e5 = await rejection(service.ask({ questions: oneQuestion(), intent: 'bogus' as 'clarify' }));
+    assert.strictEqual(e5.code, 'BAD_INTENT');
+    assert.match(e5.message, /^The questions cannot be asked as written: .+\. Fix them and ask again\.$/);
+    const e6 = await rejection(service.ask({ questions: oneQuestion() }));
+    assert.strictEqual(e6.message, 'No question UI is available, so the human cannot be asked right now.');
+    const first = service.registerProvider(new FakeProvider());
+    assert.throws(
+      () => service.registerProvider(new FakeProvider()),
+      (e: unknown) =>
+        e instanceof ArborError && e.message === 'A question provider is already registered; dispose it before registering another.',
+    );
+    first.dispose();
+  });
+
+  it('prompt ids count up, and a prompt without detail has no detail key', async () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    service.registerProvider(provider);
+    await service.ask({ questions: oneQuestion() });
+    await service.ask({ questions: oneQuestion(), detail: 'x' });
+    assert.deepStrictEqual(
+      provider.prompts.map((p) => p.id),
+      ['ask-1', 'ask-2'],
+    );
+    assert.strictEqual('detail' in provider.prompts[0], false);
+    assert.strictEqual(provider.prompts[1].detail, 'x');
+  });
+
+  it('a withdrawn prompt settles once: a late answer from the UI changes nothing', async () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    let answer!: () => void;
+    provider.respond = (prompt) =>
+      new Promise((resolve) => (answer = () => resolve(prompt.questions.map((q) => ({ id: q.id, selected: [q.options[0].label] })))));
+    service.registerProvider(provider);
+    const changes: string[] = [];
+    service.onDidChangePending((c) => changes.push(c.kind === 'settled' ? `settled:${c.outcome}` : c.kind));
+    const controller = new AbortController();
+    const asked = service.ask({ questions: oneQuestion(), signal: controller.signal });
+    controller.abort();
+    const err = await rejection(asked);
+    assert.strictEqual(err.message, 'The question was withdrawn: the turn was cancelled before the human answered.');
+    assert.strictEqual(provider.prompts[0].signal.aborted, true);
+    answer();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.deepStrictEqual(changes, ['opened', 'settled:aborted']);
+  });
+
+  it('answers that do not fit fail with BAD_ANSWER; a shutdown withdraws open prompts with its own message', async () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    service.registerProvider(provider);
+    provider.respond = () => Promise.resolve([{ id: 'nope', selected: [] }]);
+    const bad = await rejection(service.ask({ questions: oneQuestion() }));
+    assert.strictEqual(bad.code, 'BAD_ANSWER');
+    assert.match(bad.message, /^The question UI returned answers that do not fit the questions: .+\.$/);
+    provider.hang();
+    const asked = service.ask({ questions: oneQuestion() });
+    service.dispose();
+    assert.strictEqual((await rejection(asked)).message, 'The question was withdrawn: the runtime is shutting down.');
+  });
+
+  it('closing the UI fails its open question with a message that says so', async () => {
+    const service = new UserInteractionService();
+    const registration = service.registerProvider(new FakeProvider().hang());
+    const asked = service.ask({ questions: oneQuestion() });
+    registration.dispose();
+    assert.strictEqual((await rejection(asked)).message, 'The question UI closed before the human answered.');
+  });
+});
+
 describe('public entry points and internal keys, pinned', () => {
   const spellings: Array<[string, string]> = [
     ['interactionMode', 'interactionMode'],
