@@ -257,4 +257,85 @@ describe('continuable children, pinned', () => {
     assert.strictEqual(runtime.subagents.liveContinuableCount(), 0);
     assert.strictEqual(runtime.subagents.get(kid.id), undefined);
   });
+  it("a settled child can be resumed only by its own parent, not by a live sibling", async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('kid'), start('other')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        kid: { turns: [[{ text: 'done' }]] },
+        other: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2 && userMessages(root).some((m) => m.includes('"kid"')), 'the kid to settle');
+    const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
+    const other = childByLabel(runtime, 'other');
+    await assert.rejects(runtime.subagents.deliver(other, kidId, 'hijack'), (e: unknown) =>
+      isArborError(e, 'SUBAGENT_NOT_FOUND') && (e as Error).message.startsWith(`No subagent ${kidId} of yours is live or resumable.`),
+    );
+    assert.strictEqual(runtime.agents.get(kidId), undefined, 'the kid was not resumed');
+    await runtime.dispose();
+  });
+
+  it('a message racing the end of a child finds no child to resume, and never reaches the ended agent', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        kid: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const kid = childByLabel(runtime, 'kid');
+    const ending = runtime.end(kid);
+    await assert.rejects(runtime.subagents.deliver(root, kid.id, 'too late'), (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND'));
+    await ending;
+    assert.ok(!userMessages(kid).includes('too late'));
+    await runtime.end(kid);
+  });
+
+  it("ending a child drops its queued messages and records which ones", async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        kid: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const kid = childByLabel(runtime, 'kid');
+    await runtime.subagents.deliver(root, kid.id, 'queued one');
+    assert.strictEqual(kid.pendingCount, 1);
+    await runtime.end(kid);
+    const dropped = kid.log.events.filter((e) => e.type === 'queue_dropped');
+    assert.strictEqual(dropped.length, 1, 'the queue was dropped, not parked');
+    assert.strictEqual(kid.pendingCount, 0);
+    await runtime.dispose();
+  });
+
+  it("reports to a parent that has ended are kept on the child's activation, word for word", async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('a')] }, { hang: true }]] },
+        a: { turns: [[{ toolCalls: [start('b')] }, { delayMs: 20, text: 'a result' }]] },
+        b: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 3, 'the family');
+    const a = childByLabel(runtime, 'a');
+    const activation = runtime.subagents.get(a.id)!;
+    assert.deepStrictEqual(activation.undelivered, []);
+    await runtime.end(root);
+    await until(() => a.status === 'idle' && reasons(a).length === 1, "a's turn to end");
+    await until(() => activation.undelivered.length === 1, 'the undelivered report');
+    assert.deepStrictEqual(activation.undelivered, [`[Report from subagent "a" (agent_id: ${a.id})] It finished its turn.\na result`]);
+    assert.strictEqual(runtime.subagents.isContinuable(a), true);
+    assert.strictEqual(runtime.subagents.isContinuable(root), false);
+    await runtime.dispose();
+  });
 });
+

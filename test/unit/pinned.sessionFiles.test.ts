@@ -68,6 +68,7 @@ describe('session files, pinned', () => {
     write('notjson', [h.replace('"x"', '"notjson"'), a, b, '{oops', c]);
     write('badevent', [h.replace('"x"', '"badevent"'), a, '{"type":"turn_start","at":"2026-01-01T00:00:00.000Z","turn":"one"}', c]);
     write('notobject', [h.replace('"x"', '"notobject"'), a, b, c, '42']);
+    write('nested', [h.replace('"x"', '"nested"'), a, '{"type":"tool_call","at":"2026-01-01T00:00:00.000Z","call":{"id":"c1","name":7,"arguments":"{}"}}']);
     const store = new JsonlSessionStore(dir);
 
     const notJson = await corruptionOf(store, 'notjson');
@@ -83,11 +84,15 @@ describe('session files, pinned', () => {
     assert.equal(notObject.details?.line, 5);
     assert.match(notObject.message, /^Line 5 is not a valid session event: .+\.$/, 'no path for a problem with the whole line');
 
+    const nested = await corruptionOf(store, 'nested');
+    assert.match(nested.message, /^Line 3 is not a valid session event at call\.name: /, 'the path inside the event, dotted');
+
     const { diagnostics } = await store.listSessions();
     assert.deepEqual(
       diagnostics.map((d) => [path.basename(d.file), d.line]).sort(),
       [
         ['badevent.jsonl', 3],
+        ['nested.jsonl', 3],
         ['notjson.jsonl', 4],
         ['notobject.jsonl', 5],
       ],
