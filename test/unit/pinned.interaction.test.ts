@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import { ArborError } from '../../src/core/errors';
 import {
   INTERNAL_RUN_KEYS,
+  isInteractionMode,
   parsePublicRunRequest,
   parsePublicRunRequestFrom,
   parsePublicRunRequestStrict,
@@ -265,6 +266,20 @@ describe('public entry points and internal keys, pinned', () => {
     });
   }
 
+  it('a refusal lists the keys it found in its details, and a bad request names each field', () => {
+    try {
+      parsePublicRunRequestStrict({ prompt: 'hi', non_interactive: true });
+      assert.fail('accepted');
+    } catch (e) {
+      assert.deepStrictEqual((e as ArborError).details, { keys: ['nonInteractive'] });
+    }
+    assert.throws(
+      () => parsePublicRunRequestStrict({ prompt: '', label: '  ' }),
+      (e: unknown) =>
+        e instanceof ArborError && /^The run request is invalid \(prompt: [^;]+; prompt: must not be blank; label: must not be blank\)\.$/.test(e.message),
+    );
+  });
+
   it('several internal keys are named together, in a fixed order', () => {
     assert.throws(
       () => parsePublicRunRequestStrict({ prompt: 'hi', channel_name: 'github', context: { interactionMode: 'autonomous' } }),
@@ -317,7 +332,22 @@ describe('interaction policy, pinned', () => {
     assert.strictEqual(resolveInteractionPolicy().mode, 'interactive');
   });
 
+  it('isInteractionMode accepts exactly the four modes', () => {
+    for (const mode of ['interactive', 'scheduled', 'webhook', 'autonomous']) assert.strictEqual(isInteractionMode(mode), true);
+    for (const other of ['robot', '', 5, undefined]) assert.strictEqual(isInteractionMode(other), false);
+  });
+
   it('errors name the bad key and the known modes', () => {
+    try {
+      resolveInteractionPolicy({ interactionMode: 'robot' });
+      assert.fail('accepted');
+    } catch (e) {
+      assert.deepStrictEqual((e as ArborError).details, { interactionMode: 'robot' });
+    }
+    assert.throws(
+      () => resolveInteractionPolicy({ nonInteractive: 'yes' as unknown as boolean, channelName: 5 as unknown as string }),
+      (e: unknown) => e instanceof ArborError && /^The run context is invalid \(nonInteractive: [^;]+; channelName: [^;]+\)\.$/.test(e.message),
+    );
     assert.throws(
       () => resolveInteractionPolicy({ interactionMode: 'robot' }),
       (e: unknown) =>
@@ -348,7 +378,13 @@ describe('interaction policy, pinned', () => {
         'If the work is high-risk or irreversible and the decision it needs is not authorized, do not do that part: ' +
         'end with a result that starts with "BLOCKED:" and names the missing decision.',
     );
-    assert.doesNotMatch(scheduled.suppressedClarificationResult('   '), /Unanswered question/);
+    assert.strictEqual(scheduled.suppressedClarificationResult('   '), scheduled.suppressedClarificationResult(), 'a blank question is no question');
+    assert.ok(
+      scheduled.suppressedClarificationResult().startsWith(
+        'This run was started on a schedule, so no human can answer: the question was not asked and no answer will come. Do not wait for one. Use the context',
+      ),
+      'no question, no "Unanswered question" sentence',
+    );
 
     const interactive = resolveInteractionPolicy({});
     assert.deepStrictEqual(interactive.visibleTools(tools), tools);
