@@ -302,3 +302,128 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     await runtime.dispose();
   });
 });
+
+describe('agent state as the views see it, pinned', () => {
+  /** The agent's change notifications (what the tree and the conversation view repaint on), as `type`s. */
+  function changes(runtime: ReturnType<typeof makeRuntime>['runtime']) {
+    const seen: string[] = [];
+    runtime.onEvent((e) => {
+      if (e.type === 'agent_changed' && e.change.type !== 'log') seen.push(e.change.type);
+    });
+    return seen;
+  }
+
+  it('a queued message, a Stop, new usage and the end each notify the views', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: { main: { turns: [[{ usage: { inputTokens: 1, outputTokens: 1 }, toolCalls: [listAgents] }, { hang: true }], [{ text: 'b' }]] } },
+    });
+    const seen = changes(runtime);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => seen.includes('usage') && root.status === 'running', 'usage');
+    assert.deepStrictEqual(seen.slice(0, 3), ['status', 'turn_start', 'usage']);
+    seen.length = 0;
+    root.send('later', { from: 'user', wake: false });
+    assert.deepStrictEqual(seen, ['status'], 'a queued message changes the pending count shown');
+    seen.length = 0;
+    root.send('now', { from: 'user' });
+    assert.deepStrictEqual(seen, ['status']);
+    seen.length = 0;
+    runtime.stop(root);
+    assert.deepStrictEqual(seen, ['status'], 'stopping is shown at once');
+    await root.whenIdle();
+    seen.length = 0;
+    root.dispose();
+    root.dispose();
+    assert.deepStrictEqual(seen.filter((c) => c === 'disposed'), ['disposed'], 'an agent is disposed once');
+    await runtime.dispose();
+  });
+
+  it('turn and start time are known only while a turn runs', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    assert.strictEqual(root.currentTurn, 1);
+    assert.strictEqual(typeof root.turnStartedAt, 'number');
+    runtime.stop(root);
+    await root.whenIdle();
+    assert.strictEqual(root.currentTurn, undefined);
+    assert.strictEqual(root.turnStartedAt, undefined);
+    await runtime.dispose();
+  });
+
+  it('a Stop with nothing queued leaves the agent unparked, so a child report wakes it later', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }], [{ text: 'woken' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    runtime.stop(root);
+    assert.strictEqual(root.isParked, false, 'nothing is parked when nothing waits');
+    await root.whenIdle();
+    root.send('report', { from: 'child', wake: 'unless-parked' });
+    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the report to wake the agent');
+    assert.deepStrictEqual(reasons(root), ['aborted:user', 'completed']);
+    await runtime.dispose();
+  });
+
+  it("a second stop does not change the first one's cause", async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { label: 'kid', prompt: 'w' } }] }, { text: 'ok' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        kid: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2, 'the kid');
+    const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
+    await until(() => kid.status === 'running', 'the kid turn');
+    runtime.subagents.interrupt(kid.id, { kind: 'ancestor', agent: root });
+    assert.strictEqual(kid.stopping, 'parent');
+    runtime.stop(kid);
+    assert.strictEqual(kid.stopping, 'parent', 'the first cause stands');
+    await until(() => kid.status === 'idle', 'the kid to stop');
+    assert.strictEqual(kid.stopping, undefined);
+    assert.deepStrictEqual(reasons(kid), ['aborted:parent']);
+    await runtime.dispose();
+  });
+
+  it('the log records a queued message without a step flag unless it joins at the next step, no empty assistant text, and no empty drop', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { hang: true }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.status === 'running' && toolResults(root).length === 1, 'the tool step');
+    root.send('report', { from: 'child', atNextStep: true, wake: false });
+    const queued = root.log.events.filter((e) => e.type === 'queued');
+    assert.deepStrictEqual(
+      queued.map((e) => (e.type === 'queued' ? e.atNextStep : null)),
+      [undefined, true],
+    );
+    assert.ok(!('atNextStep' in queued[0]) || queued[0].atNextStep === undefined);
+    assert.strictEqual(root.log.events.filter((e) => e.type === 'assistant_text').length, 0, 'a reply with only tool calls records no text');
+    await runtime.end(root);
+    assert.strictEqual(root.log.events.filter((e) => e.type === 'queue_dropped').length, 1);
+    const { runtime: other } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    const lone = other.startRoot({ prompt: 'go', label: 'main' });
+    await other.end(lone);
+    assert.strictEqual(lone.log.events.filter((e) => e.type === 'queue_dropped').length, 0, 'nothing queued, nothing dropped');
+    await runtime.dispose();
+    await other.dispose();
+  });
+
+  it("a turn ended by a run limit tells the model why at the start of the agent's next turn", async () => {
+    const { runtime, calls } = makeRuntime(
+      { version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { text: 'never' }], [{ text: 'summary' }]] } } },
+      { limits: { maxStepsPerTurn: 1 } },
+    );
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    runtime.sendFromUser(root, 'summarise');
+    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the next turn');
+    const note = '[Arbor] This turn was ended because a turn may make at most 1 model calls. Summarise what you have so far and say what remains.';
+    const last = calls.at(-1)!.messages;
+    assert.deepStrictEqual(last.slice(-2).map((m) => [m.role, m.content]), [
+      ['user', note],
+      ['user', 'summarise'],
+    ]);
+    const systemNote = root.log.events.find((e) => e.type === 'user_message' && e.text === note);
+    assert.ok(systemNote && systemNote.type === 'user_message' && systemNote.from === 'system');
+    await runtime.dispose();
+  });
+});
