@@ -66,8 +66,9 @@ describe('question prompts, pinned', () => {
     const provider = new FakeProvider();
     service.registerProvider(provider);
     const outcomes = settledOutcomes(service);
-    provider.respond = () => Promise.reject(new ArborError('INTERNAL', 'boom'));
-    assert.strictEqual((await rejection(service.ask({ questions: oneQuestion() }))).code, 'INTERNAL');
+    provider.respond = () => Promise.reject(new ArborError('NO_PROVIDER', 'boom'));
+    const passedOn = await rejection(service.ask({ questions: oneQuestion() }));
+    assert.deepStrictEqual([passedOn.code, passedOn.message], ['NO_PROVIDER', 'boom'], "the UI's own typed error is passed on as is");
     provider.respond = () => Promise.reject(new Error('crashed'));
     const plain = await rejection(service.ask({ questions: oneQuestion() }));
     assert.strictEqual(plain.code, 'INTERNAL');
@@ -208,13 +209,26 @@ describe('question prompt refusals and withdrawals, pinned', () => {
     const provider = new FakeProvider();
     service.registerProvider(provider);
     provider.respond = () => Promise.resolve([{ id: 'nope', selected: [] }]);
+    const outcomes = settledOutcomes(service);
     const bad = await rejection(service.ask({ questions: oneQuestion() }));
+    assert.deepStrictEqual(outcomes, ['failed']);
     assert.strictEqual(bad.code, 'BAD_ANSWER');
     assert.match(bad.message, /^The question UI returned answers that do not fit the questions: .+\.$/);
     provider.hang();
     const asked = service.ask({ questions: oneQuestion() });
     service.dispose();
     assert.strictEqual((await rejection(asked)).message, 'The question was withdrawn: the runtime is shutting down.');
+    assert.deepStrictEqual(outcomes, ['failed', 'aborted']);
+  });
+
+  it('disposing an old registration again does not unregister the same UI registered anew', () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    const first = service.registerProvider(provider);
+    first.dispose();
+    service.registerProvider(provider);
+    first.dispose();
+    assert.strictEqual(service.hasProvider, true);
   });
 
   it('closing the UI fails its open question with a message that says so', async () => {
