@@ -339,3 +339,48 @@ describe('continuable children, pinned', () => {
   });
 });
 
+describe('continuable children, pinned: settling waits for the child itself', () => {
+  async function childWithGrandchild() {
+    const fx = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('a'), start('s')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        a: { turns: [[{ toolCalls: [start('b')] }, { hang: true }]] },
+        b: { turns: [[{ hang: true }]] },
+        s: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => fx.runtime.agents.size === 4, 'the family');
+    const a = childByLabel(fx.runtime, 'a');
+    await until(() => a.status === 'running' && fx.runtime.agents.size === 4 && toolResults(a).length === 1, 'a to wait');
+    return { ...fx, root, a, b: childByLabel(fx.runtime, 'b'), s: childByLabel(fx.runtime, 's') };
+  }
+
+  it('a running child whose subagent ends is not settled', async () => {
+    const { runtime, a, b } = await childWithGrandchild();
+    await runtime.end(b);
+    await tick(5);
+    assert.strictEqual(runtime.agents.isLive(a), true);
+    assert.strictEqual(a.status, 'running');
+    await runtime.dispose();
+  });
+
+  it('a child the user stopped is not settled when its subagent ends: it waits for a message', async () => {
+    const { runtime, a, b } = await childWithGrandchild();
+    runtime.stop(a);
+    await until(() => a.status === 'idle', 'a to stop');
+    await runtime.end(b);
+    await tick(5);
+    assert.strictEqual(runtime.agents.isLive(a), true, 'a stopped child keeps its conversation live');
+    await runtime.dispose();
+  });
+
+  it("a sibling is told the child is not its own, in words that say who may send", async () => {
+    const { runtime, a, s } = await childWithGrandchild();
+    await assert.rejects(runtime.subagents.deliver(s, a.id, 'x'), (e: unknown) =>
+      unauthorized(e) && (e as Error).message === `Agent ${a.id} is not your direct subagent; only its direct parent can send it messages.`,
+    );
+    await runtime.dispose();
+  });
+});
