@@ -4,7 +4,7 @@ import * as path from 'node:path';
 // The module object itself (not an import namespace), so a test can observe fs calls.
 import nodeFs = require('node:fs');
 import { ArborError } from '../../src/core/errors';
-import { JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
@@ -237,5 +237,95 @@ describe('session files, pinned', () => {
     await store.dispose();
     assert.deepEqual((await new JsonlSessionStore(dir).loadSession('chain')).events, events);
     assert.ok(log instanceof JsonlSessionLog);
+  });
+});
+
+describe('session log writes, pinned', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir()));
+  afterEach(() => cleanup());
+
+  const event = (text: string): SessionEvent => ({ type: 'assistant_text', at: tick(), text });
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('the default policy batches for 100 ms or 64 KiB and does not fsync', () => {
+    assert.deepEqual(DEFAULT_WRITE_POLICY, { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false });
+  });
+
+  it('a log made without store callbacks closes, and refuses appends afterwards naming the session', async () => {
+    const log = new JsonlSessionLog({ file: path.join(dir, 'bare.jsonl'), header: header('bare'), policy: { ...DEFAULT_WRITE_POLICY } });
+    log.append(event('one'));
+    await log.close();
+    await log.close();
+    assert.throws(
+      () => log.append(event('two')),
+      (e: unknown) => e instanceof ArborError && e.code === 'INTERNAL' && e.message === 'The log of session bare is closed; reopen it to append.',
+    );
+    assert.equal(fs.readFileSync(log.file, 'utf8').split('\n').length, 3);
+  });
+
+  it('a write starts as soon as the waiting text reaches the size threshold exactly', async () => {
+    const h = header('exact');
+    const size = JSON.stringify(h).length + 1;
+    const log = new JsonlSessionLog({ file: path.join(dir, 'exact.jsonl'), header: h, policy: { flushDelayMs: 60_000, maxBufferedBytes: size, fsync: false } });
+    const t0 = Date.now();
+    while (log.dirty && Date.now() - t0 < 5000) await wait(2);
+    assert.equal(log.dirty, false, 'the header alone filled the buffer: written without a flush or the timer');
+    await log.close();
+  });
+
+  it('an async write that lands after a synchronous flush does not make the log dirty again', async () => {
+    const log = new JsonlSessionLog({ file: path.join(dir, 'race.jsonl'), header: header('race'), policy: { flushDelayMs: 60_000, maxBufferedBytes: 1 << 20, fsync: false } });
+    log.append(event('one'));
+    const first = log.flush();
+    log.append(event('two'));
+    log.flushSync();
+    assert.equal(log.dirty, false);
+    await first;
+    await wait(5);
+    assert.equal(log.dirty, false, 'the late async write covers fewer lines than the sync one did');
+    log.append(event('three'));
+    await log.close();
+    assert.deepEqual(
+      fs.readFileSync(log.file, 'utf8').trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { text: string }).text),
+      ['one', 'two', 'three'],
+    );
+  });
+
+  it('lines appended while a write is in flight wait for the timer when nobody flushes', async () => {
+    const log = new JsonlSessionLog({ file: path.join(dir, 'later.jsonl'), header: header('later'), policy: { flushDelayMs: 60_000, maxBufferedBytes: 1 << 20, fsync: false } });
+    const flushed = log.flush();
+    log.append(event('later'));
+    await flushed;
+    await wait(20);
+    assert.equal(log.dirty, true, 'the second line waits to be batched with what comes next');
+    await log.close();
+    assert.equal(log.dirty, false);
+  });
+
+  it('the synchronous flush closes the file it opened', async () => {
+    const openSync = nodeFs.openSync;
+    const closeSync = nodeFs.closeSync;
+    const fds = new Set<number>();
+    nodeFs.openSync = ((...args: Parameters<typeof openSync>) => {
+      const fd = openSync(...args);
+      fds.add(fd);
+      return fd;
+    }) as typeof openSync;
+    nodeFs.closeSync = ((fd: number) => {
+      fds.delete(fd);
+      return closeSync(fd);
+    }) as typeof closeSync;
+    try {
+      const log = new JsonlSessionLog({ file: path.join(dir, 'sync.jsonl'), header: header('sync'), policy: { ...DEFAULT_WRITE_POLICY } });
+      log.append(event('one'));
+      log.flushSync();
+      assert.equal(fds.size, 0, 'no descriptor left open');
+      await log.close();
+    } finally {
+      nodeFs.openSync = openSync;
+      nodeFs.closeSync = closeSync;
+    }
   });
 });
