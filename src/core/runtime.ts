@@ -318,8 +318,8 @@ export class Runtime implements AgentHost {
 
   /**
    * Abort every turn, dispose every agent, release every listener. Resolves once every log is
-   * written: the live agents' and those of agents that ended just before (still closing, or
-   * waiting for their aborted turn to record its end).
+   * written, each aborted turn's end included: the live agents' and those of agents that ended
+   * just before (still closing, or waiting for their aborted turn to record its end).
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -329,7 +329,8 @@ export class Runtime implements AgentHost {
     for (const agent of this.agents.all()) {
       agent.dispose();
       this.agents.remove(agent);
-      writes.push(agent.log.flush().catch(() => undefined));
+      // The aborted turn records its end a moment later: write after that, not before.
+      writes.push(agent.whenIdle().then(() => agent.log.flush()).catch(() => undefined));
     }
     for (const agent of this.closeAfterTurn) writes.push(agent.whenIdle().then(() => this.closing.get(agent.id)));
     writes.push(...this.closing.values());
