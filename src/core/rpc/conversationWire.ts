@@ -42,6 +42,8 @@ const agentKind = z.enum(['root', 'one-shot', 'continuable']);
 export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('turn'), turn: z.number().int().nonnegative() }),
   z.strictObject({ kind: z.literal('message'), from: messageSource, text: z.string() }),
+  /** A subagent's report: one line for a person (who, how it ended); the full text folded. */
+  z.strictObject({ kind: z.literal('report'), title: z.string(), text: z.string() }),
   z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
   z.strictObject({
     kind: z.literal('tool'),

@@ -3,6 +3,7 @@ import type { Agent, TurnEnd } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { ChatMessage } from '../models/types';
 import type { SessionLog } from '../sessions/types';
+import { formatReport, reportOf } from './report';
 
 /** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
 export type InterruptAuthority = { kind: 'user'; parentSessionId: string } | { kind: 'ancestor'; agent: Agent };
@@ -256,27 +257,7 @@ export class ContinuationManager {
   private report(activation: Activation, end: TurnEnd | undefined, settled: boolean): void {
     const child = activation.agent;
     const parent = activation.parent;
-    const lines: string[] = [];
-    if (end) {
-      const how =
-        end.reason === 'completed'
-          ? 'finished its turn'
-          : end.reason === 'aborted'
-            ? end.cause === 'user'
-              ? 'was stopped by the user; it keeps its conversation and waits for a message'
-              : `was interrupted (${end.cause ?? 'cancelled'}); it keeps its conversation and waits for a message`
-            : end.reason === 'budget'
-              ? `hit a run limit (${end.message ?? 'budget'})`
-              : `failed (${end.message ?? end.reason})`;
-      lines.push(`[Report from subagent "${child.label}" (agent_id: ${child.id})] It ${how}.`);
-      if (end.finalText) lines.push(end.finalText);
-    } else {
-      lines.push(`[Subagent "${child.label}" (agent_id: ${child.id})] Its own subagents have finished.`);
-    }
-    if (settled) {
-      lines.push(`It is now idle and has been released; send_message to ${child.id} resumes it with its conversation.`);
-    }
-    const text = lines.join('\n');
+    const text = formatReport(reportOf(child.label, child.id, end, settled));
     if (!this.host.agents.isLive(parent)) {
       activation.undelivered.push(text);
       return;
