@@ -1,5 +1,6 @@
-import { AbortedError, ArborError, abortCauseOf, isArborError, type CancelCause } from '../errors';
+import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
+import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
 import { errorResult } from '../tools/catalog';
@@ -43,6 +44,8 @@ export interface TurnEnd {
   reason: TurnEndReason;
   cause?: CancelCause;
   message?: string;
+  /** The error's stable code when the turn ended with `error` (e.g. MODEL_TIMEOUT). */
+  code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
 }
@@ -320,7 +323,7 @@ export class Agent {
       }
       const message = err instanceof Error ? err.message : String(err);
       this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
-      return { turn, reason: 'error', message, finalText };
+      return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
     }
   }
 
@@ -337,7 +340,8 @@ export class Agent {
   }
 
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
-    const stream = (this.run.model ?? this.host.model).stream({
+    const model = this.run.model ?? this.host.model;
+    const stream = model.stream({
       agentId: this.id,
       agentLabel: this.label,
       call: ++this.modelCalls,
@@ -352,11 +356,16 @@ export class Agent {
     const aborted = abortedPromise(signal);
     let text = '';
     const toolCalls: ToolCall[] = [];
+    let finished = false;
     try {
       for (;;) {
         const next = await Promise.race([iterator.next(), aborted]);
-        if (next.done) break;
-        const chunk = next.value;
+        if (next.done) {
+          finished = true;
+          break;
+        }
+        // Every provider's output passes here: nothing unparsed reaches the log or the counters.
+        const chunk = parseModelChunk(next.value, model.label);
         if (chunk.type === 'text') text += chunk.text;
         else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
         else {
@@ -368,7 +377,8 @@ export class Agent {
         }
       }
     } finally {
-      if (signal.aborted) void iterator.return?.(undefined)?.catch(() => undefined);
+      // Aborted, or a malformed chunk: close the provider's stream (and its connection).
+      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(() => undefined);
     }
     return { text, toolCalls };
   }

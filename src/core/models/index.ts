@@ -4,6 +4,7 @@
  * src/extension because it needs the editor.
  */
 export type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall, ToolSpec } from './types';
+export { modelChunkSchema, parseModelChunk } from './modelChunk';
 export { ScriptedModel, parseScript, scriptSchema, type ModelScript, type ScriptedModelOptions } from './scriptedModel';
 export {
   OpenAiCompatibleProvider,
