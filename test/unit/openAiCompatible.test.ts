@@ -363,6 +363,69 @@ describe('OpenAiCompatibleProvider against a local server', () => {
   });
 });
 
+describe('OpenAiCompatibleProvider against a misbehaving server', () => {
+  let server: FakeModelServer;
+  beforeEach(async () => {
+    server = new FakeModelServer();
+    await server.start();
+  });
+  afterEach(async () => server.stop());
+
+  it('a 200 that is not an event stream (an HTML login page) fails with MODEL_BAD_OUTPUT naming the content type', async () => {
+    server.respondWith((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body>Please sign in to the Wi-Fi</body></html>');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: fastRetry });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_BAD_OUTPUT'), String(e));
+      assert.match(e.message, /answered with 'text\/html; charset=utf-8' instead of an event stream/);
+      assert.equal(e.details?.contentType, 'text/html; charset=utf-8');
+      return true;
+    });
+    assert.equal(server.requests.length, 1, 'not retried');
+  });
+
+  it('a 200 without a content type fails with MODEL_BAD_OUTPUT too', async () => {
+    server.respondWith((_req, res) => {
+      res.writeHead(200);
+      res.end('ok');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /no content type/.test(e.message));
+  });
+
+  it('a usage the server sends as text or negative fails with MODEL_BAD_OUTPUT and yields no usage', async () => {
+    for (const usage of [{ prompt_tokens: '12', completion_tokens: 3 }, { prompt_tokens: -5, completion_tokens: 3 }, { prompt_tokens: 1.5, completion_tokens: 3 }]) {
+      server.respondWith(sseResponse([chunk({ content: 'hi' }, 'stop'), { ...usageChunk(0, 0), usage }]));
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+      const seen: ModelChunk[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const c of provider.stream(request(new AbortController().signal))) seen.push(c);
+        })(),
+        (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /usage\.prompt_tokens/.test(e.message),
+        JSON.stringify(usage),
+      );
+      assert.ok(!seen.some((c) => c.type === 'usage'));
+    }
+  });
+
+  it('a tool call whose id or name is a number fails with MODEL_BAD_OUTPUT', async () => {
+    for (const call of [{ index: 0, id: 7, function: { name: 'grep', arguments: '{}' } }, { index: 0, id: 'c1', function: { name: 42, arguments: '{}' } }]) {
+      server.respondWith(sseResponse([chunk({ tool_calls: [call] }, 'tool_calls')]));
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+      await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /tool_calls/.test(e.message));
+    }
+  });
+
+  it('an event that is not JSON fails with MODEL_BAD_OUTPUT', async () => {
+    server.respondWith(sseResponse(['not json at all']));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /not JSON: not json at all/.test(e.message));
+  });
+});
+
 describe('OpenAI-compatible settings', () => {
   it('accepts an http(s) base URL and a model, trimming a trailing slash', () => {
     assert.deepEqual(parseOpenAiCompatibleSettings({ baseUrl: 'http://localhost:11434/v1/', model: ' llama3.1 ' }), { baseUrl: 'http://localhost:11434/v1', model: 'llama3.1' });

@@ -1,10 +1,8 @@
-import OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { Stream } from 'openai/streaming';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
-import { classifyModelError, type ModelEndpoint } from './openAiErrors';
+import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ModelEndpoint } from './openAiErrors';
 import { toOpenAiMessages, toOpenAiTools } from './openAiMessages';
 import { ToolCallAssembler } from './toolCallAssembler';
 import type { ModelChunk, ModelProvider, ModelRequest } from './types';
@@ -51,6 +49,43 @@ export interface OpenAiCompatibleOptions {
 const DEFAULT_TIMEOUT_MS = 180_000;
 /** Sent when no key is set: local servers ignore it, hosted ones answer 401 (MODEL_AUTH). */
 const NO_KEY = 'no-api-key-set';
+/** Error bodies are read up to this size: enough for any server's message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** One streamed chunk of a chat completion, as far as Arbor reads it; anything else is ignored. */
+const wireChunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        index: z.number().int().nullish(),
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            refusal: z.string().nullish(),
+            tool_calls: z
+              .array(
+                z.object({
+                  index: z.number().int().nonnegative().nullish(),
+                  id: z.string().nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                }),
+              )
+              .nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int().nonnegative().nullish(),
+      completion_tokens: z.number().int().nonnegative().nullish(),
+    })
+    .nullish(),
+});
+
+type RequestBody = Record<string, unknown>;
 
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly id: string;
@@ -60,7 +95,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   private readonly timeoutMs: number;
   private readonly includeUsage: boolean;
   private readonly readApiKey: () => string | undefined | Promise<string | undefined>;
-  private client: { key: string; sdk: OpenAI } | undefined;
 
   constructor(settings: OpenAiCompatibleSettingsInput, options: OpenAiCompatibleOptions = {}) {
     this.settings = parseOpenAiCompatibleSettings(settings);
@@ -76,76 +110,176 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const { signal } = request;
     signal.throwIfAborted();
-    const body: ChatCompletionCreateParamsStreaming = {
+    const body: RequestBody = {
       model: this.settings.model,
       messages: toOpenAiMessages(request.system, request.messages),
       stream: true,
       ...(this.includeUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.tools.length > 0 ? { tools: toOpenAiTools(request.tools) } : {}),
     };
+    const { response, endpoint, release } = await this.open(JSON.stringify(body), signal);
+    try {
+      const type = response.headers.get('content-type') ?? '';
+      if (!/^\s*text\/event-stream\b/i.test(type)) {
+        throw new ArborError(
+          'MODEL_BAD_OUTPUT',
+          `The model server at ${endpoint.baseUrl} answered with ${type ? `'${truncated(type)}'` : 'no content type'} instead of an event stream (text/event-stream): check the base URL, and whether a proxy or a login page is in the way.`,
+          { baseUrl: endpoint.baseUrl, model: endpoint.model, contentType: type },
+        );
+      }
+      yield* this.read(response, endpoint, signal);
+    } finally {
+      // Ends the connection whatever happened: finished, failed, aborted or abandoned by the reader.
+      release();
+    }
+  }
 
-    const { stream, endpoint } = await this.open(body, signal);
+  /** Parses the event stream into chunks. */
+  private async *read(response: Response, endpoint: ModelEndpoint, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const events: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => events.push(event) });
     const toolCalls = new ToolCallAssembler();
     let usage: { inputTokens: number; outputTokens: number } | undefined;
+    let sawDone = false;
     try {
-      for await (const chunk of stream) {
-        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
-        for (const choice of chunk.choices ?? []) {
-          if (choice.index !== 0 && choice.index !== undefined) continue;
-          const delta: Partial<ChatCompletionChunk.Choice.Delta> = choice.delta ?? {};
-          if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text', text: delta.content };
-          if (typeof delta.refusal === 'string' && delta.refusal !== '') yield { type: 'text', text: delta.refusal };
-          for (const d of delta.tool_calls ?? []) toolCalls.add(d);
-          if (choice.finish_reason) for (const call of toolCalls.complete()) yield { type: 'tool_call', call };
+      while (!sawDone) {
+        let part: ReadableStreamReadResult<Uint8Array>;
+        try {
+          part = await reader.read();
+        } catch (e) {
+          if (signal.aborted) throw signal.reason;
+          throw classifyConnectionError(e, endpoint, true).error;
         }
+        if (part.done) break;
+        parser.feed(decoder.decode(part.value, { stream: true }));
+        for (const event of events) {
+          if (event.data === '[DONE]') {
+            sawDone = true;
+            break;
+          }
+          const chunk = this.parseEvent(event, endpoint);
+          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+          for (const choice of chunk.choices ?? []) {
+            if (choice.index !== 0 && choice.index !== undefined && choice.index !== null) continue;
+            const delta = choice.delta;
+            if (delta?.content) yield { type: 'text', text: delta.content };
+            if (delta?.refusal) yield { type: 'text', text: delta.refusal };
+            for (const d of delta?.tool_calls ?? []) toolCalls.add(d);
+            if (choice.finish_reason) for (const call of toolCalls.complete()) yield { type: 'tool_call', call };
+          }
+        }
+        events.length = 0;
       }
-    } catch (e) {
-      if (signal.aborted) throw signal.reason;
-      throw classifyModelError(e, endpoint).error;
+    } finally {
+      void reader.cancel().catch(() => undefined);
     }
-    // The SDK ends the iteration quietly when its request is aborted.
     if (signal.aborted) throw signal.reason;
     for (const call of toolCalls.complete()) yield { type: 'tool_call', call };
     if (usage) yield { type: 'usage', ...usage };
   }
 
-  /** Sends the request, retrying failures that happen before any output arrives. */
-  private async open(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal): Promise<{ stream: Stream<ChatCompletionChunk>; endpoint: ModelEndpoint }> {
+  private parseEvent(event: EventSourceMessage, endpoint: ModelEndpoint): z.output<typeof wireChunkSchema> {
+    let value: unknown;
+    try {
+      value = JSON.parse(event.data);
+    } catch {
+      throw new ArborError('MODEL_BAD_OUTPUT', `The model server at ${endpoint.baseUrl} sent an event that is not JSON: ${truncated(redact(event.data, endpoint.apiKey))}`, {
+        baseUrl: endpoint.baseUrl,
+        model: endpoint.model,
+      });
+    }
+    if (event.event === 'error' || (typeof value === 'object' && value !== null && 'error' in value && (value as { error: unknown }).error)) {
+      throw streamedError(value, endpoint);
+    }
+    const parsed = wireChunkSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new ArborError(
+      'MODEL_BAD_OUTPUT',
+      `The model server at ${endpoint.baseUrl} sent a malformed chunk: '${issue?.path.join('.') ?? ''}' is invalid (${issue?.message ?? 'unknown problem'}).`,
+      { baseUrl: endpoint.baseUrl, model: endpoint.model, field: issue?.path.join('.') },
+    );
+  }
+
+  /**
+   * Sends the request until a 2xx response arrives, retrying failures that happen before any
+   * output. `release` ends the connection.
+   */
+  private async open(body: string, signal: AbortSignal): Promise<{ response: Response; endpoint: ModelEndpoint; release: () => void }> {
     for (let attempt = 0; ; attempt++) {
       let endpoint: ModelEndpoint = { baseUrl: this.settings.baseUrl, model: this.settings.model };
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.timeoutMs);
+      let failure;
       try {
         const key = (await this.readApiKey()) || undefined;
         endpoint = { ...endpoint, apiKey: key };
-        const stream = await this.sdk(key ?? NO_KEY).chat.completions.create(body, { signal, maxRetries: 0, timeout: this.timeoutMs });
-        return { stream, endpoint };
+        signal.throwIfAborted();
+        const response = await fetch(`${this.settings.baseUrl}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${key ?? NO_KEY}` },
+          body,
+          signal: controller.signal,
+        });
+        if (response.ok) {
+          const release = (): void => {
+            signal.removeEventListener('abort', onAbort);
+            controller.abort();
+          };
+          return { response, endpoint, release };
+        }
+        failure = classifyHttpFailure({ status: response.status, headers: response.headers, body: await readText(response, MAX_ERROR_BODY_BYTES) }, endpoint);
       } catch (e) {
         if (signal.aborted) throw signal.reason;
-        const failure = classifyModelError(e, endpoint);
-        const tooLong = failure.retryAfterMs !== undefined && failure.retryAfterMs > this.retry.maxRetryAfterMs;
-        if (!failure.retryable || tooLong || attempt >= this.retry.maxRetries) {
-          throw attempt === 0 ? failure.error : new ArborError(failure.error.code, failure.error.message, { ...failure.error.details, attempts: attempt + 1 });
-        }
-        await sleep(Math.min(retryDelayMs(this.retry, attempt, failure.retryAfterMs), this.retry.maxRetryAfterMs), signal);
+        failure = timedOut
+          ? { retryable: true, error: new ArborError('MODEL_TIMEOUT', `The model server at ${endpoint.baseUrl} did not answer within ${seconds(this.timeoutMs)}.`, { baseUrl: endpoint.baseUrl, model: endpoint.model }) }
+          : classifyConnectionError(e, endpoint, false);
+      } finally {
+        clearTimeout(timer);
       }
+      signal.removeEventListener('abort', onAbort);
+      controller.abort();
+      const tooLong = failure.retryAfterMs !== undefined && failure.retryAfterMs > this.retry.maxRetryAfterMs;
+      if (!failure.retryable || tooLong || attempt >= this.retry.maxRetries) {
+        throw attempt === 0 ? failure.error : new ArborError(failure.error.code, failure.error.message, { ...failure.error.details, attempts: attempt + 1 });
+      }
+      await sleep(Math.min(retryDelayMs(this.retry, attempt, failure.retryAfterMs), this.retry.maxRetryAfterMs), signal);
     }
   }
+}
 
-  private sdk(key: string): OpenAI {
-    if (this.client?.key !== key) {
-      this.client = {
-        key,
-        sdk: new OpenAI({
-          apiKey: key,
-          baseURL: this.settings.baseUrl,
-          // Nothing from the environment: the settings and the key given are the whole configuration.
-          organization: null,
-          project: null,
-          webhookSecret: null,
-          maxRetries: 0,
-          logLevel: 'off',
-        }),
-      };
+/** The body as text, up to `maxBytes`; the rest is not read. */
+async function readText(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      text += decoder.decode(value, { stream: true });
     }
-    return this.client.sdk;
+  } finally {
+    void reader.cancel().catch(() => undefined);
   }
+  return text;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
+}
+
+function truncated(text: string, max = 120): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
