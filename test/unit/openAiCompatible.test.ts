@@ -96,6 +96,14 @@ async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]>
 }
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await delay(2);
+  }
+}
 const fastRetry = { initialDelayMs: 5, maxDelayMs: 20 };
 
 describe('OpenAiCompatibleProvider against a local server', () => {
@@ -370,6 +378,76 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
     await server.start();
   });
   afterEach(async () => server.stop());
+
+  /** Holds the response open without a word until the client goes away. */
+  const holdOpen = (res: http.ServerResponse): Promise<void> => new Promise<void>((resolve) => res.on('close', () => resolve()));
+
+  it('a server that stalls after its headers ends with MODEL_TIMEOUT (idle timeout) and the connection is closed', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.flushHeaders();
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 50 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_TIMEOUT'), String(e));
+      assert.match(e.message, /sent its response headers, then nothing for 50 ms/);
+      assert.match(e.message, /idleTimeoutSeconds/);
+      return true;
+    });
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that stalls mid-stream ends with MODEL_TIMEOUT after what it sent', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.write(sse(chunk({ content: 'half an ans' })));
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 50 });
+    const seen: ModelChunk[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const c of provider.stream(request(new AbortController().signal))) seen.push(c);
+      })(),
+      (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /stopped sending in the middle of the response: nothing for 50 ms/.test(e.message),
+    );
+    assert.deepEqual(seen, [{ type: 'text', text: 'half an ans' }]);
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that sends only keep-alive comments ends with MODEL_TIMEOUT naming them', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      const timer = setInterval(() => res.write(': keep-alive\n\n'), 5);
+      await holdOpen(res);
+      clearInterval(timer);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 100 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /only keep-alive comments/.test(e.message));
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that never answers is retried only within the retry timeout, then MODEL_TIMEOUT', async () => {
+    server.respondWith(async (_req, res) => holdOpen(res));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { timeoutMs: 50, retryTimeoutMs: 200, retry: { maxRetries: 100, initialDelayMs: 1, maxDelayMs: 1 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_TIMEOUT'), String(e));
+      assert.match(e.message, /did not start answering within/);
+      assert.match(e.message, /Gave up after \d attempts/);
+      // Each attempt waits at least 50 ms and none starts after 200 ms: at most 4 fit.
+      assert.ok(typeof e.details?.attempts === 'number' && e.details.attempts >= 2 && e.details.attempts <= 4, String(e.details?.attempts));
+      return true;
+    });
+    await until(() => server.closedRequests.length === server.requests.length, 'every attempt\'s connection is closed');
+  });
+
+  it('the response timeout alone, without retries, ends with MODEL_TIMEOUT', async () => {
+    server.respondWith(async (_req, res) => holdOpen(res));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { timeoutMs: 50, retry: { maxRetries: 0 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /within 50 ms/.test(e.message) && e.details?.attempts === undefined);
+    assert.equal(server.requests.length, 1);
+  });
 
   it('a 200 that is not an event stream (an HTML login page) fails with MODEL_BAD_OUTPUT naming the content type', async () => {
     server.respondWith((_req, res) => {

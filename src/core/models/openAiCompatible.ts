@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
-import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ModelEndpoint } from './openAiErrors';
+import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ClassifiedModelError, type ModelEndpoint } from './openAiErrors';
 import { toOpenAiMessages, toOpenAiTools } from './openAiMessages';
 import { ToolCallAssembler } from './toolCallAssembler';
 import type { ModelChunk, ModelProvider, ModelRequest } from './types';
@@ -40,13 +40,24 @@ export interface OpenAiCompatibleOptions {
    */
   apiKey?: () => string | undefined | Promise<string | undefined>;
   retry?: Partial<RetryPolicy>;
-  /** How long to wait for the response to start (ms); a model that is loading can take a while. */
+  /**
+   * How long one attempt waits for the response to start (status and headers, ms); a model
+   * that is loading can take a while. Default 120 s.
+   */
   timeoutMs?: number;
+  /**
+   * Once the response has started, the longest wait for its next event (ms); keep-alive
+   * comments do not count. Default 90 s.
+   */
+  idleTimeoutMs?: number;
+  /** The whole time spent getting a response to start, every retry and backoff included (ms). Default 300 s. */
+  retryTimeoutMs?: number;
   /** Ask for token usage in the stream (`stream_options.include_usage`); default true. */
   includeUsage?: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = 180_000;
+/** The defaults of the timeouts (ms); the settings `arbor.model.openaiCompatible.*TimeoutSeconds` override them. */
+export const DEFAULT_OPENAI_TIMEOUTS = { timeoutMs: 120_000, idleTimeoutMs: 90_000, retryTimeoutMs: 300_000 } as const;
 /** Sent when no key is set: local servers ignore it, hosted ones answer 401 (MODEL_AUTH). */
 const NO_KEY = 'no-api-key-set';
 /** Error bodies are read up to this size: enough for any server's message. */
@@ -93,6 +104,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly settings: OpenAiCompatibleSettings;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly retryTimeoutMs: number;
   private readonly includeUsage: boolean;
   private readonly readApiKey: () => string | undefined | Promise<string | undefined>;
 
@@ -102,7 +115,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     this.id = `openai-compatible:${this.settings.model}@${this.settings.baseUrl}`;
     this.label = this.settings.label ?? `${this.settings.model} (${host})`;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.timeoutMs;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.idleTimeoutMs;
+    this.retryTimeoutMs = options.retryTimeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.retryTimeoutMs;
     this.includeUsage = options.includeUsage ?? true;
     this.readApiKey = options.apiKey ?? (() => undefined);
   }
@@ -139,10 +154,33 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     const events: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (event) => events.push(event) });
+    let comments = 0;
+    const parser = createParser({ onEvent: (event) => events.push(event), onComment: () => comments++ });
     const toolCalls = new ToolCallAssembler();
     let usage: { inputTokens: number; outputTokens: number } | undefined;
     let sawDone = false;
+    let eventsSeen = 0;
+    // One timer for the whole response, pushed back by each event: a server that stalls, or
+    // sends only keep-alive comments, cannot hold the turn.
+    let idle = false;
+    const watchdog = setTimeout(() => {
+      idle = true;
+      void reader.cancel().catch(() => undefined);
+    }, this.idleTimeoutMs);
+    const idleError = (): ArborError => {
+      const quiet = seconds(this.idleTimeoutMs);
+      const what =
+        eventsSeen === 0
+          ? comments > 0
+            ? `sent only keep-alive comments for ${quiet} after its response headers`
+            : `sent its response headers, then nothing for ${quiet}`
+          : `stopped sending in the middle of the response: ${comments > 0 ? 'only keep-alive comments' : 'nothing'} for ${quiet}`;
+      return new ArborError('MODEL_TIMEOUT', `The model server at ${endpoint.baseUrl} ${what} (the idle timeout, arbor.model.openaiCompatible.idleTimeoutSeconds).`, {
+        baseUrl: endpoint.baseUrl,
+        model: endpoint.model,
+        idleTimeoutMs: this.idleTimeoutMs,
+      });
+    };
     try {
       while (!sawDone) {
         let part: ReadableStreamReadResult<Uint8Array>;
@@ -150,10 +188,16 @@ export class OpenAiCompatibleProvider implements ModelProvider {
           part = await reader.read();
         } catch (e) {
           if (signal.aborted) throw signal.reason;
+          if (idle) throw idleError();
           throw classifyConnectionError(e, endpoint, true).error;
         }
+        if (idle) throw idleError();
         if (part.done) break;
         parser.feed(decoder.decode(part.value, { stream: true }));
+        if (events.length > 0) {
+          eventsSeen += events.length;
+          watchdog.refresh();
+        }
         for (const event of events) {
           if (event.data === '[DONE]') {
             sawDone = true;
@@ -173,6 +217,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         events.length = 0;
       }
     } finally {
+      clearTimeout(watchdog);
       void reader.cancel().catch(() => undefined);
     }
     if (signal.aborted) throw signal.reason;
@@ -208,17 +253,21 @@ export class OpenAiCompatibleProvider implements ModelProvider {
    * output. `release` ends the connection.
    */
   private async open(body: string, signal: AbortSignal): Promise<{ response: Response; endpoint: ModelEndpoint; release: () => void }> {
+    const started = Date.now();
+    const deadline = started + this.retryTimeoutMs;
     for (let attempt = 0; ; attempt++) {
       let endpoint: ModelEndpoint = { baseUrl: this.settings.baseUrl, model: this.settings.model };
       const controller = new AbortController();
       const onAbort = (): void => controller.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
+      // Each attempt waits at most the response timeout, and never past the retry deadline.
+      const wait = Math.max(0, Math.min(this.timeoutMs, deadline - Date.now()));
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
         controller.abort();
-      }, this.timeoutMs);
-      let failure;
+      }, wait);
+      let failure: ClassifiedModelError;
       try {
         const key = (await this.readApiKey()) || undefined;
         endpoint = { ...endpoint, apiKey: key };
@@ -230,6 +279,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
           signal: controller.signal,
         });
         if (response.ok) {
+          clearTimeout(timer);
           const release = (): void => {
             signal.removeEventListener('abort', onAbort);
             controller.abort();
@@ -239,20 +289,34 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         failure = classifyHttpFailure({ status: response.status, headers: response.headers, body: await readText(response, MAX_ERROR_BODY_BYTES) }, endpoint);
       } catch (e) {
         if (signal.aborted) throw signal.reason;
-        failure = timedOut
-          ? { retryable: true, error: new ArborError('MODEL_TIMEOUT', `The model server at ${endpoint.baseUrl} did not answer within ${seconds(this.timeoutMs)}.`, { baseUrl: endpoint.baseUrl, model: endpoint.model }) }
-          : classifyConnectionError(e, endpoint, false);
+        failure = timedOut ? this.timeoutFailure(endpoint, wait) : classifyConnectionError(e, endpoint, false);
       } finally {
         clearTimeout(timer);
       }
       signal.removeEventListener('abort', onAbort);
       controller.abort();
+      const attempts = attempt + 1;
+      const delay = failure.retryable ? Math.min(retryDelayMs(this.retry, attempt, failure.retryAfterMs), this.retry.maxRetryAfterMs) : 0;
       const tooLong = failure.retryAfterMs !== undefined && failure.retryAfterMs > this.retry.maxRetryAfterMs;
-      if (!failure.retryable || tooLong || attempt >= this.retry.maxRetries) {
-        throw attempt === 0 ? failure.error : new ArborError(failure.error.code, failure.error.message, { ...failure.error.details, attempts: attempt + 1 });
+      const outOfTime = Date.now() + delay >= deadline;
+      if (!failure.retryable || tooLong || attempt >= this.retry.maxRetries || outOfTime) {
+        if (attempts === 1) throw failure.error;
+        const note = outOfTime && failure.retryable && !tooLong ? ` Gave up after ${attempts} attempts in ${seconds(Date.now() - started)} (the retry timeout, arbor.model.openaiCompatible.retryTimeoutSeconds).` : '';
+        throw new ArborError(failure.error.code, failure.error.message + note, { ...failure.error.details, attempts });
       }
-      await sleep(Math.min(retryDelayMs(this.retry, attempt, failure.retryAfterMs), this.retry.maxRetryAfterMs), signal);
+      await sleep(delay, signal);
     }
+  }
+
+  private timeoutFailure(endpoint: ModelEndpoint, waitedMs: number): ClassifiedModelError {
+    return {
+      retryable: true,
+      error: new ArborError(
+        'MODEL_TIMEOUT',
+        `The model server at ${endpoint.baseUrl} did not start answering within ${seconds(waitedMs)} (the response timeout, arbor.model.openaiCompatible.responseTimeoutSeconds).`,
+        { baseUrl: endpoint.baseUrl, model: endpoint.model, timeoutMs: waitedMs },
+      ),
+    };
   }
 }
 
