@@ -449,6 +449,61 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
     assert.equal(server.requests.length, 1);
   });
 
+  it('an endless stream ends with MODEL_TOO_LARGE at the response cap, and the connection is closed', async () => {
+    let sent = 0;
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      const piece = sse(chunk({ content: 'x'.repeat(1000) }));
+      let open = true;
+      let wake = (): void => undefined;
+      res.on('close', () => ((open = false), wake()));
+      res.on('drain', () => wake());
+      while (open) {
+        sent += piece.length;
+        if (!res.write(piece)) await new Promise<void>((r) => (wake = r));
+      }
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxResponseBytes: 256 * 1024 });
+    let text = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const c of provider.stream(request(new AbortController().signal))) if (c.type === 'text') text += c.text.length;
+      })(),
+      (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE') && /sent a response larger than 256 Ki bytes/.test(e.message),
+    );
+    assert.ok(text <= 256 * 1024, `no more than the cap reaches the reader (${text})`);
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    assert.ok(sent > 256 * 1024);
+  });
+
+  it('one huge line ends with MODEL_TOO_LARGE at the event cap, whether or not it ever ends', async () => {
+    for (const ending of ['', '\n\n']) {
+      server.respondWith(async (_req, res) => {
+        startSse(res);
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"');
+        res.write('y'.repeat(2 * 1024 * 1024));
+        res.write(`"}}]}${ending}`);
+        await holdOpen(res);
+      });
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxEventChars: 64 * 1024 });
+      await assert.rejects(
+        collect(provider.stream(request(new AbortController().signal))),
+        (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE') && /one line or event larger than 64 Ki characters/.test(e.message),
+        JSON.stringify(ending),
+      );
+    }
+  });
+
+  it('an event made of many data lines counts as one against the event cap', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      for (let i = 0; i < 200; i++) res.write(`data: ${'z'.repeat(1000)}\n`);
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxEventChars: 64 * 1024 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE'));
+  });
+
   it('a 200 that is not an event stream (an HTML login page) fails with MODEL_BAD_OUTPUT naming the content type', async () => {
     server.respondWith((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

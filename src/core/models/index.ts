@@ -7,6 +7,7 @@ export type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall, To
 export { modelChunkSchema, parseModelChunk } from './modelChunk';
 export { ScriptedModel, parseScript, scriptSchema, type ModelScript, type ScriptedModelOptions } from './scriptedModel';
 export {
+  DEFAULT_OPENAI_CAPS,
   DEFAULT_OPENAI_TIMEOUTS,
   OpenAiCompatibleProvider,
   openAiCompatibleSettingsSchema,

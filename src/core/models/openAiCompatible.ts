@@ -52,12 +52,21 @@ export interface OpenAiCompatibleOptions {
   idleTimeoutMs?: number;
   /** The whole time spent getting a response to start, every retry and backoff included (ms). Default 300 s. */
   retryTimeoutMs?: number;
+  /** The most bytes one response may have; past it the turn ends with MODEL_TOO_LARGE. Default 32 MiB. */
+  maxResponseBytes?: number;
+  /** The most characters one line or event of the stream may have (MODEL_TOO_LARGE). Default 4 Mi. */
+  maxEventChars?: number;
   /** Ask for token usage in the stream (`stream_options.include_usage`); default true. */
   includeUsage?: boolean;
 }
 
 /** The defaults of the timeouts (ms); the settings `arbor.model.openaiCompatible.*TimeoutSeconds` override them. */
 export const DEFAULT_OPENAI_TIMEOUTS = { timeoutMs: 120_000, idleTimeoutMs: 90_000, retryTimeoutMs: 300_000 } as const;
+/**
+ * The caps on what one response may make Arbor hold: a server that streams without end, or
+ * sends one endless line, ends the turn with MODEL_TOO_LARGE instead of filling the memory.
+ */
+export const DEFAULT_OPENAI_CAPS = { maxResponseBytes: 32 * 1024 * 1024, maxEventChars: 4 * 1024 * 1024 } as const;
 /** Sent when no key is set: local servers ignore it, hosted ones answer 401 (MODEL_AUTH). */
 const NO_KEY = 'no-api-key-set';
 /** Error bodies are read up to this size: enough for any server's message. */
@@ -106,6 +115,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
   private readonly retryTimeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxEventChars: number;
   private readonly includeUsage: boolean;
   private readonly readApiKey: () => string | undefined | Promise<string | undefined>;
 
@@ -118,6 +129,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.timeoutMs;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.idleTimeoutMs;
     this.retryTimeoutMs = options.retryTimeoutMs ?? DEFAULT_OPENAI_TIMEOUTS.retryTimeoutMs;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_OPENAI_CAPS.maxResponseBytes;
+    this.maxEventChars = options.maxEventChars ?? DEFAULT_OPENAI_CAPS.maxEventChars;
     this.includeUsage = options.includeUsage ?? true;
     this.readApiKey = options.apiKey ?? (() => undefined);
   }
@@ -155,7 +168,22 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const decoder = new TextDecoder();
     const events: EventSourceMessage[] = [];
     let comments = 0;
-    const parser = createParser({ onEvent: (event) => events.push(event), onComment: () => comments++ });
+    let oversized = false;
+    // The parser buffers at most one line or event; past the cap it stops and reports it.
+    const parser = createParser({
+      onEvent: (event) => events.push(event),
+      onComment: () => comments++,
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') oversized = true;
+      },
+      maxBufferSize: this.maxEventChars,
+    });
+    let received = 0;
+    const tooLarge = (what: string, limit: string): ArborError =>
+      new ArborError('MODEL_TOO_LARGE', `The model server at ${endpoint.baseUrl} sent ${what} larger than ${limit}; the response was cut off there.`, {
+        baseUrl: endpoint.baseUrl,
+        model: endpoint.model,
+      });
     const toolCalls = new ToolCallAssembler();
     let usage: { inputTokens: number; outputTokens: number } | undefined;
     let sawDone = false;
@@ -193,7 +221,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         }
         if (idle) throw idleError();
         if (part.done) break;
+        received += part.value.byteLength;
+        if (received > this.maxResponseBytes) throw tooLarge('a response', size(this.maxResponseBytes, 'bytes'));
         parser.feed(decoder.decode(part.value, { stream: true }));
+        if (oversized) throw tooLarge('one line or event', size(this.maxEventChars, 'characters'));
         if (events.length > 0) {
           eventsSeen += events.length;
           watchdog.refresh();
@@ -338,6 +369,13 @@ async function readText(response: Response, maxBytes: number): Promise<string> {
     void reader.cancel().catch(() => undefined);
   }
   return text;
+}
+
+function size(n: number, unit: 'bytes' | 'characters'): string {
+  const mi = 1024 * 1024;
+  if (n >= mi && n % (mi / 8) === 0) return `${n / mi} Mi ${unit}`;
+  if (n >= 1024 && n % 128 === 0) return `${n / 1024} Ki ${unit}`;
+  return `${n} ${unit}`;
 }
 
 function seconds(ms: number): string {
