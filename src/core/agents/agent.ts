@@ -352,18 +352,13 @@ export class Agent {
       tools: this.host.toolSpecs(this),
       signal,
     });
-    const iterator = stream[Symbol.asyncIterator]();
-    const aborted = abortedPromise(signal);
+    const reader = new AbortableReader(stream[Symbol.asyncIterator](), signal);
     let text = '';
     const toolCalls: ToolCall[] = [];
-    let finished = false;
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), aborted]);
-        if (next.done) {
-          finished = true;
-          break;
-        }
+        const next = await reader.next();
+        if (next.done) break;
         // Every provider's output passes here: nothing unparsed reaches the log or the counters.
         const chunk = parseModelChunk(next.value, model.label);
         if (chunk.type === 'text') text += chunk.text;
@@ -378,17 +373,16 @@ export class Agent {
       }
     } finally {
       // Aborted, or a malformed chunk: close the provider's stream (and its connection).
-      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(() => undefined);
+      reader.close();
     }
     return { text, toolCalls };
   }
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const aborted = abortedPromise(signal);
-    const results = await Promise.race([
+    const results = await untilAborted(
       Promise.all(calls.map((call) => this.host.runTool(this, call, signal).catch((err): ToolResult => toolFailure(err)))),
-      aborted,
-    ]);
+      signal,
+    );
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
@@ -439,18 +433,63 @@ function toolFailure(err: unknown): ToolResult {
   return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
 }
 
-const abortedPromises = new WeakMap<AbortSignal, Promise<never>>();
+/**
+ * Reads a model stream so that an abort rejects the pending read at once, even from a provider
+ * slow to honour it. One abort listener per model call; each read holds only its own promise,
+ * so a chunk is garbage as soon as the loop has read it (racing every read against one
+ * never-settling abort promise kept every chunk of the turn reachable).
+ */
+class AbortableReader<T> {
+  private rejectRead: ((reason: unknown) => void) | undefined;
+  private done = false;
+  private readonly onAbort = (): void => {
+    const reject = this.rejectRead;
+    this.rejectRead = undefined;
+    reject?.(this.signal.reason);
+  };
+  private readonly startRead = (resolve: (r: IteratorResult<T>) => void, reject: (reason: unknown) => void): void => {
+    this.rejectRead = reject;
+    this.iterator.next().then(resolve, reject);
+  };
 
-/** One rejection per signal, shared by every race in the turn. */
-function abortedPromise(signal: AbortSignal): Promise<never> {
-  let p = abortedPromises.get(signal);
-  if (!p) {
-    p = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    p.catch(() => undefined);
-    abortedPromises.set(signal, p);
+  constructor(
+    private readonly iterator: AsyncIterator<T>,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
   }
-  return p;
+
+  async next(): Promise<IteratorResult<T>> {
+    if (this.signal.aborted) throw this.signal.reason;
+    const result = await new Promise(this.startRead);
+    this.rejectRead = undefined;
+    if (result.done) this.done = true;
+    return result;
+  }
+
+  /** Stops listening; a stream not read to its end is closed. */
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.rejectRead = undefined;
+    if (!this.done) void Promise.resolve(this.iterator.return?.(undefined)).catch(() => undefined);
+  }
+}
+
+/** `work`, or a rejection with `signal.reason` as soon as the signal aborts; nothing is kept after. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
