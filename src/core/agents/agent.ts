@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
@@ -96,7 +97,17 @@ export interface AgentRun extends RunBudget {
 
 class BudgetExceeded extends Error {}
 
-const now = (): string => new Date().toISOString();
+let lastMs = 0;
+let lastIso = '';
+/** The time for an event: one Date and string per millisecond, not per event. */
+const now = (): string => {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+};
 
 /**
  * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
@@ -125,6 +136,26 @@ export class Agent {
   private current: { controller: AbortController; turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
+  /**
+   * The running turn's wait (a read from the model's stream, or its tools): an abort rejects it
+   * at once, even when the provider or a tool is slow to honour the signal. Only this agent
+   * aborts its turn's controller, so cancel() and dispose() reject it directly: no abort
+   * listener per read, and nothing the wait resolved with stays reachable after it.
+   */
+  private rejectWait: ((reason: unknown) => void) | undefined;
+  private reading: AsyncIterator<unknown> | undefined;
+  private readonly startRead = (resolve: (r: IteratorResult<unknown>) => void, reject: (reason: unknown) => void): void => {
+    this.rejectWait = reject;
+    this.reading!.next().then(resolve, reject);
+  };
+  /**
+   * A turn's controller that ended unaborted with no listener left on its signal is as good as
+   * a new one, so the next turn takes it: creating and collecting an AbortSignal costs several
+   * µs on Node 20, a large share of a turn's own cost.
+   */
+  private spareController: AbortController | undefined;
+  private readonly turnEnded = (end: TurnEnd): void => this.finishTurn(end);
+  private readonly flushFailed = (err: unknown): void => console.error(`Arbor: could not save session ${this.id}`, err);
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -205,6 +236,7 @@ export class Agent {
     if (!turn.controller.signal.aborted) {
       turn.stopping = cause;
       turn.controller.abort(new AbortedError(cause));
+      this.abortWait(turn.controller.signal.reason);
       this.host.agentChanged(this, { type: 'status' });
     }
     return true;
@@ -231,7 +263,11 @@ export class Agent {
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.length = 0;
-    this.current?.controller.abort(new AbortedError('disposed'));
+    const turn = this.current;
+    if (turn && !turn.controller.signal.aborted) {
+      turn.controller.abort(new AbortedError('disposed'));
+      this.abortWait(turn.controller.signal.reason);
+    }
     this.host.agentChanged(this, { type: 'disposed' });
   }
 
@@ -250,18 +286,21 @@ export class Agent {
       waiter?.resolve();
       return;
     }
-    const controller = new AbortController();
+    const controller = this.spareController ?? new AbortController();
+    this.spareController = undefined;
     const turn = ++this.turns;
     this.current = { controller, turn, startedAt: Date.now() };
     this.host.agentChanged(this, { type: 'status' });
-    void this.runTurn(next, turn, controller.signal).then((end) => this.finishTurn(end));
+    void this.runTurn(next, turn, controller.signal).then(this.turnEnded);
   }
 
   private finishTurn(end: TurnEnd): void {
     this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
     this.lastTurnEnd = end;
+    const signal = this.current?.controller.signal;
+    if (signal && !signal.aborted && !this.disposedFlag && getEventListeners(signal, 'abort').length === 0) this.spareController = this.current!.controller;
     this.current = undefined;
-    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
+    this.log.flush().catch(this.flushFailed);
     this.host.agentChanged(this, { type: 'turn_end', end });
     this.pump();
   }
@@ -352,13 +391,20 @@ export class Agent {
       tools: this.host.toolSpecs(this),
       signal,
     });
-    const reader = new AbortableReader(stream[Symbol.asyncIterator](), signal);
+    const iterator = stream[Symbol.asyncIterator]();
+    this.reading = iterator;
     let text = '';
     const toolCalls: ToolCall[] = [];
+    let finished = false;
     try {
       for (;;) {
-        const next = await reader.next();
-        if (next.done) break;
+        if (signal.aborted) throw signal.reason;
+        const next = await new Promise(this.startRead);
+        this.rejectWait = undefined;
+        if (next.done) {
+          finished = true;
+          break;
+        }
         // Every provider's output passes here: nothing unparsed reaches the log or the counters.
         const chunk = parseModelChunk(next.value, model.label);
         if (chunk.type === 'text') text += chunk.text;
@@ -372,23 +418,41 @@ export class Agent {
         }
       }
     } finally {
+      this.reading = undefined;
+      this.rejectWait = undefined;
       // Aborted, or a malformed chunk: close the provider's stream (and its connection).
-      reader.close();
+      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
     }
     return { text, toolCalls };
   }
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const results = await untilAborted(
+    const results = await this.untilAborted(
       Promise.all(calls.map((call) => this.host.runTool(this, call, signal).catch((err): ToolResult => toolFailure(err)))),
       signal,
     );
+    this.rejectWait = undefined;
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
     if (signal.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn!);
+  }
+
+  /** `work`, or a rejection with `signal.reason` as soon as the turn is aborted. */
+  private untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      this.rejectWait = reject;
+      work.then(resolve, reject);
+    });
+  }
+
+  private abortWait(reason: unknown): void {
+    const reject = this.rejectWait;
+    this.rejectWait = undefined;
+    reject?.(reason);
   }
 
   private recordToolResult(call: ToolCall, result: ToolResult): void {
@@ -433,63 +497,4 @@ function toolFailure(err: unknown): ToolResult {
   return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
 }
 
-/**
- * Reads a model stream so that an abort rejects the pending read at once, even from a provider
- * slow to honour it. One abort listener per model call; each read holds only its own promise,
- * so a chunk is garbage as soon as the loop has read it (racing every read against one
- * never-settling abort promise kept every chunk of the turn reachable).
- */
-class AbortableReader<T> {
-  private rejectRead: ((reason: unknown) => void) | undefined;
-  private done = false;
-  private readonly onAbort = (): void => {
-    const reject = this.rejectRead;
-    this.rejectRead = undefined;
-    reject?.(this.signal.reason);
-  };
-  private readonly startRead = (resolve: (r: IteratorResult<T>) => void, reject: (reason: unknown) => void): void => {
-    this.rejectRead = reject;
-    this.iterator.next().then(resolve, reject);
-  };
-
-  constructor(
-    private readonly iterator: AsyncIterator<T>,
-    private readonly signal: AbortSignal,
-  ) {
-    signal.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  async next(): Promise<IteratorResult<T>> {
-    if (this.signal.aborted) throw this.signal.reason;
-    const result = await new Promise(this.startRead);
-    this.rejectRead = undefined;
-    if (result.done) this.done = true;
-    return result;
-  }
-
-  /** Stops listening; a stream not read to its end is closed. */
-  close(): void {
-    this.signal.removeEventListener('abort', this.onAbort);
-    this.rejectRead = undefined;
-    if (!this.done) void Promise.resolve(this.iterator.return?.(undefined)).catch(() => undefined);
-  }
-}
-
-/** `work`, or a rejection with `signal.reason` as soon as the signal aborts; nothing is kept after. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+const ignore = (): void => undefined;
