@@ -552,6 +552,15 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
     }
   });
 
+  it('an event stream that closes without any event fails with MODEL_UNAVAILABLE instead of completing empty', async () => {
+    server.respondWith((_req, res) => {
+      startSse(res);
+      res.end(': nothing to see\n\n');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_UNAVAILABLE') && /without sending anything/.test(e.message));
+  });
+
   it('an event that is not JSON fails with MODEL_BAD_OUTPUT', async () => {
     server.respondWith(sseResponse(['not json at all']));
     const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });

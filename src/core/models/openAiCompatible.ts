@@ -164,7 +164,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
 
   /** Parses the event stream into chunks. */
   private async *read(response: Response, endpoint: ModelEndpoint, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const reader = response.body!.getReader();
+    if (!response.body) {
+      throw new ArborError('MODEL_UNAVAILABLE', `The model server at ${endpoint.baseUrl} answered without a body.`, { baseUrl: endpoint.baseUrl, model: endpoint.model });
+    }
+    const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const events: EventSourceMessage[] = [];
     let comments = 0;
@@ -252,6 +255,12 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       void reader.cancel().catch(() => undefined);
     }
     if (signal.aborted) throw signal.reason;
+    if (eventsSeen === 0) {
+      throw new ArborError('MODEL_UNAVAILABLE', `The model server at ${endpoint.baseUrl} closed its event stream without sending anything.`, {
+        baseUrl: endpoint.baseUrl,
+        model: endpoint.model,
+      });
+    }
     for (const call of toolCalls.complete()) yield { type: 'tool_call', call };
     if (usage) yield { type: 'usage', ...usage };
   }
