@@ -143,19 +143,12 @@ export class Agent {
    * listener per read, and nothing the wait resolved with stays reachable after it.
    */
   private rejectWait: ((reason: unknown) => void) | undefined;
-  private reading: AsyncIterator<unknown> | undefined;
-  private readonly startRead = (resolve: (r: IteratorResult<unknown>) => void, reject: (reason: unknown) => void): void => {
-    this.rejectWait = reject;
-    this.reading!.next().then(resolve, reject);
-  };
   /**
    * A turn's controller that ended unaborted with no listener left on its signal is as good as
    * a new one, so the next turn takes it: creating and collecting an AbortSignal costs several
    * µs on Node 20, a large share of a turn's own cost.
    */
   private spareController: AbortController | undefined;
-  private readonly turnEnded = (end: TurnEnd): void => this.finishTurn(end);
-  private readonly flushFailed = (err: unknown): void => console.error(`Arbor: could not save session ${this.id}`, err);
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -291,7 +284,11 @@ export class Agent {
     const turn = ++this.turns;
     this.current = { controller, turn, startedAt: Date.now() };
     this.host.agentChanged(this, { type: 'status' });
-    void this.runTurn(next, turn, controller.signal).then(this.turnEnded);
+    void this.runAndFinishTurn(next, turn, controller.signal);
+  }
+
+  private async runAndFinishTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<void> {
+    this.finishTurn(await this.runTurn(first, turn, signal));
   }
 
   private finishTurn(end: TurnEnd): void {
@@ -300,7 +297,7 @@ export class Agent {
     const signal = this.current?.controller.signal;
     if (signal && !signal.aborted && !this.disposedFlag && getEventListeners(signal, 'abort').length === 0) this.spareController = this.current!.controller;
     this.current = undefined;
-    this.log.flush().catch(this.flushFailed);
+    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
     this.pump();
   }
@@ -392,14 +389,18 @@ export class Agent {
       signal,
     });
     const iterator = stream[Symbol.asyncIterator]();
-    this.reading = iterator;
+    // One executor per model call; each read is one promise that an abort can reject.
+    const startRead = (resolve: (r: IteratorResult<unknown>) => void, reject: (reason: unknown) => void): void => {
+      this.rejectWait = reject;
+      iterator.next().then(resolve, reject);
+    };
     let text = '';
     const toolCalls: ToolCall[] = [];
     let finished = false;
     try {
       for (;;) {
         if (signal.aborted) throw signal.reason;
-        const next = await new Promise(this.startRead);
+        const next = await new Promise(startRead);
         this.rejectWait = undefined;
         if (next.done) {
           finished = true;
@@ -418,7 +419,6 @@ export class Agent {
         }
       }
     } finally {
-      this.reading = undefined;
       this.rejectWait = undefined;
       // Aborted, or a malformed chunk: close the provider's stream (and its connection).
       if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
