@@ -11,7 +11,7 @@
  *     and the parent keep running throughout.
  *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
  *  4. Streaming memory: heap retained per streamed chunk while a turn is still running, for
- *     10,000 and 100,000 chunks (flat means nothing per chunk is kept beyond the reply's text).
+ *     100,000 and 1,000,000 chunks (flat means nothing per chunk is kept beyond the reply's text).
  *  5. Turn overhead: one agent, many one-call turns on the scripted model; the runtime's cost
  *     per turn over the same model calls made bare, and the GC time inside it.
  */
@@ -292,8 +292,8 @@ async function main(): Promise<void> {
   if (wanted('interrupt')) await interruptLatency();
   if (wanted('idle')) await idleAgents(1000);
   if (wanted('streaming')) {
-    await streamingMemory(10_000, '');
     await streamingMemory(100_000, '');
+    await streamingMemory(1_000_000, '');
     await streamingMemory(100_000, 'x');
   }
   if (wanted('turn')) {

@@ -41,4 +41,20 @@ describe('memory of the turn loop', () => {
     assert.equal(agent.lastTurnEnd?.reason, 'aborted');
     await runtime.dispose();
   });
+
+  it('a reply streamed in many pieces is put back together in order', async () => {
+    const pieces = Array.from({ length: 1000 }, (_, i) => (i % 7 === 0 ? '' : `${i},`));
+    const model: ModelProvider = {
+      id: 'pieces',
+      label: 'pieces',
+      async *stream(): AsyncGenerator<ModelChunk> {
+        for (const text of pieces) yield { type: 'text', text };
+      },
+    };
+    const runtime = new Runtime({ model });
+    const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await agent.whenIdle();
+    assert.equal(agent.lastTurnEnd?.finalText, pieces.join(''));
+    await runtime.dispose();
+  });
 });

@@ -395,6 +395,9 @@ export class Agent {
       iterator.next().then(resolve, reject);
     };
     let text = '';
+    // Appending piece by piece would keep a string node per chunk until the turn ends; pieces
+    // are joined in batches instead, so the reply costs about its own length.
+    let pieces: string[] | undefined;
     const toolCalls: ToolCall[] = [];
     let finished = false;
     try {
@@ -408,8 +411,15 @@ export class Agent {
         }
         // Every provider's output passes here: nothing unparsed reaches the log or the counters.
         const chunk = parseModelChunk(next.value, model.label);
-        if (chunk.type === 'text') text += chunk.text;
-        else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
+        if (chunk.type === 'text') {
+          if (chunk.text === '') continue;
+          if (text === '' && pieces === undefined) text = chunk.text;
+          else if (pieces === undefined) pieces = [chunk.text];
+          else if (pieces.push(chunk.text) === TEXT_BATCH) {
+            text += pieces.join('');
+            pieces.length = 0;
+          }
+        } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
         else {
           this.usage.inputTokens += chunk.inputTokens;
           this.usage.outputTokens += chunk.outputTokens;
@@ -423,6 +433,7 @@ export class Agent {
       // Aborted, or a malformed chunk: close the provider's stream (and its connection).
       if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
     }
+    if (pieces !== undefined && pieces.length > 0) text += pieces.join('');
     return { text, toolCalls };
   }
 
@@ -498,3 +509,5 @@ function toolFailure(err: unknown): ToolResult {
 }
 
 const ignore = (): void => undefined;
+/** Text pieces of a reply joined at a time. */
+const TEXT_BATCH = 256;
