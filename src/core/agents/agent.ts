@@ -97,6 +97,10 @@ export interface AgentRun extends RunBudget {
 
 class BudgetExceeded extends Error {}
 
+/** Changes without data are shared, not allocated per notification. */
+const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
+const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
+
 let lastMs = 0;
 let lastIso = '';
 /** The time for an event: one Date and string per millisecond, not per event. */
@@ -208,12 +212,12 @@ export class Agent {
     this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
     const wake = options.wake ?? true;
     if (wake === false) {
-      this.host.agentChanged(this, { type: 'status' });
+      this.host.agentChanged(this, STATUS_CHANGED);
       return;
     }
     if (wake === true) this.parked = false;
     if (!this.current) this.pump();
-    else this.host.agentChanged(this, { type: 'status' });
+    else this.host.agentChanged(this, STATUS_CHANGED);
   }
 
   /**
@@ -230,7 +234,7 @@ export class Agent {
       turn.stopping = cause;
       turn.controller.abort(new AbortedError(cause));
       this.abortWait(turn.controller.signal.reason);
-      this.host.agentChanged(this, { type: 'status' });
+      this.host.agentChanged(this, STATUS_CHANGED);
     }
     return true;
   }
@@ -275,7 +279,7 @@ export class Agent {
       if (this.inbox.length === 0) this.parked = false;
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
-      this.host.agentChanged(this, { type: 'status' });
+      this.host.agentChanged(this, STATUS_CHANGED);
       waiter?.resolve();
       return;
     }
@@ -283,7 +287,7 @@ export class Agent {
     this.spareController = undefined;
     const turn = ++this.turns;
     this.current = { controller, turn, startedAt: Date.now() };
-    this.host.agentChanged(this, { type: 'status' });
+    this.host.agentChanged(this, STATUS_CHANGED);
     void this.runAndFinishTurn(next, turn, controller.signal);
   }
 
@@ -425,7 +429,7 @@ export class Agent {
           this.usage.outputTokens += chunk.outputTokens;
           this.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
           this.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
-          this.host.agentChanged(this, { type: 'usage' });
+          this.host.agentChanged(this, USAGE_CHANGED);
         }
       }
     } finally {
