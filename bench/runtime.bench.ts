@@ -10,14 +10,19 @@
  *     interrupt() -> the model observes the abort, and -> the turn end is recorded. A sibling
  *     and the parent keep running throughout.
  *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
+ *  4. Streaming memory: heap retained per streamed chunk while a turn is still running, for
+ *     100,000 and 1,000,000 chunks (flat means nothing per chunk is kept beyond the reply's text).
+ *  5. Turn overhead: one agent, many one-call turns on the scripted model; the runtime's cost
+ *     per turn over the same model calls made bare (timed in alternating blocks), and GC time.
  */
 import * as fs from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod';
 import type { Agent } from '../src/core/agents/agent';
 import { ScriptedModel } from '../src/core/models/scriptedModel';
-import type { ModelRequest } from '../src/core/models/types';
+import type { ModelChunk, ModelProvider, ModelRequest } from '../src/core/models/types';
 import { Runtime, type RuntimeTool } from '../src/core/runtime';
 import { JsonlSessionStore } from '../src/core/sessions';
 
@@ -183,14 +188,116 @@ async function idleAgents(n: number): Promise<void> {
   await runtime.dispose();
 }
 
+/** A model that streams `n` text chunks, then waits like a server that went quiet. */
+function manyChunks(n: number, text: string, reached: () => void): ModelProvider {
+  return {
+    id: 'many',
+    label: 'many chunks',
+    async *stream(request: ModelRequest): AsyncGenerator<ModelChunk> {
+      for (let i = 0; i < n; i++) yield { type: 'text', text };
+      reached();
+      await new Promise<never>((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }));
+    },
+  };
+}
+
+async function streamingMemory(n: number, text: string): Promise<void> {
+  let waiting = false;
+  const runtime = new Runtime({ model: manyChunks(n, text, () => (waiting = true)) });
+  const before = heap();
+  const agent = runtime.startRoot({ prompt: 'stream', label: 'main' });
+  while (!waiting) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const during = heap();
+  runtime.stop(agent);
+  await agent.whenIdle();
+  const perChunk = (during - before) / n;
+  console.log(
+    `streaming memory: ${n} chunks of ${text === '' ? 'empty text' : `${text.length}-char text`} still in one running turn: ` +
+      `${perChunk.toFixed(1)} bytes retained per chunk (${((during - before) / 1048576).toFixed(2)} MiB in all${text ? ', the reply text included' : ''})`,
+  );
+  await runtime.dispose();
+}
+
+/** GC time (ms) spent while `work` runs. */
+async function withGcTime<T>(work: () => Promise<T>): Promise<{ value: T; gcMs: number }> {
+  let gcMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const value = await work();
+  await new Promise((r) => setTimeout(r, 50)); // gc entries reach the observer on a later tick
+  observer.disconnect();
+  return { value, gcMs };
+}
+
+const turnScript = { version: 1, agents: { main: { turns: [[{ text: 'ok', usage: { inputTokens: 1, outputTokens: 1 } }]], afterLastTurn: 'repeat-last' } } } as const;
+
+/**
+ * Turns and bare model calls are timed in alternating blocks, so that a change of load on a
+ * shared machine hits both alike; the figure is the median over blocks of the difference.
+ */
+async function turnOverhead(turns: number, block = 500): Promise<void> {
+  const runtime = new Runtime({ model: new ScriptedModel(turnScript), limits: { maxTurns: turns + 1 } });
+  const agent = runtime.startRoot({ prompt: 'turn 0', label: 'main' });
+  await agent.whenIdle();
+  const model = new ScriptedModel(turnScript);
+  const controller = new AbortController();
+  const messages = [{ role: 'user' as const, content: 'again' }];
+  const perTurn: number[] = [];
+  const bare: number[] = [];
+  gc();
+  const { gcMs } = await withGcTime(async () => {
+    for (let done = 0; done < turns; done += block) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < block; i++) {
+        runtime.sendFromUser(agent, 'again');
+        await agent.whenIdle();
+      }
+      const t1 = process.hrtime.bigint();
+      for (let i = 1; i <= block; i++) {
+        const req: ModelRequest = { agentId: 'm', agentLabel: 'main', call: i, turn: i, step: 1, system: 'You are Arbor.', messages, tools: [], signal: controller.signal };
+        for await (const _ of model.stream(req)) void _;
+      }
+      const t2 = process.hrtime.bigint();
+      bare.push(us(t2 - t1) / block);
+      perTurn.push((us(t1 - t0) - us(t2 - t1)) / block);
+    }
+  });
+  if (agent.lastTurnEnd?.reason !== 'completed') throw new Error(`turns did not complete: ${JSON.stringify(agent.lastTurnEnd)}`);
+  await runtime.dispose();
+  const o = stats(perTurn);
+  const b = stats(bare);
+  console.log(
+    `turn overhead x${turns}: runtime cost per one-call turn over a bare model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)} over blocks of ${block}); ` +
+      `bare model call ${b.median.toFixed(1)} µs; GC about ${((gcMs * 1000) / turns).toFixed(1)} µs per turn (both sides); target < 15 µs`,
+  );
+}
+
+/** `npm run bench -- <word>` (or node ... runtime.bench.ts <word>) runs only the sections whose name has it. */
+const only = process.argv.slice(2);
+const wanted = (name: string): boolean => only.length === 0 || only.some((w) => name.includes(w));
+
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, gc exposed: ${typeof (globalThis as { gc?: unknown }).gc === 'function'}`);
-  await fanOut(100); // also warms up the JIT
-  await fanOut(100);
-  await fanOut(1000);
-  await fanOut(1000, true);
-  await interruptLatency();
-  await idleAgents(1000);
+  if (wanted('fan-out')) {
+    await fanOut(100); // also warms up the JIT
+    await fanOut(100);
+    await fanOut(1000);
+    await fanOut(1000, true);
+  }
+  if (wanted('interrupt')) await interruptLatency();
+  if (wanted('idle')) await idleAgents(1000);
+  if (wanted('streaming')) {
+    await streamingMemory(100_000, '');
+    await streamingMemory(1_000_000, '');
+    await streamingMemory(100_000, 'x');
+  }
+  if (wanted('turn')) {
+    await turnOverhead(5_000); // warm-up
+    await turnOverhead(50_000);
+  }
 }
 
 main().catch((err) => {

@@ -15,6 +15,9 @@ export type ArborErrorCode =
   | 'MODEL_AUTH'
   | 'MODEL_BAD_REQUEST'
   | 'MODEL_UNAVAILABLE'
+  | 'MODEL_BAD_OUTPUT'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_TOO_LARGE'
   | 'SCRIPT_INVALID'
   // interaction
   | 'ASK_ABORTED'
