@@ -301,13 +301,14 @@ describe('OpenAiCompatibleProvider against a local server', () => {
 
   it('stops retrying as soon as the turn is aborted during a backoff', async () => {
     server.respondWith(jsonError(500, 'boom'));
-    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } });
+    // A backoff far longer than the test's timeout: only the abort can end the wait.
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 600_000, maxDelayMs: 600_000 } });
     const controller = new AbortController();
     const reason = new AbortedError('user');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    await assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
-    assert.ok(Date.now() - started < 1000);
+    const streaming = collect(provider.stream(request(controller.signal)));
+    await until(() => server.requests.length === 1, 'the first attempt reaches the server');
+    controller.abort(reason);
+    await assert.rejects(streaming, (e: unknown) => e === reason);
     assert.equal(server.requests.length, 1);
   });
 
