@@ -12,7 +12,7 @@ import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';
 import { registerConversationCommands } from './conversationCommands';
-import { ConversationPanels } from './conversationPanels';
+import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversationPanels';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { registerHistoryCommands } from './historyCommands';
 import type { HistoryNode } from './historyNodes';
@@ -99,7 +99,18 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const transcripts = new TranscriptProvider(runtime);
-  const conversations = new ConversationPanels({ runtime, interaction: runtime.interaction, extensionUri: context.extensionUri, log });
+  const conversations = new ConversationPanels({
+    runtime,
+    interaction: runtime.interaction,
+    extensionUri: context.extensionUri,
+    log,
+    loadSession: store && ((id) => store.loadSession(id)),
+  });
+  // Conversation views open at a window reload come back on their agent's session. This one
+  // registration stays for the life of the extension host, outside context.subscriptions: VS
+  // Code keeps an open view across a reload only while its serializer is registered, and the
+  // window saves its editors while Arbor is being deactivated.
+  vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, { deserializeWebviewPanel: (panel, state) => conversations.restore(panel, state) });
   const history = new HistoryTreeProvider(runtime, store);
   const historyView = vscode.window.createTreeView('arbor.history', { treeDataProvider: history, showCollapseAll: true });
   history.attach(historyView);

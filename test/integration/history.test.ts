@@ -173,6 +173,10 @@ if (windowReload.phase() === 'before') {
         this.skip();
       }
       const { lead, kidId } = await startFamily(t, 'Reload lead', 'Reload kid');
+      // Its conversation view stays open across the reload (it has shown the conversation, so it
+      // knows which session it belongs to).
+      t.conversations.open(lead, { preserveFocus: true });
+      await waitFor(() => (t.conversations.stats(lead.id)?.snapshots ?? 0) > 0, "the lead's conversation view to load");
       const state: BeforeReload = {
         leadId: lead.id,
         kidId,
@@ -228,6 +232,22 @@ if (windowReload.phase() === 'before') {
       assert.match(text, /There are 3 apples/, "the kid's report is part of the lead's transcript");
     });
 
+    it("brings back the conversation view that was open, on the session's saved conversation, read-only", async () => {
+      const isConversation = (tab: vscode.Tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('arbor.conversation') && tab.label === 'Reload lead';
+      const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs);
+      assert.ok(tabs.some(isConversation), `the conversation tab is back after the reload (tabs: ${tabs.map((tab) => tab.label).join(', ')})`);
+      // VS Code restores a background webview when it is shown: leave only that tab.
+      await vscode.window.tabGroups.close(tabs.filter((tab) => !isConversation(tab)));
+      await waitFor(() => t.conversations.isOpen(recorded.leadId), 'the conversation view to be restored');
+      await waitFor(() => (t.conversations.stats(recorded.leadId)?.snapshots ?? 0) > 0, 'the restored view to load');
+      const [refused] = t.conversations.receive(recorded.leadId, { type: 'send', text: 'are you there?' });
+      assert.ok(refused?.type === 'error' && refused.code === 'AGENT_DISPOSED' && /History/.test(refused.message), 'read-only until resumed');
+      if (ui.available) {
+        assert.ok(await ui.webviewHasText('Ask a subagent to count the apples.'), 'the conversation from before the reload is shown');
+        assert.ok(await ui.webviewHasText('Reload kid finished its turn and is idle'), "the kid's report reads as one line");
+      }
+    });
+
     it('Resume Session reopens it as a root with its conversation and usage, and it cold-resumes its settled subagent from disk', async () => {
       // The resumed lead runs on the workspace's scripted model: its next turn messages the kid,
       // whose agent_id it reads from its own rebuilt conversation.
@@ -255,6 +275,8 @@ if (windowReload.phase() === 'before') {
       assert.deepStrictEqual({ ...lead.usage }, recorded.leadUsage, 'usage from before the reload');
       assert.strictEqual(lead.turnCount, recorded.leadTurns);
       assert.match(lead.conversation.map((m) => m.content).join('\n'), /There are 3 apples/, 'the conversation carried over');
+      const [accepted] = t.conversations.receive(lead.id, { type: 'ready' });
+      assert.ok(accepted?.type === 'snapshot' && accepted.state.phase !== 'ended', 'the restored view follows the resumed agent');
       if (ui.available) {
         await vscode.commands.executeCommand('arbor.agents.focus');
         assert.ok(await ui.pageHasText('Reload lead'), 'the Agents view shows the resumed session');

@@ -33,6 +33,17 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
 ]);
 export type WebviewToHostMessage = z.infer<typeof webviewToHostSchema>;
 
+/**
+ * What a view keeps across a window reload (its webview state): which agent's session it shows
+ * and the unsent draft. VS Code hands it back to restore the view; it comes from the webview,
+ * so it is parsed like any message from there.
+ */
+export const conversationViewStateSchema = z.object({
+  agentId: z.string().min(1).max(1_000),
+  draft: z.string().max(MAX_SEND_LENGTH).optional(),
+});
+export type ConversationViewState = z.infer<typeof conversationViewStateSchema>;
+
 // --- host -> webview ------------------------------------------------------------------------
 
 const messageSource = z.enum(['user', 'parent', 'child', 'system']);
