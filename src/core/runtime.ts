@@ -378,6 +378,11 @@ export class Runtime implements AgentHost {
 
   private checkDelegation(parent: Agent): void {
     this.assertOpen();
+    // A child needs a live parent: one that has ended (or whose End has begun) would leave it
+    // with no parent to report to and no ancestry to be stopped through.
+    if (!this.agents.isLive(parent) || parent.disposed || this.manager.isEnding(parent)) {
+      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
+    }
     const limits = parent.run.limits;
     if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
       throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);

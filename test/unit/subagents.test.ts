@@ -425,3 +425,43 @@ describe('reports and Stop', () => {
     await fx.runtime.dispose();
   });
 });
+
+describe('a parent that has ended', () => {
+  const expectDisposed = (fn: () => unknown): void => assert.throws(fn, (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
+
+  it('startContinuable refuses an ended root with AGENT_DISPOSED and creates no child', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    await runtime.end(root);
+    expectDisposed(() => runtime.startContinuable(root, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, 0, 'no child was registered');
+    assert.strictEqual(runtime.subagents.liveContinuableCount(), 0);
+    await runtime.dispose();
+  });
+
+  it('startContinuable refuses a continuable parent whose End has begun, and one that has ended', async () => {
+    const { runtime, a } = await family();
+    const before = runtime.agents.size;
+    const ending = runtime.end(a);
+    assert.strictEqual(runtime.subagents.get(a.id)?.disposing, true, 'the End has begun, the release is still to come');
+    expectDisposed(() => runtime.startContinuable(a, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, before, 'no child while the End is under way');
+    await ending;
+    const after = runtime.agents.size;
+    expectDisposed(() => runtime.startContinuable(a, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, after, 'no child after the End');
+    assert.ok(!runtime.agents.all().some((x) => x.label === 'orphan'));
+    await runtime.dispose();
+  });
+
+  it('a one-shot for an ended parent is refused the same way', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    await runtime.end(root);
+    assert.throws(() => void runtime.runOneShot(root, 'orphan', 'work', new AbortController().signal), (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
+    assert.strictEqual(runtime.agents.size, 0);
+    await runtime.dispose();
+  });
+});

@@ -104,8 +104,20 @@ export class ContinuationManager {
     return this.activations.size;
   }
 
-  /** Start a continuable child of `parent` on `prompt`; returns the child at once. */
+  /** True once `agent`'s own Activation has begun to be disposed (ended, settled or shut down). */
+  isEnding(agent: Agent): boolean {
+    const activation = this.activations.get(agent.id);
+    return activation !== undefined && activation.agent === agent && activation.disposing;
+  }
+
+  /**
+   * Start a continuable child of `parent` on `prompt`; returns the child at once. The parent
+   * must be live and not ending (AGENT_DISPOSED), so every child has a parent and an ancestry.
+   */
   start(parent: Agent, label: string, prompt: string): Agent {
+    if (this.disposed || !this.host.agents.isLive(parent) || parent.disposed || this.isEnding(parent)) {
+      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
+    }
     const child = this.host.createContinuable(parent, label);
     this.activate(parent, child);
     child.send(prompt, { from: 'parent' });
