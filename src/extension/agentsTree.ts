@@ -116,7 +116,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   private present(agent: Agent): AgentPresentation {
     const { tokens, count } = this.treeUsage(agent);
-    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
+    const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
+    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now(), holder });
   }
 
   private hasChildren(agent: Agent): boolean {

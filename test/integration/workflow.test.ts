@@ -71,7 +71,10 @@ describe('Agents view during the demo', function () {
     assert.strictEqual(t.tree.getTreeItem(watcher).contextValue, 'agent:running:continuable');
     assert.strictEqual(t.tree.getTreeItem(summarizer!).contextValue, 'agent:running:one-shot');
     const tooltip = t.tree.resolveTreeItem(t.tree.getTreeItem(summarizer!), summarizer!).tooltip;
-    assert.match(tooltip instanceof vscode.MarkdownString ? tooltip.value : '', /stop that agent/, 'the one-shot tooltip says who owns it');
+    const tooltipText = tooltip instanceof vscode.MarkdownString ? tooltip.value : '';
+    assert.match(tooltipText, /Stop that agent to stop this one/, 'the one-shot tooltip says who owns it');
+    assert.ok(tooltipText.includes(`belongs to "${root.label}"`), `the tooltip names its holder: ${tooltipText}`);
+    assert.match(String(t.tree.getTreeItem(summarizer!).description), /^one-shot for .+, no Stop · /, 'the row itself says why it has no Stop');
     await t.treeView.reveal(watcher, { select: false, focus: false });
     if (ui.available) {
       assert.ok(await ui.pageHasText('Watcher'), 'the Watcher row is visible');

@@ -83,8 +83,30 @@ describe('one-shot subagents', () => {
     await until(() => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
     expectUnauthorized(() => runtime.stop(child));
-    assert.deepStrictEqual(runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id }), { accepted: true }, 'one-shot target: accepted no-op');
+    const answer = runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id });
+    assert.strictEqual(answer.accepted, true, 'one-shot target: accepted');
     assert.strictEqual(child.status, 'running', 'and it kept running');
+    await runtime.dispose();
+  });
+
+  it('an interrupt of a one-shot says it did nothing and why: the target belongs to its holder', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'helper', prompt: 'x' } }] }]] }, helper: { turns: [[{ hang: true }]] } },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2, 'child');
+    const child = childByLabel(runtime, 'helper');
+    for (const authority of [{ kind: 'user' as const, parentSessionId: root.id }, { kind: 'ancestor' as const, agent: root }]) {
+      const answer = runtime.subagents.interrupt(child.id, authority);
+      assert.strictEqual(answer.accepted, true, 'the accepted field stays, so callers do not break');
+      assert.strictEqual(answer.effect, 'none', `${authority.kind}: not a silent no-op`);
+      assert.ok(answer.effect === 'none' && answer.reason === 'one-shot' && answer.holderId === root.id);
+      assert.match(answer.message, /one-shot/);
+      assert.match(answer.message, /"main"/, 'it names the holder to stop instead');
+    }
+    assert.strictEqual(child.status, 'running', 'nothing was stopped');
+    assert.deepStrictEqual(runtime.subagents.interrupt('unknown', { kind: 'user', parentSessionId: root.id }), { accepted: true }, 'other absent targets keep the plain answer');
     await runtime.dispose();
   });
 });
