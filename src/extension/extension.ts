@@ -143,7 +143,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     treeView,
     transcripts,
     conversations,
-    ...registerConversationCommands({ runtime, tree, conversations }),
+    ...registerConversationCommands({ runtime, tree, conversations, log }),
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     vscode.window.registerUriHandler(links),
     runtime.interaction.onDidChangePending(updateBadge),
