@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
-import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
+import { parsePublicRunRequestFrom, parseRunLinkQuery, type PublicRunRequest } from '../core/interaction';
 import { reportError } from './commands';
 
 /**
- * Links such as `vscode://arbor.arbor/run?prompt=...&label=...` start an interactive agent once
- * the human confirms. A link is a public entry point: it cannot choose the interaction mode or
+ * Links such as `vscode://arbor.arbor/run?prompt=...&label=...` (values encoded with
+ * encodeURIComponent) start an interactive agent once the human confirms. A link is a public entry point: it cannot choose the interaction mode or
  * disable clarification; such parameters are stripped and the log says so.
  */
 export class RunLinkHandler implements vscode.UriHandler {
@@ -26,7 +26,9 @@ export class RunLinkHandler implements vscode.UriHandler {
     }
     let request: PublicRunRequest;
     try {
-      const params = Object.fromEntries(new URLSearchParams(uri.query));
+      // uri.query is decoded already; the query reader never decodes it a second time.
+      const { params, ignored } = parseRunLinkQuery(uri.query);
+      if (ignored) this.log.warn(`An Arbor link carried parameters Arbor does not know; they were ignored: ${ignored.slice(0, 200)}`);
       request = parsePublicRunRequestFrom('uri', params, {
         onStripped: (keys) => this.log.warn(`An Arbor link tried to set ${keys.join(', ')}; links cannot choose how a run interacts, so they were ignored.`),
       });

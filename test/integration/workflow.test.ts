@@ -306,6 +306,21 @@ describe('Public entry points cannot choose how a run interacts', function () {
     assert.strictEqual(await cancelled, undefined, 'dismissing the confirmation starts nothing');
   });
 
+  it('a link delivers its prompt and label exactly as encoded, with &, =, + and %XX in them', async function () {
+    ui.requireBrowser(this);
+    const prompt = 'Fix a&b=c, then 1+1 and 100%25 of %41 tests & report=done';
+    const label = 'x+y&z=1 %2F';
+    const link = vscode.Uri.parse(`${vscode.env.uriScheme}://arbor.arbor/run?prompt=${encodeURIComponent(prompt)}&label=${encodeURIComponent(label)}`);
+    const opening = t.links.open(link);
+    assert.ok(await ui.pageHasText('A link asks Arbor to start an agent'), 'the confirmation is shown');
+    await ui.pressKeys('Enter');
+    const agent = await opening;
+    assert.ok(agent, 'the confirmed link started an agent');
+    assert.strictEqual(agent.label, label);
+    await waitFor(() => userMessages(agent).length > 0, 'the first message to be logged');
+    assert.strictEqual(userMessages(agent)[0], prompt, 'the prompt arrived unchanged');
+  });
+
   it('the exported API and command arguments reject internal keys and start nothing', async () => {
     const extension = vscode.extensions.getExtension<import('../../src/extension/extension').ArborApi>('arbor.arbor')!;
     const api = await extension.activate();

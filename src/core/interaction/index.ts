@@ -62,3 +62,4 @@ export {
   type ParseOptions,
   type PersistableRunContext,
 } from './trustBoundary';
+export { parseRunLinkQuery, RUN_LINK_PARAMETERS, type RunLinkQuery } from './runLink';
