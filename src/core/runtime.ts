@@ -455,6 +455,8 @@ export class Runtime implements AgentHost {
   }
 
   private release(agent: Agent): void {
+    // "Allow for this session" ends with the agent's life here: a resume asks again.
+    this.approvals.forgetAgent(agent);
     const parent = this.agents.parentOf(agent);
     if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
     this.manager.agentRemoved(agent, parent);

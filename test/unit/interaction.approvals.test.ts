@@ -78,6 +78,23 @@ describe('ApprovalService', () => {
     assert.equal(w.provider.calls, 4);
   });
 
+  it('a grant belongs to the exact agent: a later agent of the same session (a resume) is asked again', async () => {
+    const w = world();
+    w.provider.choose(APPROVAL_OPTIONS.session);
+    await w.approvals.request(w.request(w.root, interactive));
+    assert.equal(w.provider.calls, 1);
+    const resumed = makeAgent('root', { label: 'Lead' });
+    w.directory.add(resumed);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 2, 'same session id, another agent: asked again');
+    w.approvals.forgetAgent(w.root);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 2, "forgetting the old agent leaves the new agent's grant");
+    w.approvals.forgetAgent(resumed);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 3);
+  });
+
   it('denies when the human denies, dismisses, or answers with text instead of a choice', async () => {
     const w = world();
     w.provider.choose(APPROVAL_OPTIONS.deny);

@@ -4,7 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { Answer } from '../../src/core/sessions/types';
-import { makeRuntime, reasons, toolResults, until } from './support/runtimeFixture';
+import { Runtime } from '../../src/core/runtime';
+import { JsonlSessionStore } from '../../src/core/sessions';
+import { makeRuntime, reasons, recordingModel, toolResults, until } from './support/runtimeFixture';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -53,6 +55,33 @@ describe('run_command behind the approval seam', () => {
     assert.strictEqual(JSON.parse(toolResults(r2)[0].content).status, 'denied');
     assert.strictEqual(fs.existsSync(path.join(workspace, 'never.txt')), false);
     await denied.runtime.dispose();
+  });
+
+  it('"allow for this session" ends with the agent: after End and Resume of the same session it asks again', async () => {
+    const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-sessions-'));
+    try {
+      const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { text: 'ok' }]], afterLastTurn: 'repeat-last' } } });
+      const runtime = new Runtime({ model, workspace, sessions: new JsonlSessionStore(sessionsDir, { flushDelayMs: 1 }), newId: () => 'main-1' });
+      const { prompts, provider } = approver('Allow for this session');
+      runtime.interaction.registerProvider(provider);
+      const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+      await root.whenIdle();
+      root.send('again', { from: 'user' });
+      await until(() => reasons(root).length === 2, 'the second turn');
+      await root.whenIdle();
+      assert.strictEqual(prompts.length, 1, 'while the agent lives, the grant holds');
+
+      await runtime.end(root);
+      const resumed = await runtime.resumeRoot('main-1', { message: 'after resume' });
+      await until(() => reasons(resumed).length === 3, 'the resumed turn');
+      await resumed.whenIdle();
+      assert.strictEqual(prompts.length, 2, 'the resumed session was asked again');
+      const decisions = resumed.log.events.flatMap((e) => (e.type === 'approval' ? [e.decision] : []));
+      assert.deepStrictEqual(decisions, ['allow-session', 'allow-session', 'allow-session'], 'each grant came from a prompt or from the same live agent');
+      await runtime.dispose();
+    } finally {
+      fs.rmSync(sessionsDir, { recursive: true, force: true });
+    }
   });
 
   it('unattended runs and subagents are denied without any prompt', async () => {

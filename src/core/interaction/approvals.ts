@@ -57,8 +57,13 @@ export interface ApprovalServiceOptions {
 export class ApprovalService {
   private readonly interaction: Pick<UserInteractionService, 'ask'>;
   private readonly now: () => Date;
-  /** Session id -> actions the human allowed for the rest of that session (this process only). */
-  private readonly allowedForSession = new Map<string, Set<ApprovalAction>>();
+  /**
+   * Session id -> the exact agent the human answered and the actions allowed to it. A grant
+   * lives as long as that agent does in this window: it is dropped when the agent ends
+   * (`forgetSession`), and an agent that resumes the same session later is another object,
+   * so it is asked again.
+   */
+  private readonly allowedForSession = new Map<string, { agent: InteractionCaller; actions: Set<ApprovalAction> }>();
 
   constructor(options: ApprovalServiceOptions) {
     this.interaction = options.interaction;
@@ -78,9 +83,14 @@ export class ApprovalService {
     return outcome;
   }
 
-  /** Drops remembered "allow for this session" grants, e.g. when the agent is disposed. */
+  /** Drops remembered "allow for this session" grants; the runtime calls it when an agent ends. */
   forgetSession(sessionId: string): void {
     this.allowedForSession.delete(sessionId);
+  }
+
+  /** Drops the grants of this exact agent (not those of a later agent of the same session). */
+  forgetAgent(agent: InteractionCaller): void {
+    if (this.allowedForSession.get(agent.id)?.agent === agent) this.allowedForSession.delete(agent.id);
   }
 
   private async decide(req: ApprovalRequest): Promise<ApprovalOutcome> {
@@ -93,7 +103,8 @@ export class ApprovalService {
           : `Denied without asking: this ${req.policy.mode} run is unattended, so nobody can approve a request to ${wording}.`,
       };
     }
-    if (this.allowedForSession.get(req.agent.id)?.has(req.action)) {
+    const grant = this.allowedForSession.get(req.agent.id);
+    if (grant && grant.agent === req.agent && grant.actions.has(req.action)) {
       return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} for this session.` };
     }
 
@@ -112,7 +123,7 @@ export class ApprovalService {
             question: clip(`${req.agent.label} wants to ${wording}: ${clip(req.detail, QUESTION_DETAIL_LIMIT)}`, MAX_QUESTION_LENGTH),
             options: [
               { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
-              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until its session ends.` },
+              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until it ends in this window (a resumed session asks again).` },
               { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
             ],
           },
@@ -125,9 +136,9 @@ export class ApprovalService {
     }
 
     if (selected.includes(APPROVAL_OPTIONS.session)) {
-      let actions = this.allowedForSession.get(req.agent.id);
-      if (!actions) this.allowedForSession.set(req.agent.id, (actions = new Set()));
-      actions.add(req.action);
+      let grant = this.allowedForSession.get(req.agent.id);
+      if (!grant || grant.agent !== req.agent) this.allowedForSession.set(req.agent.id, (grant = { agent: req.agent, actions: new Set() }));
+      grant.actions.add(req.action);
       return { decision: 'allow-session', reason: `Allowed by the human for the rest of this session.` };
     }
     if (selected.includes(APPROVAL_OPTIONS.once)) {
