@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
 import { parsePublicRunRequestFrom, parseRunLinkQuery, type PublicRunRequest } from '../core/interaction';
 import { reportError } from './commands';
+import type { ReviewPreviews } from './reviewPreview';
 
 /**
  * Links such as `vscode://arbor.arbor/run?prompt=...&label=...` (values encoded with
@@ -12,6 +13,8 @@ export class RunLinkHandler implements vscode.UriHandler {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly startRun: (request: PublicRunRequest) => Agent,
+    /** Where the whole prompt is shown before the human can start it. */
+    private readonly previews?: ReviewPreviews,
   ) {}
 
   handleUri(uri: vscode.Uri): Promise<void> {
@@ -37,6 +40,11 @@ export class RunLinkHandler implements vscode.UriHandler {
       return undefined;
     }
     const preview = request.prompt.length > 200 ? `${request.prompt.slice(0, 199)}…` : request.prompt;
+    const whole = await this.previews?.open(
+      'Link run request',
+      `A link asks Arbor to start an interactive agent${request.label ? ` labelled "${request.label}"` : ''} with the task below (${request.prompt.length} characters). Read all of it, then answer in the prompt.`,
+      request.prompt,
+    );
     const choice = await vscode.window.showQuickPick(
       [
         { label: 'Start agent', description: request.label ?? '', detail: preview, start: true },
@@ -44,6 +52,7 @@ export class RunLinkHandler implements vscode.UriHandler {
       ],
       { title: 'A link asks Arbor to start an agent', placeHolder: 'Start an interactive agent with this task?', ignoreFocusOut: true },
     );
+    void whole?.close();
     if (!choice?.start) return undefined;
     return this.startRun(request);
   }

@@ -43,6 +43,7 @@ export {
 export {
   ApprovalService,
   APPROVAL_OPTIONS,
+  MAX_REVIEWABLE_DETAIL,
   type ApprovalAction,
   type ApprovalRequest,
   type ApprovalOutcome,
