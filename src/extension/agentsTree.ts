@@ -124,6 +124,11 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     return this.runtime.agents.liveChildCount(agent) > 0;
   }
 
+  /** True while changes wait for the next coalesced repaint. */
+  get repaintPending(): boolean {
+    return this.timer !== undefined;
+  }
+
   private schedule(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => this.flush(), COALESCE_MS);
