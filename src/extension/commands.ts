@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents/agent';
-import { isArborError } from '../core/errors';
+import { ArborError, isArborError } from '../core/errors';
 import { parseAgentArgument } from './commandArguments';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
 import type { Runtime } from '../core/runtime';
@@ -105,7 +105,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // Unattended runs never wait for a human. Only a person at the input box starts one:
       // arguments from other extensions cannot choose the interaction mode.
       if (args.length > 0 && args[0] !== undefined) {
-        reportError(log, 'Run Agent Unattended takes no arguments', new Error('Run it from the Command Palette and type the task.'));
+        reportError(log, 'Run Agent Unattended takes no arguments', new ArborError('INPUT_INVALID', 'Run it from the Command Palette and type the task.'));
         return undefined;
       }
       return runFromPrompt('Arbor: Run Agent Unattended (never asks you anything)', 'autonomous');
