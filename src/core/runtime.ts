@@ -385,6 +385,11 @@ export class Runtime implements AgentHost {
 
   private checkDelegation(parent: Agent): void {
     this.assertOpen();
+    // A child needs a live parent: one that has ended (or whose End has begun) would leave it
+    // with no parent to report to and no ancestry to be stopped through.
+    if (!this.agents.isLive(parent) || parent.disposed || this.manager.isEnding(parent)) {
+      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
+    }
     const limits = parent.run.limits;
     if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
       throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
@@ -457,6 +462,8 @@ export class Runtime implements AgentHost {
   }
 
   private release(agent: Agent): void {
+    // "Allow for this session" ends with the agent's life here: a resume asks again.
+    this.approvals.forgetAgent(agent);
     const parent = this.agents.parentOf(agent);
     if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
     this.manager.agentRemoved(agent, parent);

@@ -23,9 +23,11 @@ export interface PresentationInput {
   /** Live subagents below this one. */
   descendants: number;
   now: number;
+  /** The label of the agent whose turn holds a one-shot agent (its runtime owner). */
+  holder?: string;
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -49,7 +51,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
               ? 'stopped'
               : 'idle';
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
-  const description = [kindText(agent.kind), stateText, tokens].join(' · ');
+  // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
+  const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
+  const description = [kind, stateText, tokens].join(' · ');
 
   const lines = [
     `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
@@ -64,7 +68,8 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
   );
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
   if (agent.kind === 'one-shot') {
-    lines.push('', 'One-shot subagents belong to the agent waiting for their result: stop that agent to stop this one.');
+    const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
+    lines.push('', `No Stop of its own: a one-shot subagent belongs to ${whose}. Stop that agent to stop this one.`);
   } else if (agent.kind === 'continuable') {
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }

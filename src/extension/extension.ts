@@ -21,6 +21,7 @@ import { ApiKeyStore } from './models/apiKeys';
 import { registerModelCommands } from './models/modelCommands';
 import { ModelChoice } from './models/modelChoice';
 import { QuestionPicker } from './questionPicker';
+import { REVIEW_SCHEME, ReviewPreviews } from './reviewPreview';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
 import { RunLinkHandler } from './uriHandler';
@@ -56,6 +57,8 @@ export interface ArborTesting {
   tree: AgentsTreeProvider;
   treeView: vscode.TreeView<Agent>;
   picker: QuestionPicker;
+  /** The read-only previews prompts open for what they ask the human to decide on. */
+  previews: ReviewPreviews;
   transcripts: TranscriptProvider;
   /** The agents' conversation views; `receive` injects a raw message as if a view had posted it. */
   conversations: ConversationPanels;
@@ -95,7 +98,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
   const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
-  const picker = new QuestionPicker(log);
+  const previews = new ReviewPreviews();
+  const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const transcripts = new TranscriptProvider(runtime);
@@ -134,7 +138,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     return agent;
   };
 
-  const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'));
+  const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'), previews);
 
   context.subscriptions.push(
     // Deactivation disposes the runtime: every turn aborted, every listener released. Then
@@ -150,11 +154,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     historyView,
     runtime.interaction.registerProvider(picker),
     picker,
+    previews,
+    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, previews),
     tree,
     treeView,
     transcripts,
     conversations,
-    ...registerConversationCommands({ runtime, tree, conversations }),
+    ...registerConversationCommands({ runtime, tree, conversations, log }),
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     vscode.window.registerUriHandler(links),
     runtime.interaction.onDidChangePending(updateBadge),
@@ -222,6 +228,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       tree,
       treeView,
       picker,
+      previews,
       transcripts,
       conversations,
       history,

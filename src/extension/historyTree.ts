@@ -44,6 +44,11 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     );
   }
 
+  /** True when no refresh is scheduled and the view has read the folder since the last one. */
+  get settled(): boolean {
+    return this.timer === undefined && this.nodes !== undefined;
+  }
+
   /** Re-read the session folder now. */
   refresh(): void {
     if (this.timer) clearTimeout(this.timer);

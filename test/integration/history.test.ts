@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { DiagnosticNode, SessionNode } from '../../src/extension/historyNodes';
-import { arborTesting, EXTENSION_ID, sleep, toolResults, turnEnds, userMessages, waitFor } from './support';
+import { arborTesting, EXTENSION_ID, toolResults, turnEnds, userMessages, waitFor } from './support';
 import { ui } from './ui';
 import { windowReload } from './windowReload';
 
@@ -104,14 +104,17 @@ if (windowReload.phase() === 'before') {
     it('refreshes on its own while visible, once per burst of agent events', async () => {
       await vscode.commands.executeCommand('arbor.history.focus');
       await waitFor(() => t.historyView.visible, 'the History view to be visible');
-      await sleep(700);
+      // Earlier suites' refreshes are done (by state, not by waiting a while).
+      await waitFor(() => t.history.settled, 'History to settle');
       const readsBefore = t.history.reads;
-      const { lead } = await startFamily(t, 'Burst lead', 'Burst kid');
-      await waitFor(() => t.history.reads > readsBefore, 'History to re-read the folder by itself', 5_000);
-      await sleep(1_200);
-      // Start, child start, turn ends, settle: about ten runtime events in well under a second.
-      assert.ok(t.history.reads - readsBefore <= 3, `${t.history.reads - readsBefore} reads for one burst`);
-      assert.ok((await t.history.sessions()).some((n) => n.entry.header.id === lead.id), 'the new session is listed');
+      // One synchronous burst of runtime events: ten agents start at once (and then wait).
+      const burst = Array.from({ length: 10 }, (_, i) =>
+        t.startScripted({ version: 1, agents: { [`Burst ${i}`]: { turns: [[{ hang: true }]] } } }, 'wait', `Burst ${i}`),
+      );
+      await waitFor(() => t.history.reads > readsBefore && t.history.settled, 'History to re-read the folder by itself');
+      // The waiting agents send no further event that History listens to, so nothing else reads.
+      assert.strictEqual(t.history.reads - readsBefore, 1, `${t.history.reads - readsBefore} reads for one burst`);
+      for (const agent of burst) await t.runtime.end(agent);
     });
 
     it('shows unreadable session files as warnings with their reason, and keeps listing the others', async () => {
@@ -264,8 +267,13 @@ if (windowReload.phase() === 'before') {
       const config = vscode.workspace.getConfiguration('arbor');
       await config.update('scriptedModel.scriptFile', scriptFile, vscode.ConfigurationTarget.Workspace);
       await config.update('model.provider', 'scripted', vscode.ConfigurationTarget.Workspace);
+      // Arbor reads the settings in its configuration listener, which has run once the new
+      // values are visible here: then the model plays the script file.
+      await waitFor(() => {
+        const now = vscode.workspace.getConfiguration('arbor');
+        return now.get('scriptedModel.scriptFile') === scriptFile && now.get('model.provider') === 'scripted';
+      }, 'the new settings to reach Arbor');
       await waitFor(() => t.model.provider.id === 'scripted', 'the scripted model to be in use');
-      await sleep(200);
 
       const id = await vscode.commands.executeCommand<string>('arbor.resumeSession', await sessionNode(t, recorded.leadId));
       assert.strictEqual(id, recorded.leadId);
