@@ -36,6 +36,7 @@ export type ArborErrorCode =
   | 'SESSION_EXISTS'
   | 'SESSION_IN_USE'
   | 'SESSION_WRITE_FAILED'
+  | 'SESSION_EVENT_INVALID'
   | 'INPUT_INVALID'
   | 'INTERNAL';
 

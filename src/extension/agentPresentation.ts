@@ -49,7 +49,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
               ? 'stopped'
               : 'idle';
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
-  const description = [kindText(agent.kind), stateText, tokens].join(' · ');
+  const parts = [kindText(agent.kind), stateText, tokens];
+  if (agent.sessionProblem) parts.push('session not fully saved');
+  const description = parts.join(' · ');
 
   const lines = [
     `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
@@ -62,6 +64,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
     `- Mode: ${agent.log.header.interactionMode}${agent.planMode ? ', plan mode' : ''}`,
   );
+  if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
   if (agent.kind === 'one-shot') {
     lines.push('', 'One-shot subagents belong to the agent waiting for their result: stop that agent to stop this one.');
@@ -89,7 +92,7 @@ function iconFor(state: AgentState, agent: Agent): string {
     case 'parked':
       return 'debug-pause';
     default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' ? 'warning' : 'circle-outline';
+      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
   }
 }
 

@@ -168,14 +168,26 @@ describe('durable sessions: JsonlSessionStore', () => {
       assert.equal(broken.flushAllSync()[0]?.code, 'SESSION_WRITE_FAILED');
     });
 
-    it('rejects an event that cannot be serialized at append, without losing the log', async () => {
+    it('saves only the format\'s part of an appended event, so a cycle outside it cannot break the log', async () => {
       const log = store.create(header('s-cyclic'));
       const cyclic: Record<string, unknown> = { type: 'assistant_text', at: tick(), text: 'x' };
       cyclic.self = cyclic;
-      assert.throws(() => log.append(cyclic as unknown as SessionEvent), TypeError);
+      log.append(cyclic as unknown as SessionEvent);
       log.append({ type: 'user_message', at: tick(), text: 'still writable', from: 'user' });
       await log.flush();
       assert.deepEqual((await new JsonlSessionStore(dir).loadSession('s-cyclic')).events, log.events);
+      assert.deepEqual(log.events[0], { type: 'assistant_text', at: cyclic.at, text: 'x' });
+      assert.equal(log.events.length, 2);
+    });
+
+    it('refuses an event the loader would reject without throwing, and the log stays writable', async () => {
+      const problems: string[] = [];
+      const log = new JsonlSessionStore(dir, { onError: (e) => problems.push(e.code) }).create(header('s-refused'));
+      log.append({ type: 'usage', at: tick(), inputTokens: -5, outputTokens: 1 });
+      log.append({ type: 'user_message', at: tick(), text: 'still writable', from: 'user' });
+      await log.close();
+      assert.deepEqual(problems, ['SESSION_EVENT_INVALID']);
+      assert.deepEqual((await new JsonlSessionStore(dir).loadSession('s-refused')).events, log.events);
       assert.equal(log.events.length, 1);
     });
 

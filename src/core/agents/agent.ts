@@ -62,6 +62,8 @@ export type AgentChange =
   | { type: 'turn_end'; end: TurnEnd }
   | { type: 'log'; event: SessionEvent }
   | { type: 'usage' }
+  /** The session log could not save something (see `Agent.sessionProblem`). */
+  | { type: 'session_problem'; problem: ArborError }
   | { type: 'disposed' };
 
 export interface AgentInit {
@@ -112,6 +114,8 @@ export class Agent {
   readonly conversation: ChatMessage[];
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   lastTurnEnd: TurnEnd | undefined;
+  /** The latest problem saving this agent's session (shown on its node), if any. */
+  sessionProblem: ArborError | undefined;
 
   private readonly host: AgentHost;
   private readonly inbox: InboxItem[] = [];
@@ -130,6 +134,10 @@ export class Agent {
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
     this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
+    unwrapLog(init.log).onProblem?.((problem) => {
+      this.sessionProblem = problem;
+      this.host.agentChanged(this, { type: 'session_problem', problem });
+    });
     this.host = init.host;
     this.run = init.run;
     this.createdAt = init.createdAt;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
+import { sessionEventSchema } from './schema';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 
 export interface JsonlWritePolicy {
@@ -52,6 +53,10 @@ export interface JsonlSessionLogInit {
  * written at the byte offset it was assigned, so a batch can be written again (a retry after
  * a failed write, or the synchronous flush at exit while an asynchronous write is still in
  * flight) without duplicating or reordering lines.
+ *
+ * Every event is checked against the schema the loader uses before it is queued: an event the
+ * loader would reject is refused (SESSION_EVENT_INVALID, reported through `onProblem` and
+ * `onError`) and never written, so any file this writer produces can be loaded again.
  */
 export class JsonlSessionLog implements SessionLog {
   readonly header: SessionHeader;
@@ -72,6 +77,7 @@ export class JsonlSessionLog implements SessionLog {
   private timer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
   private closed = false;
+  private readonly problemListeners: ((problem: ArborError) => void)[] = [];
 
   constructor(init: JsonlSessionLogInit) {
     this.header = init.header;
@@ -102,11 +108,21 @@ export class JsonlSessionLog implements SessionLog {
 
   append(event: SessionEvent): void {
     if (this.closed) throw new ArborError('INTERNAL', `The log of session ${this.header.id} is closed; reopen it to append.`);
-    // Serialized now: the line is the event as it was when appended, and an event that cannot
-    // be written fails at its source instead of inside a later batch.
-    const line = JSON.stringify(event) + '\n';
-    this.list.push(event);
-    this.enqueue(line);
+    // Checked and serialized now: the line is the event as it was when appended, and an event
+    // that cannot be loaded back is refused at its source instead of inside a later batch.
+    // The line is made from the parsed copy (plain data with only the schema's keys), so what
+    // is written is exactly what was checked, whatever the object appended looked like.
+    const parsed = sessionEventSchema.safeParse(event);
+    if (!parsed.success) {
+      this.report(refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]));
+      return;
+    }
+    this.list.push(parsed.data);
+    this.enqueue(JSON.stringify(parsed.data) + '\n');
+  }
+
+  onProblem(listener: (problem: ArborError) => void): void {
+    this.problemListeners.push(listener);
   }
 
   flush(): Promise<void> {
@@ -215,6 +231,12 @@ export class JsonlSessionLog implements SessionLog {
     if (waiters.length === 0) this.onError?.(error);
   }
 
+  /** Tells the store's error handler (the log) and the owner of this log (the agent). */
+  private report(problem: ArborError): void {
+    this.onError?.(problem);
+    for (const listener of this.problemListeners) listener(problem);
+  }
+
   private settleWaiters(): void {
     if (this.waiters.length === 0) return;
     const still: Waiter[] = [];
@@ -232,6 +254,21 @@ export class JsonlSessionLog implements SessionLog {
       errno: (cause as NodeJS.ErrnoException | undefined)?.code,
     });
   }
+}
+
+interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function refusedEventError(id: string, file: string, event: unknown, issue: SchemaIssue | undefined): ArborError {
+  const type = typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string' ? (event as { type: string }).type : undefined;
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
+  return new ArborError(
+    'SESSION_EVENT_INVALID',
+    `Session ${id}: a ${type ?? 'malformed'} event was not saved because it does not match the session format${where} (${issue?.message ?? 'unknown problem'}). The rest of the session is saved and stays loadable; the transcript lacks this event.`,
+    { id, file, eventType: type, path: issue?.path.map(String) },
+  );
 }
 
 async function writeAt(file: string, data: Buffer, offset: number, fsync: boolean): Promise<void> {
