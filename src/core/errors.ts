@@ -37,6 +37,7 @@ export type ArborErrorCode =
   | 'SESSION_IN_USE'
   | 'SESSION_WRITE_FAILED'
   | 'SESSION_EVENT_INVALID'
+  | 'SESSION_FILE_LOST'
   | 'INPUT_INVALID'
   | 'INTERNAL';
 

@@ -407,7 +407,7 @@ export class Runtime implements AgentHost {
     if (past) {
       log = past.log;
     } else {
-      log = this.sessions.create({
+      log = this.createLog({
         type: 'header',
         version: SESSION_FORMAT_VERSION,
         id: this.newId(label),
@@ -442,6 +442,18 @@ export class Runtime implements AgentHost {
     }
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
+  }
+
+  /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */
+  private createLog(header: SessionHeader): SessionLog {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.sessions.create(header);
+      } catch (err) {
+        if (!isArborError(err, 'SESSION_EXISTS') || attempt >= 3) throw err;
+        header = { ...header, id: this.newId(header.label) };
+      }
+    }
   }
 
   private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {

@@ -132,7 +132,7 @@ describe('durable sessions: whatever is appended, the session loads', () => {
       const agent = runtime.startRoot({ prompt: 'go', label: 'Lead' });
       const problems: ArborError[] = [];
       runtime.onEvent((e) => {
-        if (e.type === 'agent_changed' && e.change.type === 'session_problem') problems.push(e.change.problem);
+        if (e.type === 'agent_changed' && e.change.type === 'session_problem' && e.change.problem) problems.push(e.change.problem);
       });
       await until(() => agent.status === 'idle' && agent.turnCount === 1, 'the first turn to end');
       const bad = [

@@ -62,8 +62,8 @@ export type AgentChange =
   | { type: 'turn_end'; end: TurnEnd }
   | { type: 'log'; event: SessionEvent }
   | { type: 'usage' }
-  /** The session log could not save something (see `Agent.sessionProblem`). */
-  | { type: 'session_problem'; problem: ArborError }
+  /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
+  | { type: 'session_problem'; problem: ArborError | undefined }
   | { type: 'disposed' };
 
 export interface AgentInit {

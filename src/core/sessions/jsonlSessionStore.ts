@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError, type ArborErrorCode } from '../errors';
-import { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
+import { ArborError, isArborError, type ArborErrorCode } from '../errors';
+import { FilePool } from './filePool';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, type FileIdentity, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
 import { interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile } from './sessionFileParser';
@@ -74,6 +75,8 @@ const LIST_CONCURRENCY = 8;
 export class JsonlSessionStore implements SessionLogFactory {
   private readonly policy: JsonlWritePolicy;
   private readonly onError?: (error: ArborError) => void;
+  /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
+  private readonly pool = new FilePool();
   /** Logs open for writing, by session id. */
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
@@ -98,9 +101,12 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 
   /**
-   * Starts a new session file. The header and the events reach the disk in batches; the file
-   * appears with the first batch. Throws SESSION_EXISTS if the id already has a file or an
-   * open log, INPUT_INVALID for a header that does not match the schema.
+   * Starts a new session file. The file is created exclusively, with its header, before this
+   * returns: two stores (two windows sharing a folder) can never both create the same id, even
+   * within the write delay. The events reach the disk in batches. Throws SESSION_EXISTS if the
+   * id already has a file or an open log, INPUT_INVALID for a header that does not match the
+   * schema. If the file cannot be created right now (no folder, no free handle), the log
+   * creates it exclusively with its first write and reports the failures the usual way.
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
@@ -110,11 +116,27 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }
     const file = this.fileOf(header.id);
-    // One existence check per session (not per event) keeps an id from ever reusing a file.
-    if (this.open.has(header.id) || this.opening.has(header.id) || fs.existsSync(file)) {
+    if (this.open.has(header.id) || this.opening.has(header.id)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
-    return this.track(new JsonlSessionLog({ file, header, policy: this.policy, onError: this.onError, onClose: (log) => this.release(log) }));
+    const headerLine = Buffer.from(JSON.stringify(header) + '\n', 'utf8');
+    let identity: FileIdentity | undefined;
+    try {
+      identity = createWithFirstLine(file, header.id, headerLine, this.policy.fsync);
+    } catch (e) {
+      if (isArborError(e, 'SESSION_EXISTS')) throw e;
+    }
+    return this.track(
+      new JsonlSessionLog({
+        file,
+        header,
+        policy: this.policy,
+        pool: this.pool,
+        existing: identity ? { events: [], bytes: headerLine.length, identity } : undefined,
+        onError: this.onError,
+        onClose: (log) => this.release(log),
+      }),
+    );
   }
 
   /**
@@ -131,13 +153,15 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.opening.add(id);
     try {
       const file = this.fileOf(id);
-      const parsed = await readSessionFile(file, id);
+      const parsed = await readSessionFile(file, id, this.pool);
       if (parsed.tornTailBytes > 0) await fs.promises.truncate(file, parsed.completeBytes);
+      const stat = await fs.promises.stat(file, { bigint: true });
       const log = new JsonlSessionLog({
         file,
         header: parsed.header,
         policy: this.policy,
-        existing: { events: parsed.events, bytes: parsed.completeBytes },
+        pool: this.pool,
+        existing: { events: parsed.events, bytes: parsed.completeBytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,
         onClose: (l) => this.release(l),
       });
@@ -161,7 +185,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   async loadSession(id: string): Promise<LoadedSession> {
     const live = this.open.get(id);
     if (live) return { header: live.header, events: [...live.events], repairs: { tornTailBytes: 0 } };
-    const parsed = await readSessionFile(this.fileOf(id), id);
+    const parsed = await readSessionFile(this.fileOf(id), id, this.pool);
     return repairInMemory(parsed);
   }
 
@@ -192,7 +216,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       }
       const decodedId = sessionIdFromFileName(name);
       try {
-        const loaded = repairInMemory(await readSessionFile(file));
+        const loaded = repairInMemory(await readSessionFile(file, undefined, this.pool));
         if (sessionFileName(loaded.header.id) !== name) {
           throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(loaded.header.id)}, which belongs in ${sessionFileName(loaded.header.id)}; was it renamed or copied?`);
         }
@@ -268,11 +292,30 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 }
 
+/** Creates `file` only if nothing has that name yet, and writes its first line. Throws SESSION_EXISTS. */
+function createWithFirstLine(file: string, id: string, firstLine: Buffer, fsync: boolean): FileIdentity {
+  const fd = openExclusiveSync(file, id);
+  try {
+    let written = 0;
+    while (written < firstLine.length) written += fs.writeSync(fd, firstLine, written, firstLine.length - written, written);
+    if (fsync) fs.fsyncSync(fd);
+    const stat = fs.fstatSync(fd, { bigint: true });
+    return { dev: stat.dev, ino: stat.ino };
+  } catch (e) {
+    // A header that could not be written leaves no file to be mistaken for a session; the
+    // log creates it again with its first write.
+    fs.rmSync(file, { force: true });
+    throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads and parses one session file; every failure is a typed ArborError. */
-async function readSessionFile(file: string, expectedId?: string): Promise<ParsedSessionFile> {
+async function readSessionFile(file: string, expectedId: string | undefined, pool: FilePool): Promise<ParsedSessionFile> {
   let bytes: Buffer;
   try {
-    bytes = await fs.promises.readFile(file);
+    bytes = await pool.run(() => fs.promises.readFile(file));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (expectedId !== undefined && code === 'ENOENT' && !(await isDanglingLink(file))) {
