@@ -241,7 +241,8 @@ function openSessionStore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   }
   const folder = path.join(base.fsPath, 'sessions');
   log.info(`Sessions are saved in ${folder}`);
-  return new JsonlSessionStore(folder, { onError: (error) => log.error(error.message) });
+  // Write problems also show on the agent's node; a file Arbor had to write again is a warning.
+  return new JsonlSessionStore(folder, { onError: (error) => (error.code === 'SESSION_FILE_LOST' ? log.warn(error.message) : log.error(error.message)) });
 }
 
 export function deactivate(): void {
