@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { FilePool } from './filePool';
 import { sessionEventSchema } from './schema';
+import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 
 export interface JsonlWritePolicy {
@@ -53,6 +54,11 @@ export interface JsonlSessionLogInit {
   existing?: { events: SessionEvent[]; bytes: number; identity: FileIdentity };
   /** Where file operations queue; one per store bounds the handles all its logs hold. */
   pool?: FilePool;
+  /**
+   * The cross-process lock of the session: held already when `existing` is given, else taken
+   * before the file is created. Released with the log.
+   */
+  lock?: SessionLock;
   /** Problems no caller is waiting for (the store logs them). */
   onError?: (error: ArborError) => void;
   onClose?: (log: JsonlSessionLog) => void;
@@ -87,6 +93,7 @@ export class JsonlSessionLog implements SessionLog {
   private readonly list: SessionEvent[];
   private readonly policy: JsonlWritePolicy;
   private readonly pool: FilePool;
+  private readonly lock?: SessionLock;
   private readonly onError?: (error: ArborError) => void;
   private readonly onClose?: (log: JsonlSessionLog) => void;
 
@@ -114,6 +121,7 @@ export class JsonlSessionLog implements SessionLog {
     this.file = init.file;
     this.policy = init.policy;
     this.pool = init.pool ?? new FilePool();
+    this.lock = init.lock;
     this.onError = init.onError;
     this.onClose = init.onClose;
     if (init.existing) {
@@ -203,6 +211,16 @@ export class JsonlSessionLog implements SessionLog {
   }
 
   /**
+   * For the end of the process: writes what is left synchronously and, if that worked, releases
+   * the log (and its lock). Throws SESSION_WRITE_FAILED, and then keeps the log.
+   */
+  closeSync(): void {
+    this.flushSync();
+    this.closed = true;
+    this.release();
+  }
+
+  /**
    * Writes what is left, then releases the log from its store; appends after this throw.
    * If the write fails, the log stays with its store (the window's exit flush writes it),
    * is tried again every few seconds, and the failure is reported to the caller and the agent.
@@ -224,6 +242,7 @@ export class JsonlSessionLog implements SessionLog {
     if (this.released) return;
     this.released = true;
     this.clearTimer();
+    this.lock?.releaseSync();
     this.onClose?.(this);
   }
 
@@ -290,6 +309,7 @@ export class JsonlSessionLog implements SessionLog {
         return this.rewrite(batch, 'it was deleted');
       }
     } else {
+      this.lock?.acquireSync();
       handle = await openExclusive(this.file, this.header.id);
     }
     let lost: string | undefined;
@@ -350,6 +370,7 @@ export class JsonlSessionLog implements SessionLog {
         return this.rewriteSync(batch, 'it was deleted');
       }
     } else {
+      this.lock?.acquireSync();
       fd = openExclusiveSync(this.file, this.header.id);
     }
     let lost: string | undefined;

@@ -5,12 +5,18 @@ import { FilePool } from './filePool';
 import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, type FileIdentity, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
+import { SessionLock, type LockOwner } from './sessionLock';
 import { interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile } from './sessionFileParser';
 import { SESSION_FILE_EXTENSION, sessionFileName, sessionIdFromFileName } from './sessionFileName';
 import { summarizeSession, type SessionSummary } from './sessionSummary';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionLogFactory } from './types';
 
 export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
+  /**
+   * Who this store writes for, as another window will name it when it finds a session locked
+   * (for example "VS Code window for 'shop'"). Default: "Arbor in process <pid>".
+   */
+  owner?: string;
   /** Write failures that happen in the background, when no flush is waiting (log them). */
   onError?: (error: ArborError) => void;
 }
@@ -77,6 +83,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly onError?: (error: ArborError) => void;
   /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
   private readonly pool = new FilePool();
+  private readonly owner: LockOwner;
   /** Logs open for writing, by session id. */
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
@@ -93,6 +100,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       fsync: options.fsync ?? DEFAULT_WRITE_POLICY.fsync,
     };
     this.onError = options.onError;
+    this.owner = { description: options.owner ?? `Arbor in process ${process.pid}` };
   }
 
   /** Absolute path of the file that holds session `id`. */
@@ -120,11 +128,18 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
     const headerLine = Buffer.from(JSON.stringify(header) + '\n', 'utf8');
+    const lock = new SessionLock(file, header.id, this.owner);
     let identity: FileIdentity | undefined;
     try {
+      // Lock first, then create: whoever writes a session file holds its lock before touching it.
+      lock.acquireSync();
       identity = createWithFirstLine(file, header.id, headerLine, this.policy.fsync);
     } catch (e) {
-      if (isArborError(e, 'SESSION_EXISTS')) throw e;
+      if (isArborError(e) && (e.code === 'SESSION_EXISTS' || e.code === 'SESSION_IN_USE')) {
+        lock.releaseSync();
+        throw e.code === 'SESSION_EXISTS' ? e : new ArborError('SESSION_EXISTS', `Session ${header.id} already exists: ${e.message}`, { id: header.id });
+      }
+      // Not possible right now (no folder, no free handle): the first write tries again.
     }
     return this.track(
       new JsonlSessionLog({
@@ -132,6 +147,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         header,
         policy: this.policy,
         pool: this.pool,
+        lock,
         existing: identity ? { events: [], bytes: headerLine.length, identity } : undefined,
         onError: this.onError,
         onClose: (log) => this.release(log),
@@ -151,16 +167,21 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     }
     this.opening.add(id);
+    const file = this.fileOf(id);
+    const lock = new SessionLock(file, id, this.owner);
+    let log: JsonlSessionLog | undefined;
     try {
-      const file = this.fileOf(id);
+      // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
+      lock.acquireSync();
       const parsed = await readSessionFile(file, id, this.pool);
       if (parsed.tornTailBytes > 0) await fs.promises.truncate(file, parsed.completeBytes);
       const stat = await fs.promises.stat(file, { bigint: true });
-      const log = new JsonlSessionLog({
+      log = new JsonlSessionLog({
         file,
         header: parsed.header,
         policy: this.policy,
         pool: this.pool,
+        lock,
         existing: { events: parsed.events, bytes: parsed.completeBytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,
         onClose: (l) => this.release(l),
@@ -172,6 +193,9 @@ export class JsonlSessionStore implements SessionLogFactory {
       }
       this.assertUsable();
       return this.track(log);
+    } catch (e) {
+      if (!log || !this.open.has(id)) lock.releaseSync();
+      throw e;
     } finally {
       this.opening.delete(id);
     }
@@ -263,6 +287,25 @@ export class JsonlSessionStore implements SessionLogFactory {
     for (const log of this.open.values()) {
       try {
         log.flushSync();
+      } catch (e) {
+        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+      }
+    }
+    return errors;
+  }
+
+  /**
+   * For extension deactivation: writes every open log synchronously and releases it with its
+   * lock, so another window can resume the sessions at once. Never throws; returns the
+   * failures (those logs keep their locks, which a later window takes over once this process
+   * is gone). The store creates and reopens nothing afterwards.
+   */
+  closeAllSync(): ArborError[] {
+    this.disposed = true;
+    const errors: ArborError[] = [];
+    for (const log of [...this.open.values()]) {
+      try {
+        log.closeSync();
       } catch (e) {
         errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
       }
