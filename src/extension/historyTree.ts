@@ -81,7 +81,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
         const item = new vscode.TreeItem(p.label, node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `session:${node.entry.header.id}`;
         item.description = p.description;
-        item.tooltip = new vscode.MarkdownString(p.tooltip);
+        item.tooltip = new vscode.MarkdownString(p.tooltip, true);
         item.iconPath = new vscode.ThemeIcon(p.icon);
         item.contextValue = p.contextValue;
         item.command = { command: 'arbor.openSessionTranscript', title: 'Open Transcript', arguments: [node] };

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { FilePool } from './filePool';
+import { withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
@@ -133,7 +134,7 @@ export class JsonlSessionLog implements SessionLog {
       this.list = [];
       this.appendedLines = this.durableLines = 0;
       this.nextOffset = 0;
-      this.enqueue(JSON.stringify(init.header) + '\n');
+      this.enqueue(withChecksum(JSON.stringify(init.header)) + '\n');
     }
   }
 
@@ -166,7 +167,7 @@ export class JsonlSessionLog implements SessionLog {
       return;
     }
     this.list.push(parsed.data);
-    this.enqueue(JSON.stringify(parsed.data) + '\n');
+    this.enqueue(withChecksum(JSON.stringify(parsed.data)) + '\n');
   }
 
   /** `listener(undefined)` means the write problem reported before is solved. */
@@ -410,9 +411,7 @@ export class JsonlSessionLog implements SessionLog {
 
   /** The header and the first `lines - 1` events, as the file should hold them. */
   private wholeFile(lines: number): Buffer {
-    const parts = [JSON.stringify(this.header)];
-    for (let i = 0; i < lines - 1; i++) parts.push(JSON.stringify(this.list[i]));
-    return Buffer.from(parts.join('\n') + '\n', 'utf8');
+    return sessionFileBytes(this.header, this.list.slice(0, lines - 1));
   }
 
   private onBatchWritten(batch: Batch, end: number | undefined): void {
@@ -490,6 +489,13 @@ export class JsonlSessionLog implements SessionLog {
       { id: this.header.id, file: this.file, errno: (cause as NodeJS.ErrnoException | undefined)?.code },
     );
   }
+}
+
+/** A whole session file: the header and `events`, one checksummed line each. */
+export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
+  const parts = [withChecksum(JSON.stringify(header))];
+  for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
+  return Buffer.from(parts.join('\n') + '\n', 'utf8');
 }
 
 /** Why the file at the path is not the file this log wrote, or undefined if it is. */

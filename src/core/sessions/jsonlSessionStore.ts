@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError, isArborError, type ArborErrorCode } from '../errors';
 import { FilePool } from './filePool';
-import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, type FileIdentity, type JsonlWritePolicy } from './jsonlSessionLog';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, sessionFileBytes, type FileIdentity, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, type LockOwner } from './sessionLock';
-import { interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile } from './sessionFileParser';
+import { describeDamage, interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile, type SessionDamage } from './sessionFileParser';
 import { SESSION_FILE_EXTENSION, sessionFileName, sessionIdFromFileName } from './sessionFileName';
 import { summarizeSession, type SessionSummary } from './sessionSummary';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionLogFactory } from './types';
@@ -27,6 +27,8 @@ export interface SessionRepairs {
   tornTailBytes: number;
   /** The turn that was running when the process stopped, closed with reason `interrupted`. */
   interruptedTurn?: number;
+  /** A damaged line: the events stop before it (see `describeDamage` for the words to show). */
+  damage?: SessionDamage;
 }
 
 export interface LoadedSession {
@@ -42,6 +44,9 @@ export interface SessionCatalogEntry {
   file: string;
   /** Open for writing in this store right now: the summary comes from memory, unrepaired. */
   live: boolean;
+  /** The file is damaged: the session lists (and resumes) up to the damage; `warning` says what was left out. */
+  damage?: SessionDamage;
+  warning?: string;
 }
 
 export type SessionDiagnosticCode = Extract<ArborErrorCode, 'SESSION_CORRUPT' | 'SESSION_VERSION' | 'SESSION_UNREADABLE'>;
@@ -127,7 +132,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     if (this.open.has(header.id) || this.opening.has(header.id)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
-    const headerLine = Buffer.from(JSON.stringify(header) + '\n', 'utf8');
+    const headerLine = sessionFileBytes(header, []);
     const lock = new SessionLock(file, header.id, this.owner);
     let identity: FileIdentity | undefined;
     try {
@@ -174,7 +179,21 @@ export class JsonlSessionStore implements SessionLogFactory {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
       lock.acquireSync();
       const parsed = await readSessionFile(file, id, this.pool);
-      if (parsed.tornTailBytes > 0) await fs.promises.truncate(file, parsed.completeBytes);
+      let bytes = parsed.completeBytes;
+      if (parsed.damage) {
+        // Continue from the salvaged part: new events must not land after the damage, where no
+        // load would reach them. The damaged file is kept beside it, never listed.
+        bytes = await this.pool.run(() => replaceWithSalvage(file, parsed));
+        this.onError?.(
+          new ArborError('SESSION_CORRUPT', `Session ${id} was resumed from its undamaged part. ${describeDamage(parsed.damage!)} The damaged file was kept as ${path.basename(file)}.damaged-*.`, {
+            id,
+            file,
+            line: parsed.damage.line,
+          }),
+        );
+      } else if (parsed.tornTailBytes > 0) {
+        await fs.promises.truncate(file, parsed.completeBytes);
+      }
       const stat = await fs.promises.stat(file, { bigint: true });
       log = new JsonlSessionLog({
         file,
@@ -182,7 +201,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         policy: this.policy,
         pool: this.pool,
         lock,
-        existing: { events: parsed.events, bytes: parsed.completeBytes, identity: { dev: stat.dev, ino: stat.ino } },
+        existing: { events: parsed.events, bytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,
         onClose: (l) => this.release(l),
       });
@@ -244,7 +263,12 @@ export class JsonlSessionStore implements SessionLogFactory {
         if (sessionFileName(loaded.header.id) !== name) {
           throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(loaded.header.id)}, which belongs in ${sessionFileName(loaded.header.id)}; was it renamed or copied?`);
         }
-        sessions.push({ header: loaded.header, summary: summarizeSession(loaded.header, loaded.events), file, live: false });
+        const entry: SessionCatalogEntry = { header: loaded.header, summary: summarizeSession(loaded.header, loaded.events), file, live: false };
+        if (loaded.repairs.damage) {
+          entry.damage = loaded.repairs.damage;
+          entry.warning = describeDamage(loaded.repairs.damage);
+        }
+        sessions.push(entry);
       } catch (e) {
         diagnostics.push(diagnosticOf(e, file, decodedId));
       }
@@ -335,6 +359,17 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 }
 
+/** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
+async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
+  const data = sessionFileBytes(parsed.header, parsed.events);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
+  const temp = `${file}.${process.pid}-salvage.tmp`;
+  await fs.promises.writeFile(temp, data);
+  await fs.promises.rename(temp, file);
+  return data.length;
+}
+
 /** Creates `file` only if nothing has that name yet, and writes its first line. Throws SESSION_EXISTS. */
 function createWithFirstLine(file: string, id: string, firstLine: Buffer, fsync: boolean): FileIdentity {
   const fd = openExclusiveSync(file, id);
@@ -388,6 +423,7 @@ async function isDanglingLink(file: string): Promise<boolean> {
 function repairInMemory(parsed: ParsedSessionFile): LoadedSession {
   const events = parsed.events;
   const repairs: SessionRepairs = { tornTailBytes: parsed.tornTailBytes };
+  if (parsed.damage) repairs.damage = parsed.damage;
   const turn = openTurnOf(events);
   if (turn !== undefined) {
     events.push(interruptedTurnEnd(events, turn));

@@ -1,11 +1,15 @@
+import { checkLine } from './lineChecksum';
 import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema } from './schema';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './types';
 
 /**
  * Reads the bytes of a session log. A line counts only once its newline is on disk: whatever
  * follows the last newline is a write the process did not finish (a crash, a full disk) and is
- * ignored, never fatal. Any other line that is not a valid event makes the whole file corrupt,
- * because silently skipping history in the middle would change what the agent remembers.
+ * ignored, never fatal. A damaged line after the header (not JSON, not a valid event, or a
+ * checksum that does not match) ends what is loaded, like a database recovering up to its
+ * first bad page: every event before it loads, the damage and what it cost are reported, and
+ * nothing after it is used, because skipping history in the middle would change what the
+ * agent remembers. Only a damaged header makes the file unloadable.
  */
 
 export interface ParsedSessionFile {
@@ -16,6 +20,20 @@ export interface ParsedSessionFile {
   completeBytes: number;
   /** Bytes after the last newline, ignored. */
   tornTailBytes: number;
+  /** The first damaged line, when the events stop before the end of the file. */
+  damage?: SessionDamage;
+}
+
+/** Where a session file is damaged and what loading it left out. */
+export interface SessionDamage {
+  /** 1-based line of the first damage. */
+  line: number;
+  /** What is wrong with that line. */
+  reason: string;
+  /** Complete lines left out, the damaged one included. */
+  droppedLines: number;
+  /** Bytes left out, from the start of the damaged line to the last newline. */
+  droppedBytes: number;
 }
 
 export type SessionFileProblem =
@@ -51,7 +69,9 @@ export function parseSessionFile(bytes: Uint8Array): SessionFileParse {
   const lines = Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes).toString('utf8').split('\n');
   lines.pop(); // the empty string after the final newline
 
-  const headerJson = parseJson(lines[0]);
+  const headerLine = checkLine(lines[0]);
+  if (!headerLine.ok) return corrupt(`The header (line 1) is damaged: ${headerLine.reason}.`, 1);
+  const headerJson = parseJson(headerLine.json);
   if (!headerJson.ok) return corrupt('The header (line 1) is not JSON.', 1);
   const versioned = headerVersionSchema.safeParse(headerJson.value);
   if (!versioned.success) return corrupt('Line 1 is not a session header.', 1);
@@ -69,20 +89,39 @@ export function parseSessionFile(bytes: Uint8Array): SessionFileParse {
   if (!header.success) return corrupt(`The header (line 1) is invalid: ${header.error.issues[0]?.message ?? 'unknown problem'}.`, 1);
 
   const events: SessionEvent[] = [];
+  let offset = Buffer.byteLength(lines[0], 'utf8') + 1;
   for (let i = 1; i < lines.length; i++) {
     const text = lines[i];
-    if (text.trim() === '') continue;
-    const json = parseJson(text);
-    if (!json.ok) return corrupt(`Line ${i + 1} is not JSON.`, i + 1);
-    const event = sessionEventSchema.safeParse(json.value);
-    if (!event.success) {
-      const issue = event.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      return corrupt(`Line ${i + 1} is not a valid session event${where}: ${issue?.message ?? 'unknown problem'}.`, i + 1);
+    const reason = text.trim() === '' ? undefined : eventOrProblem(text, events);
+    if (reason !== undefined) {
+      const damage: SessionDamage = { line: i + 1, reason, droppedLines: lines.length - i, droppedBytes: completeBytes - offset };
+      return { ok: true, file: { header: header.data, events, completeBytes, tornTailBytes, damage } };
     }
-    events.push(event.data);
+    offset += Buffer.byteLength(text, 'utf8') + 1;
   }
   return { ok: true, file: { header: header.data, events, completeBytes, tornTailBytes } };
+}
+
+/** Adds the event of one line to `events`, or says why the line is damaged. */
+function eventOrProblem(text: string, events: SessionEvent[]): string | undefined {
+  const line = checkLine(text);
+  if (!line.ok) return line.reason;
+  const json = parseJson(line.json);
+  if (!json.ok) return 'it is not JSON';
+  const event = sessionEventSchema.safeParse(json.value);
+  if (!event.success) {
+    const issue = event.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    return `it is not a valid session event${where}: ${issue?.message ?? 'unknown problem'}`;
+  }
+  events.push(event.data);
+  return undefined;
+}
+
+/** What a damage report says to a user: which line, why, and what was left out. */
+export function describeDamage(damage: SessionDamage): string {
+  const dropped = damage.droppedLines === 1 ? 'that line' : `that line and the ${damage.droppedLines - 1} after it`;
+  return `Line ${damage.line} is damaged (${damage.reason}); the session is shown up to the line before, and ${dropped} (${damage.droppedBytes} bytes) are left out.`;
 }
 
 /**
