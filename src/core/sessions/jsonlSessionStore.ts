@@ -6,7 +6,9 @@ import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, sessionFileBy
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, type LockOwner } from './sessionLock';
-import { describeDamage, interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile, type SessionDamage } from './sessionFileParser';
+import { damageOf, describeDamage, interruptedTurnEnd, openTurnOf, parsedFrom, type ParsedSessionFile, type SessionDamage } from './sessionFileParser';
+import { SessionIndex, type SessionIndexEntry } from './sessionIndex';
+import { scanSessionFile, summaryOf } from './sessionScan';
 import { SESSION_FILE_EXTENSION, sessionFileName, sessionIdFromFileName } from './sessionFileName';
 import { summarizeSession, type SessionSummary } from './sessionSummary';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionLogFactory } from './types';
@@ -89,6 +91,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
   private readonly pool = new FilePool();
   private readonly owner: LockOwner;
+  /** Header and summary per file, so listing reads a stat per session instead of every file. */
+  private readonly index: SessionIndex;
   /** Logs open for writing, by session id. */
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
@@ -106,6 +110,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     };
     this.onError = options.onError;
     this.owner = { description: options.owner ?? `Arbor in process ${process.pid}` };
+    this.index = new SessionIndex(root, this.pool);
   }
 
   /** Absolute path of the file that holds session `id`. */
@@ -250,6 +255,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     const liveByName = new Map([...this.open.values()].map((log) => [path.basename(log.file), log] as const));
 
+    await this.index.load();
     await forEachLimited(names, LIST_CONCURRENCY, async (name) => {
       const file = path.join(this.root, name);
       const live = liveByName.get(name);
@@ -259,20 +265,25 @@ export class JsonlSessionStore implements SessionLogFactory {
       }
       const decodedId = sessionIdFromFileName(name);
       try {
-        const loaded = repairInMemory(await readSessionFile(file, undefined, this.pool));
-        if (sessionFileName(loaded.header.id) !== name) {
-          throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(loaded.header.id)}, which belongs in ${sessionFileName(loaded.header.id)}; was it renamed or copied?`);
+        const indexed = await this.indexed(name, file, this.index.get(name));
+        const { header, state } = indexed;
+        if (sessionFileName(header.id) !== name) {
+          throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(header.id)}, which belongs in ${sessionFileName(header.id)}; was it renamed or copied?`);
         }
-        const entry: SessionCatalogEntry = { header: loaded.header, summary: summarizeSession(loaded.header, loaded.events), file, live: false };
-        if (loaded.repairs.damage) {
-          entry.damage = loaded.repairs.damage;
-          entry.warning = describeDamage(loaded.repairs.damage);
+        const entry: SessionCatalogEntry = { header, summary: summaryOf(header, state, true), file, live: false };
+        const damage = damageOf(state);
+        if (damage) {
+          entry.damage = damage;
+          entry.warning = describeDamage(damage);
         }
         sessions.push(entry);
       } catch (e) {
+        this.index.delete(name);
         diagnostics.push(diagnosticOf(e, file, decodedId));
       }
     });
+    this.index.retain(new Set(names));
+    this.index.saveSoon();
 
     // Sessions created here whose first batch has not reached the disk yet.
     const listed = new Set(names);
@@ -283,6 +294,35 @@ export class JsonlSessionStore implements SessionLogFactory {
     sessions.sort((a, b) => compareDesc(a.summary.lastActivity, b.summary.lastActivity) || compareDesc(a.header.createdAt, b.header.createdAt));
     diagnostics.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     return { sessions, diagnostics };
+  }
+
+  /**
+   * The index entry of one file, scanned again if the file is not the one indexed: from where
+   * the last scan stopped when the same file only grew, else from the start.
+   */
+  private async indexed(name: string, file: string, entry: SessionIndexEntry | undefined): Promise<SessionIndexEntry> {
+    let stat: fs.BigIntStats;
+    try {
+      stat = await this.pool.run(() => fs.promises.stat(file, { bigint: true }));
+    } catch (e) {
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+    }
+    if (!stat.isFile()) throw new ArborError('SESSION_UNREADABLE', 'Cannot read the session file: it is not a file.', { file });
+    const ino = String(stat.ino);
+    const size = Number(stat.size);
+    const mtimeMs = Number(stat.mtimeMs);
+    if (entry && entry.ino === ino && entry.size === size && entry.mtimeMs === mtimeMs) return entry;
+    const grew = entry && entry.ino === ino && size >= entry.state.bytes && !entry.state.damage;
+    let scan;
+    try {
+      scan = await scanSessionFile(file, this.pool, { keepEvents: false, from: grew ? { header: entry.header, state: entry.state } : undefined });
+    } catch (e) {
+      if (e instanceof ArborError) throw e;
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+    }
+    const fresh: SessionIndexEntry = { ino, size: scan.size, mtimeMs, header: scan.header, state: scan.state };
+    this.index.set(name, fresh);
+    return fresh;
   }
 
   /** Sessions whose header names `id` as their parent (durable lineage: history, not authority). */
@@ -391,25 +431,21 @@ function createWithFirstLine(file: string, id: string, firstLine: Buffer, fsync:
 
 /** Reads and parses one session file; every failure is a typed ArborError. */
 async function readSessionFile(file: string, expectedId: string | undefined, pool: FilePool): Promise<ParsedSessionFile> {
-  let bytes: Buffer;
+  let scan;
   try {
-    bytes = await pool.run(() => fs.promises.readFile(file));
+    scan = await scanSessionFile(file, pool, { keepEvents: true });
   } catch (e) {
+    if (e instanceof ArborError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (expectedId !== undefined && code === 'ENOENT' && !(await isDanglingLink(file))) {
       throw new ArborError('SESSION_NOT_FOUND', `There is no session ${expectedId}.`, { id: expectedId });
     }
     throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: code });
   }
-  const parsed = parseSessionFile(bytes);
-  if (!parsed.ok) {
-    const { code, message, ...rest } = parsed.problem;
-    throw new ArborError(code, message, { file, ...rest });
+  if (expectedId !== undefined && scan.header.id !== expectedId) {
+    throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${scan.header.id}.`, { file, line: 1 });
   }
-  if (expectedId !== undefined && parsed.file.header.id !== expectedId) {
-    throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${parsed.file.header.id}.`, { file, line: 1 });
-  }
-  return parsed.file;
+  return parsedFrom(scan.header, scan.state, scan.events ?? [], scan.tornTailBytes);
 }
 
 async function isDanglingLink(file: string): Promise<boolean> {

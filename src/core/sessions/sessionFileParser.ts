@@ -1,6 +1,5 @@
-import { checkLine } from './lineChecksum';
-import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema } from './schema';
-import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './types';
+import { emptyScanState, foldLines, LineFolder, type HeaderProblem, type ScanState } from './sessionScan';
+import type { SessionEvent, SessionHeader } from './types';
 
 /**
  * Reads the bytes of a session log. A line counts only once its newline is on disk: whatever
@@ -36,86 +35,36 @@ export interface SessionDamage {
   droppedBytes: number;
 }
 
-export type SessionFileProblem =
-  | { code: 'SESSION_CORRUPT'; message: string; line?: number }
-  | { code: 'SESSION_VERSION'; message: string; version: number };
+export type SessionFileProblem = HeaderProblem;
 
 export type SessionFileParse = { ok: true; file: ParsedSessionFile } | { ok: false; problem: SessionFileProblem };
 
 const NEWLINE = 0x0a;
 
-function corrupt(message: string, line?: number): SessionFileParse {
-  return { ok: false, problem: line === undefined ? { code: 'SESSION_CORRUPT', message } : { code: 'SESSION_CORRUPT', message, line } };
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
 export function parseSessionFile(bytes: Uint8Array): SessionFileParse {
   const completeBytes = bytes.lastIndexOf(NEWLINE) + 1;
   const tornTailBytes = bytes.length - completeBytes;
   if (completeBytes === 0) {
-    return corrupt(
-      bytes.length === 0
-        ? 'The session file is empty: it was created but nothing was written to it.'
-        : 'The session file has no complete header line: it was cut off while being created.',
-    );
+    const message =
+      bytes.length === 0 ? 'The session file is empty: it was created but nothing was written to it.' : 'The session file has no complete header line: it was cut off while being created.';
+    return { ok: false, problem: { code: 'SESSION_CORRUPT', message } };
   }
-  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes).toString('utf8').split('\n');
-  lines.pop(); // the empty string after the final newline
-
-  const headerLine = checkLine(lines[0]);
-  if (!headerLine.ok) return corrupt(`The header (line 1) is damaged: ${headerLine.reason}.`, 1);
-  const headerJson = parseJson(headerLine.json);
-  if (!headerJson.ok) return corrupt('The header (line 1) is not JSON.', 1);
-  const versioned = headerVersionSchema.safeParse(headerJson.value);
-  if (!versioned.success) return corrupt('Line 1 is not a session header.', 1);
-  if (versioned.data.version > SESSION_FORMAT_VERSION) {
-    return {
-      ok: false,
-      problem: {
-        code: 'SESSION_VERSION',
-        message: `The session was written in format version ${versioned.data.version}; this version of Arbor reads up to ${SESSION_FORMAT_VERSION}. Update Arbor to open it.`,
-        version: versioned.data.version,
-      },
-    };
-  }
-  const header = sessionHeaderSchema.safeParse(headerJson.value);
-  if (!header.success) return corrupt(`The header (line 1) is invalid: ${header.error.issues[0]?.message ?? 'unknown problem'}.`, 1);
-
-  const events: SessionEvent[] = [];
-  let offset = Buffer.byteLength(lines[0], 'utf8') + 1;
-  for (let i = 1; i < lines.length; i++) {
-    const text = lines[i];
-    const reason = text.trim() === '' ? undefined : eventOrProblem(text, events);
-    if (reason !== undefined) {
-      const damage: SessionDamage = { line: i + 1, reason, droppedLines: lines.length - i, droppedBytes: completeBytes - offset };
-      return { ok: true, file: { header: header.data, events, completeBytes, tornTailBytes, damage } };
-    }
-    offset += Buffer.byteLength(text, 'utf8') + 1;
-  }
-  return { ok: true, file: { header: header.data, events, completeBytes, tornTailBytes } };
+  const folder = new LineFolder(emptyScanState(), true);
+  foldLines(folder, Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes));
+  if (folder.problem || !folder.header) return { ok: false, problem: folder.problem ?? { code: 'SESSION_CORRUPT', message: 'Line 1 is not a session header.', line: 1 } };
+  return { ok: true, file: parsedFrom(folder.header, folder.state, folder.events ?? [], tornTailBytes) };
 }
 
-/** Adds the event of one line to `events`, or says why the line is damaged. */
-function eventOrProblem(text: string, events: SessionEvent[]): string | undefined {
-  const line = checkLine(text);
-  if (!line.ok) return line.reason;
-  const json = parseJson(line.json);
-  if (!json.ok) return 'it is not JSON';
-  const event = sessionEventSchema.safeParse(json.value);
-  if (!event.success) {
-    const issue = event.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    return `it is not a valid session event${where}: ${issue?.message ?? 'unknown problem'}`;
-  }
-  events.push(event.data);
-  return undefined;
+/** The loader's view of a scan: events, where the complete lines end, and the damage. */
+export function parsedFrom(header: SessionHeader, state: ScanState, events: SessionEvent[], tornTailBytes: number): ParsedSessionFile {
+  const file: ParsedSessionFile = { header, events, completeBytes: state.bytes, tornTailBytes };
+  if (state.damage) file.damage = damageOf(state)!;
+  return file;
+}
+
+export function damageOf(state: ScanState): SessionDamage | undefined {
+  const d = state.damage;
+  return d && { line: d.line, reason: d.reason, droppedLines: state.lines - d.line + 1, droppedBytes: state.bytes - d.offset };
 }
 
 /** What a damage report says to a user: which line, why, and what was left out. */
