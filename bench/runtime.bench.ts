@@ -74,7 +74,7 @@ async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigi
   return process.hrtime.bigint() - t0;
 }
 
-async function fanOut(k: number, durable = false): Promise<void> {
+async function fanOut(k: number, durable = false): Promise<number> {
   const rounds = 5;
   const walls: number[] = [];
   const overheads: number[] = [];
@@ -112,6 +112,46 @@ async function fanOut(k: number, durable = false): Promise<void> {
       `runtime overhead per model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}); ` +
       `peak heap growth ${(peak / 1048576).toFixed(1)} MiB over ${rounds} rounds`,
   );
+  return w.median;
+}
+
+/**
+ * Stop during a fan-out: K one-shot children hang in a model call; Stop on the root aborts
+ * them all; time from stop() until the root is idle and every child is gone, with sessions in
+ * memory and in a JSONL store (the ratio in the same run).
+ */
+async function stopSettle(k: number): Promise<void> {
+  const once = async (durable: boolean): Promise<number> => {
+    const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
+    const model = new ScriptedModel({ version: 1, agents: { root: { turns: [[{ toolCalls: calls }, { text: 'stopped' }]] }, worker: { turns: [[{ hang: true }]] } } });
+    const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-stop-')) : undefined;
+    const store = dir ? new JsonlSessionStore(dir) : undefined;
+    const runtime = new Runtime({ model, limits: { maxLiveChildren: k }, sessions: store });
+    const root = runtime.startRoot({ prompt: 'fan out', label: 'root' });
+    while (runtime.agents.all().length < k + 1) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = process.hrtime.bigint();
+    runtime.stop(root);
+    await root.whenIdle();
+    while (runtime.agents.all().length > 1) await new Promise((r) => setImmediate(r));
+    if (store) await store.flushAll();
+    const settled = ms(process.hrtime.bigint() - t0);
+    await runtime.dispose();
+    if (store && dir) {
+      await store.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return settled;
+  };
+  const memory: number[] = [];
+  const durable: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    memory.push(await once(false));
+    durable.push(await once(true));
+  }
+  const m = stats(memory).median;
+  const d = stats(durable).median;
+  console.log(`Stop during a K=${k} fan-out, until everything settled (sessions flushed): in memory median ${m.toFixed(1)} ms, durable JSONL median ${d.toFixed(1)} ms; ratio ${(d / m).toFixed(2)}x`);
 }
 
 async function interruptLatency(): Promise<void> {
@@ -184,11 +224,21 @@ async function idleAgents(n: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.env.ARBOR_BENCH_ONLY === 'durable') {
+    await fanOut(100);
+    const memoryWall = await fanOut(1000);
+    const durableWall = await fanOut(1000, true);
+    console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    await stopSettle(1000);
+    return;
+  }
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, gc exposed: ${typeof (globalThis as { gc?: unknown }).gc === 'function'}`);
   await fanOut(100); // also warms up the JIT
   await fanOut(100);
-  await fanOut(1000);
-  await fanOut(1000, true);
+  const memoryWall = await fanOut(1000);
+  const durableWall = await fanOut(1000, true);
+  console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+  await stopSettle(1000);
   await interruptLatency();
   await idleAgents(1000);
 }

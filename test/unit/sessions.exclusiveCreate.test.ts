@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import { isArborError } from '../../src/core/errors';
 import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
@@ -12,32 +11,35 @@ describe('durable sessions: creating a session is exclusive', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-create-')));
   afterEach(() => cleanup());
 
-  it('a second store on the same folder cannot create an id the first created a moment ago', async () => {
-    // Two windows with no folder open share one session folder; nothing is flushed yet.
+  it('two stores creating the same id within the write delay never write one file: the second gets SESSION_EXISTS', async () => {
+    // Two windows with no folder open share one session folder; neither has written yet.
+    const problems: string[] = [];
     const first = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const second = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const log = first.create(header('same-id'));
-    log.append({ type: 'user_message', at: tick(), text: 'first window', from: 'user' });
-    assert.throws(() => second.create(header('same-id')), (e: unknown) => isArborError(e, 'SESSION_EXISTS'));
+    const second = new JsonlSessionStore(dir, { flushDelayMs: 60_000, onError: (e) => problems.push(e.code) });
+    const mine = first.create(header('same-id'));
+    const theirs = second.create({ ...header('same-id'), label: 'the other window' });
+    mine.append({ type: 'user_message', at: tick(), text: 'first window', from: 'user' });
+    theirs.append({ type: 'user_message', at: tick(), text: 'second window', from: 'user' });
+    await mine.flush();
+    await assert.rejects(theirs.flush(), (e: unknown) => isArborError(e, 'SESSION_EXISTS'));
+    assert.deepEqual(problems, ['SESSION_EXISTS']);
     await first.dispose();
     const loaded = await new JsonlSessionStore(dir).loadSession('same-id');
-    assert.equal(loaded.events.length, 1);
     assert.equal(loaded.header.label, 'agent same-id');
+    assert.deepEqual(loaded.events.map((e) => (e as { text?: string }).text), ['first window']);
+    await second.dispose().catch(() => undefined);
   });
 
-  it('the file exists, with its header, as soon as the session is created', () => {
-    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const log = store.create(header('at-once'));
-    const lines = fs.readFileSync(log.file, 'utf8').split('\n');
-    const { crc, ...written } = JSON.parse(lines[0]) as Record<string, unknown>;
-    assert.match(String(crc), /^[0-9a-f]{8}$/);
-    assert.deepEqual(written, JSON.parse(JSON.stringify(log.header)));
-    assert.equal(lines.length, 2);
+  it('refuses at once an id whose file is already on disk', async () => {
+    const store = new JsonlSessionStore(dir);
+    const log = store.create(header('on-disk'));
+    await log.close();
+    assert.throws(() => new JsonlSessionStore(dir).create(header('on-disk')), (e: unknown) => isArborError(e, 'SESSION_EXISTS'));
   });
 
   it('a runtime whose new id is taken in the folder starts the agent under another id', async () => {
     const other = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    other.create(header('worker-1'));
+    await other.create(header('worker-1')).flush();
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
     let n = 0;
     const runtime = new Runtime({ model: new ScriptedModel({ version: 1, agents: { worker: { turns: [[{ text: 'ok' }]] } } }), sessions: store, newId: (label) => `${label}-${++n}` });

@@ -87,7 +87,7 @@ describe('durable sessions: many agents ending at once under a low open-files li
     const store = new JsonlSessionStore(folder, { flushDelayMs: 60_000 });
     const log = store.create({ type: 'header', version: 1, id: 'closing', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' });
     log.append({ type: 'assistant_text', at: new Date().toISOString(), text: 'last words' });
-    fs.rmSync(folder, { recursive: true });
+    fs.rmSync(folder, { recursive: true, force: true });
     fs.writeFileSync(folder, 'not a folder');
     await assert.rejects(log.close(), (e: unknown) => (e as { code?: string }).code === 'SESSION_WRITE_FAILED');
     assert.deepEqual(store.openLogs(), [log], 'the unsaved log is not dropped');

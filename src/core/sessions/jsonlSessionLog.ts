@@ -208,7 +208,7 @@ export class JsonlSessionLog implements SessionLog {
     this.durableLines = this.appendedLines;
     this.settleWaiters();
     this.succeeded();
-    if (this.closed) this.release();
+    if (this.closed) this.release(true);
   }
 
   /**
@@ -218,7 +218,7 @@ export class JsonlSessionLog implements SessionLog {
   closeSync(): void {
     this.flushSync();
     this.closed = true;
-    this.release();
+    this.release(true);
   }
 
   /**
@@ -236,14 +236,16 @@ export class JsonlSessionLog implements SessionLog {
       throw e;
     }
     this.closed = true;
+    if (this.lock) await this.pool.run(() => this.lock!.release());
     this.release();
   }
 
-  private release(): void {
+  private release(sync = false): void {
     if (this.released) return;
     this.released = true;
     this.clearTimer();
-    this.lock?.releaseSync();
+    if (sync) this.lock?.releaseSync();
+    else if (this.lock) void this.pool.run(() => this.lock!.release());
     this.onClose?.(this);
   }
 
@@ -301,6 +303,8 @@ export class JsonlSessionLog implements SessionLog {
   /** Writes one batch; resolves with the file's length after it (undefined: superseded). */
   private async writeBatch(batch: Batch): Promise<number | undefined> {
     if (this.inFlight !== batch) return undefined;
+    // The lock is taken with the first write, off the path that creates the agent.
+    if (this.lock && !this.lock.isHeld) await this.lock.acquire();
     let handle: fs.promises.FileHandle;
     if (this.identity) {
       try {
@@ -310,7 +314,6 @@ export class JsonlSessionLog implements SessionLog {
         return this.rewrite(batch, 'it was deleted');
       }
     } else {
-      this.lock?.acquireSync();
       handle = await openExclusive(this.file, this.header.id);
     }
     let lost: string | undefined;
@@ -362,6 +365,7 @@ export class JsonlSessionLog implements SessionLog {
 
   /** flushSync's write: the same checks as writeBatch, synchronously. Returns the file's length. */
   private writeBatchSync(batch: Batch): number {
+    if (this.lock && !this.lock.isHeld) this.lock.acquireSync();
     let fd: number;
     if (this.identity) {
       try {
@@ -371,7 +375,6 @@ export class JsonlSessionLog implements SessionLog {
         return this.rewriteSync(batch, 'it was deleted');
       }
     } else {
-      this.lock?.acquireSync();
       fd = openExclusiveSync(this.file, this.header.id);
     }
     let lost: string | undefined;
@@ -514,7 +517,7 @@ function sessionExists(id: string): ArborError {
 }
 
 /** Creates a session file that must not exist yet (and its folder if needed). */
-export async function openExclusive(file: string, id: string): Promise<fs.promises.FileHandle> {
+async function openExclusive(file: string, id: string): Promise<fs.promises.FileHandle> {
   try {
     try {
       return await fs.promises.open(file, EXCLUSIVE);
@@ -529,7 +532,7 @@ export async function openExclusive(file: string, id: string): Promise<fs.promis
   }
 }
 
-export function openExclusiveSync(file: string, id: string): number {
+function openExclusiveSync(file: string, id: string): number {
   try {
     try {
       return fs.openSync(file, EXCLUSIVE);

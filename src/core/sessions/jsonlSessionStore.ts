@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError, isArborError, type ArborErrorCode } from '../errors';
+import { ArborError, type ArborErrorCode } from '../errors';
 import { FilePool } from './filePool';
-import { DEFAULT_WRITE_POLICY, JsonlSessionLog, openExclusiveSync, sessionFileBytes, type FileIdentity, type JsonlWritePolicy } from './jsonlSessionLog';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, sessionFileBytes, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, type LockOwner } from './sessionLock';
@@ -119,12 +119,12 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 
   /**
-   * Starts a new session file. The file is created exclusively, with its header, before this
-   * returns: two stores (two windows sharing a folder) can never both create the same id, even
-   * within the write delay. The events reach the disk in batches. Throws SESSION_EXISTS if the
-   * id already has a file or an open log, INPUT_INVALID for a header that does not match the
-   * schema. If the file cannot be created right now (no folder, no free handle), the log
-   * creates it exclusively with its first write and reports the failures the usual way.
+   * Starts a new session. The file is created exclusively (O_EXCL) with the first write, after
+   * taking the session's lock: two stores can never write one file, and the store that finds
+   * the file created by someone else fails its writes with SESSION_EXISTS (reported on its
+   * agent) instead of writing into it. Creating a file costs milliseconds on some disks, so it
+   * happens off the path that starts an agent. Throws SESSION_EXISTS at once when the id has an
+   * open log here or a file already, INPUT_INVALID for a header that does not match the schema.
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
@@ -134,22 +134,8 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }
     const file = this.fileOf(header.id);
-    if (this.open.has(header.id) || this.opening.has(header.id)) {
+    if (this.open.has(header.id) || this.opening.has(header.id) || fs.existsSync(file)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
-    }
-    const headerLine = sessionFileBytes(header, []);
-    const lock = new SessionLock(file, header.id, this.owner);
-    let identity: FileIdentity | undefined;
-    try {
-      // Lock first, then create: whoever writes a session file holds its lock before touching it.
-      lock.acquireSync();
-      identity = createWithFirstLine(file, header.id, headerLine, this.policy.fsync);
-    } catch (e) {
-      if (isArborError(e) && (e.code === 'SESSION_EXISTS' || e.code === 'SESSION_IN_USE')) {
-        lock.releaseSync();
-        throw e.code === 'SESSION_EXISTS' ? e : new ArborError('SESSION_EXISTS', `Session ${header.id} already exists: ${e.message}`, { id: header.id });
-      }
-      // Not possible right now (no folder, no free handle): the first write tries again.
     }
     return this.track(
       new JsonlSessionLog({
@@ -157,8 +143,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         header,
         policy: this.policy,
         pool: this.pool,
-        lock,
-        existing: identity ? { events: [], bytes: headerLine.length, identity } : undefined,
+        lock: new SessionLock(file, header.id, this.owner),
         onError: this.onError,
         onClose: (log) => this.release(log),
       }),
@@ -182,7 +167,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     let log: JsonlSessionLog | undefined;
     try {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
-      lock.acquireSync();
+      await lock.acquire();
       const parsed = await readSessionFile(file, id, this.pool);
       let bytes = parsed.completeBytes;
       if (parsed.damage) {
@@ -408,25 +393,6 @@ async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Prom
   await fs.promises.writeFile(temp, data);
   await fs.promises.rename(temp, file);
   return data.length;
-}
-
-/** Creates `file` only if nothing has that name yet, and writes its first line. Throws SESSION_EXISTS. */
-function createWithFirstLine(file: string, id: string, firstLine: Buffer, fsync: boolean): FileIdentity {
-  const fd = openExclusiveSync(file, id);
-  try {
-    let written = 0;
-    while (written < firstLine.length) written += fs.writeSync(fd, firstLine, written, firstLine.length - written, written);
-    if (fsync) fs.fsyncSync(fd);
-    const stat = fs.fstatSync(fd, { bigint: true });
-    return { dev: stat.dev, ino: stat.ino };
-  } catch (e) {
-    // A header that could not be written leaves no file to be mistaken for a session; the
-    // log creates it again with its first write.
-    fs.rmSync(file, { force: true });
-    throw e;
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Reads and parses one session file; every failure is a typed ArborError. */

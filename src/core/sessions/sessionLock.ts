@@ -36,6 +36,9 @@ const lockInfoSchema = z.object({
 export type SessionLockInfo = z.infer<typeof lockInfoSchema>;
 
 const UNREADABLE_STALE_MS = 5_000;
+/** Lock ids: unique per process without a random draw per lock. */
+const PROCESS_NONCE = randomBytes(6).toString('hex');
+let lockCounter = 0;
 const TAKEOVER_STALE_MS = 10_000;
 
 export interface LockOwner {
@@ -63,17 +66,53 @@ export class SessionLock {
     return this.held !== undefined;
   }
 
-  /** Takes the lock or throws SESSION_IN_USE; other failures are the file system's errors. */
-  acquireSync(): void {
-    if (this.held) return;
-    const info: SessionLockInfo = {
-      lockId: randomBytes(8).toString('hex'),
+  private newInfo(): SessionLockInfo {
+    return {
+      lockId: `${PROCESS_NONCE}-${++lockCounter}`,
       pid: process.pid,
-      host: os.hostname(),
+      host: HOST,
       since: new Date().toISOString(),
       owner: this.owner.description,
       session: this.sessionId,
     };
+  }
+
+  /** Takes the lock or throws SESSION_IN_USE, without blocking the event loop. */
+  async acquire(): Promise<void> {
+    if (this.held) return;
+    const info = this.newInfo();
+    const content = JSON.stringify(info) + '\n';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await writeExclusive(this.file, content)) {
+        this.held = info;
+        return;
+      }
+      const current = await readLock(this.file);
+      if (current === 'missing') continue;
+      if (!(await isStaleAsync(current, this.file))) throw inUse(this.sessionId, current);
+      // Rare (a crashed window): the takeover runs synchronously, under its guard file.
+      this.takeOverSync(current);
+    }
+    throw inUse(this.sessionId, await readLock(this.file));
+  }
+
+  /** Deletes the lock if this object still holds it, without blocking. Never rejects. */
+  async release(): Promise<void> {
+    if (!this.held) return;
+    const mine = this.held;
+    this.held = undefined;
+    try {
+      const current = await readLock(this.file);
+      if (typeof current === 'object' && current.lockId === mine.lockId) await fs.promises.rm(this.file, { force: true });
+    } catch {
+      // A lock left behind names a process that is gone: the next writer takes it over.
+    }
+  }
+
+  /** Takes the lock or throws SESSION_IN_USE; other failures are the file system's errors. */
+  acquireSync(): void {
+    if (this.held) return;
+    const info = this.newInfo();
     const content = JSON.stringify(info) + '\n';
     for (let attempt = 0; attempt < 3; attempt++) {
       if (writeExclusiveSync(this.file, content)) {
@@ -138,6 +177,54 @@ function writeExclusiveSync(file: string, content: string): boolean {
   return true;
 }
 
+async function writeExclusive(file: string, content: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'wx');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'ENOENT') throw e;
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    return writeExclusive(file, content);
+  }
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+async function readLock(file: string): Promise<SessionLockInfo | 'unreadable' | 'missing'> {
+  let text: string;
+  try {
+    text = await fs.promises.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw e;
+  }
+  return lockFromText(text);
+}
+
+function lockFromText(text: string): SessionLockInfo | 'unreadable' {
+  try {
+    const parsed = lockInfoSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+async function isStaleAsync(info: SessionLockInfo | 'unreadable', file: string): Promise<boolean> {
+  if (info !== 'unreadable') return isStale(info, file);
+  try {
+    return Date.now() - (await fs.promises.stat(file)).mtimeMs > UNREADABLE_STALE_MS;
+  } catch {
+    return true;
+  }
+}
+
 function readLockSync(file: string): SessionLockInfo | 'unreadable' | 'missing' {
   let text: string;
   try {
@@ -146,12 +233,7 @@ function readLockSync(file: string): SessionLockInfo | 'unreadable' | 'missing' 
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     throw e;
   }
-  try {
-    const parsed = lockInfoSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : 'unreadable';
-  } catch {
-    return 'unreadable';
-  }
+  return lockFromText(text);
 }
 
 function mtimeMs(file: string): number {
@@ -165,9 +247,11 @@ function mtimeMs(file: string): number {
 function isStale(info: SessionLockInfo | 'unreadable', file: string): boolean {
   if (info === 'unreadable') return Date.now() - mtimeMs(file) > UNREADABLE_STALE_MS;
   // Another machine's process cannot be checked from here: its lock holds.
-  if (info.host !== os.hostname()) return false;
+  if (info.host !== HOST) return false;
   return info.pid === process.pid || !isProcessAlive(info.pid);
 }
+
+const HOST = os.hostname();
 
 export function isProcessAlive(pid: number): boolean {
   try {
