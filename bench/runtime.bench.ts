@@ -10,6 +10,9 @@
  *     interrupt() -> the model observes the abort, and -> the turn end is recorded. A sibling
  *     and the parent keep running throughout.
  *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
+ *  4. Durable overhead: the K = 1000 fan-out with JSONL sessions against in memory (the ratio in
+ *     one run), what the disk charges for creating that many files, and Stop during a fan-out
+ *     until everything settled, in memory and durable. ARBOR_BENCH_ONLY=durable runs only this.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -115,12 +118,31 @@ async function fanOut(k: number, durable = false): Promise<number> {
   return w.median;
 }
 
+/** What the disk charges for the files a durable fan-out creates (a session and a lock per agent). */
+async function fileCreationBaseline(files: number): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-files-'));
+  const t0 = process.hrtime.bigint();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files) {
+      const handle = await fs.promises.open(path.join(dir, `f${next++}`), 'wx');
+      await handle.writeFile('{"type":"header"}\n');
+      await handle.close();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const wall = ms(process.hrtime.bigint() - t0);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return wall;
+}
+
 /**
  * Stop during a fan-out: K one-shot children hang in a model call; Stop on the root aborts
  * them all; time from stop() until the root is idle and every child is gone, with sessions in
  * memory and in a JSONL store (the ratio in the same run).
  */
 async function stopSettle(k: number): Promise<void> {
+  const flushedAfter: number[] = [];
   const once = async (durable: boolean): Promise<number> => {
     const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
     const model = new ScriptedModel({ version: 1, agents: { root: { turns: [[{ toolCalls: calls }, { text: 'stopped' }]] }, worker: { turns: [[{ hang: true }]] } } });
@@ -134,8 +156,9 @@ async function stopSettle(k: number): Promise<void> {
     runtime.stop(root);
     await root.whenIdle();
     while (runtime.agents.all().length > 1) await new Promise((r) => setImmediate(r));
-    if (store) await store.flushAll();
     const settled = ms(process.hrtime.bigint() - t0);
+    if (store) await store.flushAll();
+    flushedAfter.push(ms(process.hrtime.bigint() - t0));
     await runtime.dispose();
     if (store && dir) {
       await store.dispose();
@@ -151,7 +174,11 @@ async function stopSettle(k: number): Promise<void> {
   }
   const m = stats(memory).median;
   const d = stats(durable).median;
-  console.log(`Stop during a K=${k} fan-out, until everything settled (sessions flushed): in memory median ${m.toFixed(1)} ms, durable JSONL median ${d.toFixed(1)} ms; ratio ${(d / m).toFixed(2)}x`);
+  const durableFlushed = stats(flushedAfter.filter((_, i) => i % 2 === 1)).median;
+  console.log(
+    `Stop during a K=${k} fan-out, until the root is idle and every child gone: in memory median ${m.toFixed(1)} ms, durable JSONL median ${d.toFixed(1)} ms; ratio ${(d / m).toFixed(2)}x; ` +
+      `durable until every session is also on disk: median ${durableFlushed.toFixed(1)} ms`,
+  );
 }
 
 async function interruptLatency(): Promise<void> {
@@ -229,6 +256,7 @@ async function main(): Promise<void> {
     const memoryWall = await fanOut(1000);
     const durableWall = await fanOut(1000, true);
     console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
     await stopSettle(1000);
     return;
   }
@@ -238,6 +266,7 @@ async function main(): Promise<void> {
   const memoryWall = await fanOut(1000);
   const durableWall = await fanOut(1000, true);
   console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+  console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
   await stopSettle(1000);
   await interruptLatency();
   await idleAgents(1000);

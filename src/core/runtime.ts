@@ -191,7 +191,7 @@ export class Runtime implements AgentHost {
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.workspace = options.workspace;
-    this.newId = options.newId ?? defaultId;
+    this.newId = options.newId ?? idMaker();
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
     this.approvals = new ApprovalService({ interaction: this.interaction });
@@ -593,9 +593,17 @@ function pastOf(log: SessionLog): PastSession {
   };
 }
 
-function defaultId(label: string): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
-  return `${slug}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+/**
+ * Session ids unique across reloads and windows: the label, the time, and a random part drawn
+ * once per runtime followed by a counter (a random draw per id showed up in fan-out profiles).
+ */
+function idMaker(): (label: string) => string {
+  const nonce = randomBytes(4).toString('hex');
+  let count = 0;
+  return (label) => {
+    const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+    return `${slug}-${Date.now().toString(36)}-${nonce}${(++count).toString(36)}`;
+  };
 }
 
 function summarise(prompt: string): string {

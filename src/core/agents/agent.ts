@@ -1,3 +1,4 @@
+import { isoNow } from '../clock';
 import { AbortedError, ArborError, abortCauseOf, isArborError, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -95,7 +96,7 @@ export interface AgentRun extends RunBudget {
 
 class BudgetExceeded extends Error {}
 
-const now = (): string => new Date().toISOString();
+const now = isoNow;
 
 /**
  * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
