@@ -4,6 +4,7 @@
  *
  *   append, batched      JsonlSessionStore with its default policy; time includes the final flush
  *   append, per turn     the runtime's pattern: flush() at every turn end (20 events per turn)
+ *   append, fsync/turn   the same with fsync at each turn end (arbor.sessions.fsyncAtTurnEnd)
  *   append, hot path     time spent inside append() alone (what the agent loop waits for)
  *   append, sync/event   baseline: one fs.appendFileSync per event
  *   load 10k             loadSession of a 10,000-event file (read, parse, validate, repair)
@@ -26,6 +27,7 @@ const APPEND_EVENTS = 50_000;
 const BASELINE_EVENTS = 10_000;
 const LOAD_EVENTS = 10_000;
 const EVENTS_PER_TURN = 20;
+const FSYNC_EVENTS = 4_000;
 
 function headerFor(id: string): SessionHeader {
   return { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: id, interactionMode: 'interactive' };
@@ -82,6 +84,8 @@ async function main(): Promise<void> {
 
   const batched: number[] = [];
   const perTurn: number[] = [];
+  const perTurnFsync: number[] = [];
+  const perTurnFsyncMs: number[] = [];
   const hotPathUs: number[] = [];
   const baseline: number[] = [];
   const load: number[] = [];
@@ -120,6 +124,21 @@ async function main(): Promise<void> {
         perTurn.push((events.length / (performance.now() - t0)) * 1000);
         await store.dispose();
       }
+      // The same with fsync at every turn end (the arbor.sessions.fsyncAtTurnEnd setting).
+      {
+        const store = new JsonlSessionStore(path.join(root, `turns-fsync-${run}`), { fsyncAtFlush: true });
+        const log = store.create(headerFor('bench'));
+        const t0 = performance.now();
+        for (let i = 0; i < FSYNC_EVENTS; i++) {
+          log.append(events[i]);
+          if (events[i].type === 'turn_end') await log.flush();
+        }
+        await log.flush();
+        const ms = performance.now() - t0;
+        perTurnFsync.push((FSYNC_EVENTS / ms) * 1000);
+        perTurnFsyncMs.push((ms / FSYNC_EVENTS) * EVENTS_PER_TURN);
+        await store.dispose();
+      }
       // Baseline: one synchronous append per event.
       {
         const dir = path.join(root, `sync-${run}`);
@@ -156,6 +175,8 @@ async function main(): Promise<void> {
 
     report('append, batched (default policy)', batched, 'events/s');
     report('append, flush at each turn end', perTurn, 'events/s');
+    report('append, flush + fsync at turn end', perTurnFsync, 'events/s');
+    report('  time per turn (20 events) with fsync', perTurnFsyncMs, 'ms', 2);
     report('append, time inside append()', hotPathUs, 'µs/event', 2);
     report('append, appendFileSync per event', baseline, 'events/s');
     console.log(`  ratio batched / appendFileSync: ${fmt(stats(batched).median / stats(baseline).median, 1)}x, per-turn flush / appendFileSync: ${fmt(stats(perTurn).median / stats(baseline).median, 1)}x`);

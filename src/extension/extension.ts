@@ -244,8 +244,10 @@ function openSessionStore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   log.info(`Sessions are saved in ${folder}`);
   // Write problems also show on the agent's node; a file Arbor had to write again is a warning.
   const where = vscode.workspace.name ? `for "${vscode.workspace.name}"` : 'with no folder open';
+  const fsyncAtFlush = vscode.workspace.getConfiguration('arbor').get<unknown>('sessions.fsyncAtTurnEnd', false) === true;
   return new JsonlSessionStore(folder, {
     owner: `the ${vscode.env.appName} window ${where}`,
+    fsyncAtFlush,
     onError: (error) => (error.code === 'SESSION_FILE_LOST' ? log.warn(error.message) : log.error(error.message)),
   });
 }

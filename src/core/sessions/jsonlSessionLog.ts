@@ -19,9 +19,14 @@ export interface JsonlWritePolicy {
    * several milliseconds per turn.
    */
   fsync: boolean;
+  /**
+   * fsync the writes a `flush()` waits for (the runtime flushes at every turn end), so a turn
+   * that ended survives a power loss. Optional; off by default.
+   */
+  fsyncAtFlush?: boolean;
 }
 
-export const DEFAULT_WRITE_POLICY: JsonlWritePolicy = { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false };
+export const DEFAULT_WRITE_POLICY: JsonlWritePolicy = { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false, fsyncAtFlush: false };
 
 /** Which file a log writes: a replaced or recreated file at the same path is not it. */
 export interface FileIdentity {
@@ -328,7 +333,7 @@ export class JsonlSessionLog implements SessionLog {
           const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
           written += bytesWritten;
         }
-        if (this.policy.fsync) await handle.sync();
+        if (this.syncs()) await handle.sync();
       }
     } finally {
       await handle.close();
@@ -385,7 +390,7 @@ export class JsonlSessionLog implements SessionLog {
       if (lost === undefined) {
         let written = 0;
         while (written < batch.data.length) written += fs.writeSync(fd, batch.data, written, batch.data.length - written, batch.offset + written);
-        if (this.policy.fsync) fs.fsyncSync(fd);
+        if (this.syncs()) fs.fsyncSync(fd);
       }
     } finally {
       fs.closeSync(fd);
@@ -410,6 +415,11 @@ export class JsonlSessionLog implements SessionLog {
     this.identity = { dev: stat.dev, ino: stat.ino };
     this.reportRestored(why);
     return data.length;
+  }
+
+  /** Whether the write being made now is fsynced: always, or when a flush waits for it. */
+  private syncs(): boolean {
+    return this.policy.fsync || (this.policy.fsyncAtFlush === true && this.waiters.length > 0);
   }
 
   /** The header and the first `lines - 1` events, as the file should hold them. */

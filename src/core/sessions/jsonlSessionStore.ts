@@ -107,6 +107,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       flushDelayMs: options.flushDelayMs ?? DEFAULT_WRITE_POLICY.flushDelayMs,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_WRITE_POLICY.maxBufferedBytes,
       fsync: options.fsync ?? DEFAULT_WRITE_POLICY.fsync,
+      fsyncAtFlush: options.fsyncAtFlush ?? DEFAULT_WRITE_POLICY.fsyncAtFlush,
     };
     this.onError = options.onError;
     this.owner = { description: options.owner ?? `Arbor in process ${process.pid}` };
