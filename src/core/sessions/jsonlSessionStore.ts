@@ -243,30 +243,9 @@ export class JsonlSessionStore implements SessionLogFactory {
 
     await this.index.load();
     await forEachLimited(names, LIST_CONCURRENCY, async (name) => {
-      const file = path.join(this.root, name);
-      const live = liveByName.get(name);
-      if (live) {
-        sessions.push({ header: live.header, summary: summarizeSession(live.header, live.events), file, live: true });
-        return;
-      }
-      const decodedId = sessionIdFromFileName(name);
-      try {
-        const indexed = await this.indexed(name, file, this.index.get(name));
-        const { header, state } = indexed;
-        if (sessionFileName(header.id) !== name) {
-          throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(header.id)}, which belongs in ${sessionFileName(header.id)}; was it renamed or copied?`);
-        }
-        const entry: SessionCatalogEntry = { header, summary: summaryOf(header, state, true), file, live: false };
-        const damage = damageOf(state);
-        if (damage) {
-          entry.damage = damage;
-          entry.warning = describeDamage(damage);
-        }
-        sessions.push(entry);
-      } catch (e) {
-        this.index.delete(name);
-        diagnostics.push(diagnosticOf(e, file, decodedId));
-      }
+      const found = await this.entryOf(name, liveByName.get(name));
+      if ('header' in found) sessions.push(found);
+      else diagnostics.push(found);
     });
     this.index.retain(new Set(names));
     this.index.saveSoon();
@@ -280,6 +259,53 @@ export class JsonlSessionStore implements SessionLogFactory {
     sessions.sort((a, b) => compareDesc(a.summary.lastActivity, b.summary.lastActivity) || compareDesc(a.header.createdAt, b.header.createdAt));
     diagnostics.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     return { sessions, diagnostics };
+  }
+
+  /**
+   * The catalog entries of these sessions only, for a refresh after agents of this window
+   * changed: open logs from memory, the others through the index (one stat each). Sessions
+   * without a file are left out, unreadable ones come back as diagnostics.
+   */
+  async sessionEntries(ids: Iterable<string>): Promise<{ sessions: SessionCatalogEntry[]; diagnostics: SessionDiagnostic[]; missing: string[] }> {
+    await this.index.load();
+    const sessions: SessionCatalogEntry[] = [];
+    const diagnostics: SessionDiagnostic[] = [];
+    const missing: string[] = [];
+    await forEachLimited([...new Set(ids)], LIST_CONCURRENCY, async (id) => {
+      const live = this.open.get(id);
+      const name = sessionFileName(id);
+      if (!live && !fs.existsSync(path.join(this.root, name))) {
+        missing.push(id);
+        return;
+      }
+      const found = await this.entryOf(name, live);
+      if ('header' in found) sessions.push(found);
+      else diagnostics.push(found);
+    });
+    this.index.saveSoon();
+    return { sessions, diagnostics, missing };
+  }
+
+  /** One file of the folder as the catalog shows it. */
+  private async entryOf(name: string, live: JsonlSessionLog | undefined): Promise<SessionCatalogEntry | SessionDiagnostic> {
+    const file = path.join(this.root, name);
+    if (live) return { header: live.header, summary: summarizeSession(live.header, live.events), file, live: true };
+    try {
+      const { header, state } = await this.indexed(name, file, this.index.get(name));
+      if (sessionFileName(header.id) !== name) {
+        throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(header.id)}, which belongs in ${sessionFileName(header.id)}; was it renamed or copied?`);
+      }
+      const entry: SessionCatalogEntry = { header, summary: summaryOf(header, state, true), file, live: false };
+      const damage = damageOf(state);
+      if (damage) {
+        entry.damage = damage;
+        entry.warning = describeDamage(damage);
+      }
+      return entry;
+    } catch (e) {
+      this.index.delete(name);
+      return diagnosticOf(e, file, sessionIdFromFileName(name));
+    }
   }
 
   /**
