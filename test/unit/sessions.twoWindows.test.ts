@@ -137,4 +137,20 @@ describe('durable sessions: two windows sharing a session folder', () => {
       await store.dispose();
     }
   });
+
+  it('closing the window writes every session, releases every lock, and a turn end after it does not throw', async () => {
+    const store = new JsonlSessionStore(dir, { owner: 'Window One', flushDelayMs: 60_000 });
+    const log = store.create({ type: 'header', version: 1, id: 'closing', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' });
+    log.append({ type: 'turn_start', at: new Date().toISOString(), turn: 1 });
+    await log.flush();
+    assert.ok(fs.existsSync(path.join(dir, 'closing.jsonl.lock')));
+    log.append({ type: 'user_message', at: new Date().toISOString(), text: 'written at close', from: 'user' });
+    assert.deepEqual(store.closeAllSync(), []);
+    assert.equal(fs.existsSync(path.join(dir, 'closing.jsonl.lock')), false);
+    // The shutdown aborted the turn; its end arrives after the close and stays in memory.
+    log.append({ type: 'turn_end', at: new Date().toISOString(), turn: 1, reason: 'aborted', cause: 'disposed' });
+    const loaded = await new JsonlSessionStore(dir).loadSession('closing');
+    assert.equal((loaded.events[1] as { text?: string }).text, 'written at close');
+    assert.equal(loaded.repairs.interruptedTurn, 1);
+  });
 });

@@ -115,6 +115,11 @@ export class JsonlSessionLog implements SessionLog {
   private timer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
   private closed = false;
+  /**
+   * Released by `closeSync` at the end of the process: later appends (the end of a turn the
+   * shutdown aborted) stay in memory only, and the next load closes that turn as interrupted.
+   */
+  private detached = false;
   private released = false;
   private readonly problemListeners: ((problem: ArborError | undefined) => void)[] = [];
   /** The first event refused; it stays reported, since that event is lost for good. */
@@ -172,6 +177,7 @@ export class JsonlSessionLog implements SessionLog {
       return;
     }
     this.list.push(parsed.data);
+    if (this.detached) return;
     this.enqueue(withChecksum(JSON.stringify(parsed.data)) + '\n');
   }
 
@@ -222,7 +228,7 @@ export class JsonlSessionLog implements SessionLog {
    */
   closeSync(): void {
     this.flushSync();
-    this.closed = true;
+    this.detached = true;
     this.release(true);
   }
 
