@@ -246,7 +246,8 @@ async function historyAtScale(): Promise<void> {
       log.append({ type: 'turn_start', at: new Date().toISOString(), turn: 99 });
       log.append({ type: 'turn_end', at: new Date().toISOString(), turn: 99, reason: 'completed' });
       await log.close();
-      line('listSessions, refresh after a turn end', await measured(() => warm.listSessions()));
+      line('listSessions, full relist after a turn end', await measured(() => warm.listSessions()));
+      line('History refresh after a turn end (that session)', await measured(() => warm.sessionEntries(['session-7'])));
       const loadBig = new JsonlSessionStore(root);
       line('loadSession of the 50 MB session', await measured(() => loadBig.loadSession('big')));
     }
