@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
+import { presentAgent } from '../../src/extension/agentPresentation';
 import { makeTempDir } from './sessions.fixtures';
 import { until } from './support/runtimeFixture';
 
@@ -62,6 +63,9 @@ describe('durable sessions: many agents ending at once under a low open-files li
       agent.send('two', { from: 'user' });
       await until(() => agent.sessionProblem?.code === 'SESSION_WRITE_FAILED', 'the failure to reach the agent', 10_000);
       assert.match(agent.sessionProblem?.message ?? '', /not saved yet/);
+      const shown = presentAgent({ agent, waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
+      assert.match(shown.description, /session not fully saved/);
+      assert.match(shown.tooltip, /SESSION_WRITE_FAILED.*free space/);
       assert.doesNotMatch(agent.sessionProblem?.message ?? '', /will be written|are written again at the next flush/);
       await agent.whenIdle();
       await assert.rejects(agent.log.flush(), /SESSION_WRITE_FAILED|Could not write session lead-1/);

@@ -26,7 +26,7 @@ export interface JsonlWritePolicy {
   fsyncAtFlush?: boolean;
 }
 
-export const DEFAULT_WRITE_POLICY: JsonlWritePolicy = { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false, fsyncAtFlush: false };
+export const DEFAULT_WRITE_POLICY: JsonlWritePolicy = { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false };
 
 /** Which file a log writes: a replaced or recreated file at the same path is not it. */
 export interface FileIdentity {
