@@ -14,6 +14,9 @@
  *     100,000 and 1,000,000 chunks (flat means nothing per chunk is kept beyond the reply's text).
  *  5. Turn overhead: one agent, many one-call turns on the scripted model; the runtime's cost
  *     per turn over the same model calls made bare (timed in alternating blocks), and GC time.
+ *  6. Durable overhead: the K = 1000 fan-out with JSONL sessions against in memory (the ratio in
+ *     one run), what the disk charges for creating that many files, and Stop during a fan-out
+ *     until everything settled, in memory and durable. `durable` (or ARBOR_BENCH_ONLY=durable) runs only this.
  */
 import * as fs from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -79,7 +82,7 @@ async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigi
   return process.hrtime.bigint() - t0;
 }
 
-async function fanOut(k: number, durable = false): Promise<void> {
+async function fanOut(k: number, durable = false): Promise<number> {
   const rounds = 5;
   const walls: number[] = [];
   const overheads: number[] = [];
@@ -116,6 +119,70 @@ async function fanOut(k: number, durable = false): Promise<void> {
     `fan-out K=${k}${durable ? ' (durable JSONL sessions)' : ''}: wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ` +
       `runtime overhead per model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}); ` +
       `peak heap growth ${(peak / 1048576).toFixed(1)} MiB over ${rounds} rounds`,
+  );
+  return w.median;
+}
+
+/** What the disk charges for the files a durable fan-out creates (a session and a lock per agent). */
+async function fileCreationBaseline(files: number): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-files-'));
+  const t0 = process.hrtime.bigint();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files) {
+      const handle = await fs.promises.open(path.join(dir, `f${next++}`), 'wx');
+      await handle.writeFile('{"type":"header"}\n');
+      await handle.close();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const wall = ms(process.hrtime.bigint() - t0);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return wall;
+}
+
+/**
+ * Stop during a fan-out: K one-shot children hang in a model call; Stop on the root aborts
+ * them all; time from stop() until the root is idle and every child is gone, with sessions in
+ * memory and in a JSONL store (the ratio in the same run).
+ */
+async function stopSettle(k: number): Promise<void> {
+  const flushedAfter: number[] = [];
+  const once = async (durable: boolean): Promise<number> => {
+    const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
+    const model = new ScriptedModel({ version: 1, agents: { root: { turns: [[{ toolCalls: calls }, { text: 'stopped' }]] }, worker: { turns: [[{ hang: true }]] } } });
+    const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-stop-')) : undefined;
+    const store = dir ? new JsonlSessionStore(dir) : undefined;
+    const runtime = new Runtime({ model, limits: { maxLiveChildren: k }, sessions: store });
+    const root = runtime.startRoot({ prompt: 'fan out', label: 'root' });
+    while (runtime.agents.all().length < k + 1) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = process.hrtime.bigint();
+    runtime.stop(root);
+    await root.whenIdle();
+    while (runtime.agents.all().length > 1) await new Promise((r) => setImmediate(r));
+    const settled = ms(process.hrtime.bigint() - t0);
+    if (store) await store.flushAll();
+    flushedAfter.push(ms(process.hrtime.bigint() - t0));
+    await runtime.dispose();
+    if (store && dir) {
+      await store.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return settled;
+  };
+  const memory: number[] = [];
+  const durable: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    memory.push(await once(false));
+    durable.push(await once(true));
+  }
+  const m = stats(memory).median;
+  const d = stats(durable).median;
+  const durableFlushed = stats(flushedAfter.filter((_, i) => i % 2 === 1)).median;
+  console.log(
+    `Stop during a K=${k} fan-out, until the root is idle and every child gone: in memory median ${m.toFixed(1)} ms, durable JSONL median ${d.toFixed(1)} ms; ratio ${(d / m).toFixed(2)}x; ` +
+      `durable until every session is also on disk: median ${durableFlushed.toFixed(1)} ms`,
   );
 }
 
@@ -280,12 +347,26 @@ const only = process.argv.slice(2);
 const wanted = (name: string): boolean => only.length === 0 || only.some((w) => name.includes(w));
 
 async function main(): Promise<void> {
+  if (process.env.ARBOR_BENCH_ONLY === 'durable') {
+    await fanOut(100);
+    const memoryWall = await fanOut(1000);
+    const durableWall = await fanOut(1000, true);
+    console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
+    await stopSettle(1000);
+    return;
+  }
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, gc exposed: ${typeof (globalThis as { gc?: unknown }).gc === 'function'}`);
   if (wanted('fan-out')) {
     await fanOut(100); // also warms up the JIT
     await fanOut(100);
-    await fanOut(1000);
-    await fanOut(1000, true);
+  }
+  if (wanted('fan-out') || wanted('durable')) {
+    const memoryWall = await fanOut(1000);
+    const durableWall = await fanOut(1000, true);
+    console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
+    await stopSettle(1000);
   }
   if (wanted('interrupt')) await interruptLatency();
   if (wanted('idle')) await idleAgents(1000);

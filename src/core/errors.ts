@@ -39,6 +39,8 @@ export type ArborErrorCode =
   | 'SESSION_EXISTS'
   | 'SESSION_IN_USE'
   | 'SESSION_WRITE_FAILED'
+  | 'SESSION_EVENT_INVALID'
+  | 'SESSION_FILE_LOST'
   | 'INPUT_INVALID'
   | 'INTERNAL';
 

@@ -191,7 +191,7 @@ export class Runtime implements AgentHost {
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.workspace = options.workspace;
-    this.newId = options.newId ?? defaultId;
+    this.newId = options.newId ?? idMaker();
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
     this.approvals = new ApprovalService({ interaction: this.interaction });
@@ -419,7 +419,7 @@ export class Runtime implements AgentHost {
     if (past) {
       log = past.log;
     } else {
-      log = this.sessions.create({
+      log = this.createLog({
         type: 'header',
         version: SESSION_FORMAT_VERSION,
         id: this.newId(label),
@@ -454,6 +454,18 @@ export class Runtime implements AgentHost {
     }
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
+  }
+
+  /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */
+  private createLog(header: SessionHeader): SessionLog {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.sessions.create(header);
+      } catch (err) {
+        if (!isArborError(err, 'SESSION_EXISTS') || attempt >= 3) throw err;
+        header = { ...header, id: this.newId(header.label) };
+      }
+    }
   }
 
   private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
@@ -595,9 +607,17 @@ function pastOf(log: SessionLog): PastSession {
   };
 }
 
-function defaultId(label: string): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
-  return `${slug}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+/**
+ * Session ids unique across reloads and windows: the label, the time, and a random part drawn
+ * once per runtime followed by a counter (a random draw per id showed up in fan-out profiles).
+ */
+function idMaker(): (label: string) => string {
+  const nonce = randomBytes(4).toString('hex');
+  let count = 0;
+  return (label) => {
+    const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+    return `${slug}-${Date.now().toString(36)}-${nonce}${(++count).toString(36)}`;
+  };
 }
 
 function summarise(prompt: string): string {

@@ -53,7 +53,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
-  const description = [kind, stateText, tokens].join(' · ');
+  const parts = [kind, stateText, tokens];
+  if (agent.sessionProblem) parts.push('session not fully saved');
+  const description = parts.join(' · ');
 
   const lines = [
     `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
@@ -66,6 +68,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
     `- Mode: ${agent.log.header.interactionMode}${agent.planMode ? ', plan mode' : ''}`,
   );
+  if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
   if (agent.kind === 'one-shot') {
     const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
@@ -94,7 +97,7 @@ function iconFor(state: AgentState, agent: Agent): string {
     case 'parked':
       return 'debug-pause';
     default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' ? 'warning' : 'circle-outline';
+      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
   }
 }
 

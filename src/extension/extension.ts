@@ -146,7 +146,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     {
       dispose: () => {
         void runtime.dispose();
-        for (const error of store?.flushAllSync() ?? []) console.error(`Arbor: ${error.message}`);
+        // Closing (not only flushing) releases each session's lock, so another window can resume it.
+        for (const error of store?.closeAllSync() ?? []) console.error(`Arbor: ${error.message}`);
       },
     },
     models,
@@ -259,7 +260,14 @@ function openSessionStore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   }
   const folder = path.join(base.fsPath, 'sessions');
   log.info(`Sessions are saved in ${folder}`);
-  return new JsonlSessionStore(folder, { onError: (error) => log.error(error.message) });
+  // Write problems also show on the agent's node; a file Arbor had to write again is a warning.
+  const where = vscode.workspace.name ? `for "${vscode.workspace.name}"` : 'with no folder open';
+  const fsyncAtFlush = vscode.workspace.getConfiguration('arbor').get<unknown>('sessions.fsyncAtTurnEnd', false) === true;
+  return new JsonlSessionStore(folder, {
+    owner: `the ${vscode.env.appName} window ${where}`,
+    fsyncAtFlush,
+    onError: (error) => (error.code === 'SESSION_FILE_LOST' ? log.warn(error.message) : log.error(error.message)),
+  });
 }
 
 export function deactivate(): void {

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { isoNow } from '../clock';
 import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
@@ -66,6 +67,8 @@ export type AgentChange =
   | { type: 'turn_end'; end: TurnEnd }
   | { type: 'log'; event: SessionEvent }
   | { type: 'usage' }
+  /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
+  | { type: 'session_problem'; problem: ArborError | undefined }
   | { type: 'disposed' };
 
 export interface AgentInit {
@@ -101,17 +104,7 @@ class BudgetExceeded extends Error {}
 const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
 const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
 
-let lastMs = 0;
-let lastIso = '';
-/** The time for an event: one Date and string per millisecond, not per event. */
-const now = (): string => {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-};
+const now = isoNow;
 
 /**
  * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
@@ -130,6 +123,8 @@ export class Agent {
   readonly conversation: ChatMessage[];
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   lastTurnEnd: TurnEnd | undefined;
+  /** The latest problem saving this agent's session (shown on its node), if any. */
+  sessionProblem: ArborError | undefined;
 
   private readonly host: AgentHost;
   private readonly inbox: InboxItem[] = [];
@@ -161,6 +156,10 @@ export class Agent {
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
     this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
+    unwrapLog(init.log).onProblem?.((problem) => {
+      this.sessionProblem = problem;
+      this.host.agentChanged(this, { type: 'session_problem', problem });
+    });
     this.host = init.host;
     this.run = init.run;
     this.createdAt = init.createdAt;
