@@ -73,11 +73,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
 
-  const askPrompt = async (title: string, request?: unknown): Promise<PublicRunRequest | undefined> => {
+  const askPrompt = async (title: string, request?: unknown, question = 'What should the agent do?'): Promise<PublicRunRequest | undefined> => {
     if (request !== undefined) return parsePublicRunRequestFrom('command', request);
     const prompt = await vscode.window.showInputBox({
       title,
-      prompt: 'What should the agent do?',
+      prompt: question,
       placeHolder: 'e.g. Find the cheapest items in data/prices.csv',
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'Describe the task for the agent.'),
@@ -88,7 +88,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   /** Start a root on a typed task (or on a request from another extension, parsed strictly). */
   const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown): Promise<string | undefined> => {
     try {
-      const parsed = await askPrompt(title, request);
+      const parsed = await askPrompt(
+        title,
+        request,
+        mode === 'autonomous'
+          ? 'What should the agent do? It will not ask you anything: it makes small reversible assumptions and lists them, or reports what blocks it.'
+          : undefined,
+      );
       if (!parsed) return undefined;
       const agent = deps.startRun(parsed, mode);
       void vscode.commands.executeCommand('arbor.agents.focus');
@@ -105,10 +111,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // Unattended runs never wait for a human. Only a person at the input box starts one:
       // arguments from other extensions cannot choose the interaction mode.
       if (args.length > 0 && args[0] !== undefined) {
-        reportError(log, 'Run Agent Unattended takes no arguments', new ArborError('INPUT_INVALID', 'Run it from the Command Palette and type the task.'));
+        reportError(log, 'Start Unattended Run takes no arguments', new ArborError('INPUT_INVALID', 'Run it from the Command Palette and type the task.'));
         return undefined;
       }
-      return runFromPrompt('Arbor: Run Agent Unattended (never asks you anything)', 'autonomous');
+      return runFromPrompt('Arbor: Start Unattended Run (never asks you anything)', 'autonomous');
     }),
     vscode.commands.registerCommand('arbor.runDemo', () => {
       const agent = deps.startDemo();
