@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore, type SessionCatalog, type SessionEvent } from '../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick } from './sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
 
 const SESSION_INDEX_FILE = 'session-index.json';
 
@@ -39,13 +39,7 @@ describe('durable sessions: the session index', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-index-')));
   afterEach(() => cleanup());
 
-  async function writeSession(id: string, events: SessionEvent[]): Promise<string> {
-    const store = new JsonlSessionStore(dir);
-    const log = store.create(header(id));
-    for (const e of events) log.append(e);
-    await store.dispose();
-    return log.file;
-  }
+  const writeSession = (id: string, events: SessionEvent[]): Promise<string> => writeSessionIn(dir, id, events);
 
   /** A store as a new window makes it, whose index is saved before the next one starts. */
   async function listAndSave(): Promise<SessionCatalog> {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
 import { historyNodes, presentSession, type SessionNode } from '../../src/extension/historyNodes';
-import { everyEventType, header, makeTempDir, tick } from './sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
 
 /* One damaged line costs only what follows it; flipped bytes are caught by the line checksums. */
 describe('durable sessions: salvaging a damaged file', () => {
@@ -12,13 +12,7 @@ describe('durable sessions: salvaging a damaged file', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-salvage-')));
   afterEach(() => cleanup());
 
-  async function writeSession(id: string, events: SessionEvent[]): Promise<string> {
-    const store = new JsonlSessionStore(dir);
-    const log = store.create(header(id));
-    for (const e of events) log.append(e);
-    await store.dispose();
-    return log.file;
-  }
+  const writeSession = (id: string, events: SessionEvent[]): Promise<string> => writeSessionIn(dir, id, events);
 
   /** Replaces line `n` (1-based) of `file` with `f(line)`. */
   function editLine(file: string, n: number, f: (line: string) => string): void {
