@@ -1,0 +1,29 @@
+// Mutation testing of the core: Stryker plants small bugs in src/core and checks that the unit
+// suite (mocha through tsx) catches each one. See "Mutation testing" in README.md.
+// scripts/mutation.mjs names the file under test in ARBOR_MUTATION_SLUG so that each file keeps
+// its own incremental record and report.
+const slug = process.env.ARBOR_MUTATION_SLUG ?? 'core';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'mocha',
+  mochaOptions: {
+    spec: ['test/unit/**/*.test.ts'],
+    require: ['tsx/cjs'],
+  },
+  // Only the tests that cover a mutant run against it: a run over one file takes minutes.
+  coverageAnalysis: 'perTest',
+  mutate: ['src/core/**/*.ts', '!src/core/**/index.ts'],
+  // Results of earlier runs are reused for code and tests that did not change.
+  incremental: true,
+  incrementalFile: `reports/incremental/${slug}.json`,
+  tempDirName: '.stryker-tmp',
+  // Two cores are the norm here; one test process keeps the machine usable for the rest.
+  concurrency: 1,
+  timeoutMS: 10000,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${slug}.html` },
+  jsonReporter: { fileName: `reports/mutation/${slug}.json` },
+  thresholds: { high: 90, low: 85, break: 85 },
+  plugins: ['@stryker-mutator/mocha-runner'],
+};
