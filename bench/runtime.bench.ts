@@ -10,14 +10,22 @@
  *     interrupt() -> the model observes the abort, and -> the turn end is recorded. A sibling
  *     and the parent keep running throughout.
  *  3. Idle agents: heap per live idle (stopped) continuable agent, with 1000 alive.
+ *  4. Streaming memory: heap retained per streamed chunk while a turn is still running, for
+ *     100,000 and 1,000,000 chunks (flat means nothing per chunk is kept beyond the reply's text).
+ *  5. Turn overhead: one agent, many one-call turns on the scripted model; the runtime's cost
+ *     per turn over the same model calls made bare (timed in alternating blocks), and GC time.
+ *  6. Durable overhead: the K = 1000 fan-out with JSONL sessions against in memory (the ratio in
+ *     one run), what the disk charges for creating that many files, and Stop during a fan-out
+ *     until everything settled, in memory and durable. `durable` (or ARBOR_BENCH_ONLY=durable) runs only this.
  */
 import * as fs from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod';
 import type { Agent } from '../src/core/agents/agent';
 import { ScriptedModel } from '../src/core/models/scriptedModel';
-import type { ModelRequest } from '../src/core/models/types';
+import type { ModelChunk, ModelProvider, ModelRequest } from '../src/core/models/types';
 import { Runtime, type RuntimeTool } from '../src/core/runtime';
 import { JsonlSessionStore } from '../src/core/sessions';
 
@@ -74,7 +82,7 @@ async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigi
   return process.hrtime.bigint() - t0;
 }
 
-async function fanOut(k: number, durable = false): Promise<void> {
+async function fanOut(k: number, durable = false): Promise<number> {
   const rounds = 5;
   const walls: number[] = [];
   const overheads: number[] = [];
@@ -111,6 +119,70 @@ async function fanOut(k: number, durable = false): Promise<void> {
     `fan-out K=${k}${durable ? ' (durable JSONL sessions)' : ''}: wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ` +
       `runtime overhead per model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}); ` +
       `peak heap growth ${(peak / 1048576).toFixed(1)} MiB over ${rounds} rounds`,
+  );
+  return w.median;
+}
+
+/** What the disk charges for the files a durable fan-out creates (a session and a lock per agent). */
+async function fileCreationBaseline(files: number): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-files-'));
+  const t0 = process.hrtime.bigint();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files) {
+      const handle = await fs.promises.open(path.join(dir, `f${next++}`), 'wx');
+      await handle.writeFile('{"type":"header"}\n');
+      await handle.close();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const wall = ms(process.hrtime.bigint() - t0);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return wall;
+}
+
+/**
+ * Stop during a fan-out: K one-shot children hang in a model call; Stop on the root aborts
+ * them all; time from stop() until the root is idle and every child is gone, with sessions in
+ * memory and in a JSONL store (the ratio in the same run).
+ */
+async function stopSettle(k: number): Promise<void> {
+  const flushedAfter: number[] = [];
+  const once = async (durable: boolean): Promise<number> => {
+    const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
+    const model = new ScriptedModel({ version: 1, agents: { root: { turns: [[{ toolCalls: calls }, { text: 'stopped' }]] }, worker: { turns: [[{ hang: true }]] } } });
+    const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-stop-')) : undefined;
+    const store = dir ? new JsonlSessionStore(dir) : undefined;
+    const runtime = new Runtime({ model, limits: { maxLiveChildren: k }, sessions: store });
+    const root = runtime.startRoot({ prompt: 'fan out', label: 'root' });
+    while (runtime.agents.all().length < k + 1) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = process.hrtime.bigint();
+    runtime.stop(root);
+    await root.whenIdle();
+    while (runtime.agents.all().length > 1) await new Promise((r) => setImmediate(r));
+    const settled = ms(process.hrtime.bigint() - t0);
+    if (store) await store.flushAll();
+    flushedAfter.push(ms(process.hrtime.bigint() - t0));
+    await runtime.dispose();
+    if (store && dir) {
+      await store.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return settled;
+  };
+  const memory: number[] = [];
+  const durable: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    memory.push(await once(false));
+    durable.push(await once(true));
+  }
+  const m = stats(memory).median;
+  const d = stats(durable).median;
+  const durableFlushed = stats(flushedAfter.filter((_, i) => i % 2 === 1)).median;
+  console.log(
+    `Stop during a K=${k} fan-out, until the root is idle and every child gone: in memory median ${m.toFixed(1)} ms, durable JSONL median ${d.toFixed(1)} ms; ratio ${(d / m).toFixed(2)}x; ` +
+      `durable until every session is also on disk: median ${durableFlushed.toFixed(1)} ms`,
   );
 }
 
@@ -183,14 +255,130 @@ async function idleAgents(n: number): Promise<void> {
   await runtime.dispose();
 }
 
+/** A model that streams `n` text chunks, then waits like a server that went quiet. */
+function manyChunks(n: number, text: string, reached: () => void): ModelProvider {
+  return {
+    id: 'many',
+    label: 'many chunks',
+    async *stream(request: ModelRequest): AsyncGenerator<ModelChunk> {
+      for (let i = 0; i < n; i++) yield { type: 'text', text };
+      reached();
+      await new Promise<never>((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }));
+    },
+  };
+}
+
+async function streamingMemory(n: number, text: string): Promise<void> {
+  let waiting = false;
+  const runtime = new Runtime({ model: manyChunks(n, text, () => (waiting = true)) });
+  const before = heap();
+  const agent = runtime.startRoot({ prompt: 'stream', label: 'main' });
+  while (!waiting) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const during = heap();
+  runtime.stop(agent);
+  await agent.whenIdle();
+  const perChunk = (during - before) / n;
+  console.log(
+    `streaming memory: ${n} chunks of ${text === '' ? 'empty text' : `${text.length}-char text`} still in one running turn: ` +
+      `${perChunk.toFixed(1)} bytes retained per chunk (${((during - before) / 1048576).toFixed(2)} MiB in all${text ? ', the reply text included' : ''})`,
+  );
+  await runtime.dispose();
+}
+
+/** GC time (ms) spent while `work` runs. */
+async function withGcTime<T>(work: () => Promise<T>): Promise<{ value: T; gcMs: number }> {
+  let gcMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const value = await work();
+  await new Promise((r) => setTimeout(r, 50)); // gc entries reach the observer on a later tick
+  observer.disconnect();
+  return { value, gcMs };
+}
+
+const turnScript = { version: 1, agents: { main: { turns: [[{ text: 'ok', usage: { inputTokens: 1, outputTokens: 1 } }]], afterLastTurn: 'repeat-last' } } } as const;
+
+/**
+ * Turns and bare model calls are timed in alternating blocks, so that a change of load on a
+ * shared machine hits both alike; the figure is the median over blocks of the difference.
+ */
+async function turnOverhead(turns: number, block = 500): Promise<void> {
+  const runtime = new Runtime({ model: new ScriptedModel(turnScript), limits: { maxTurns: turns + 1 } });
+  const agent = runtime.startRoot({ prompt: 'turn 0', label: 'main' });
+  await agent.whenIdle();
+  const model = new ScriptedModel(turnScript);
+  const controller = new AbortController();
+  const messages = [{ role: 'user' as const, content: 'again' }];
+  const perTurn: number[] = [];
+  const bare: number[] = [];
+  gc();
+  const { gcMs } = await withGcTime(async () => {
+    for (let done = 0; done < turns; done += block) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < block; i++) {
+        runtime.sendFromUser(agent, 'again');
+        await agent.whenIdle();
+      }
+      const t1 = process.hrtime.bigint();
+      for (let i = 1; i <= block; i++) {
+        const req: ModelRequest = { agentId: 'm', agentLabel: 'main', call: i, turn: i, step: 1, system: 'You are Arbor.', messages, tools: [], signal: controller.signal };
+        for await (const _ of model.stream(req)) void _;
+      }
+      const t2 = process.hrtime.bigint();
+      bare.push(us(t2 - t1) / block);
+      perTurn.push((us(t1 - t0) - us(t2 - t1)) / block);
+    }
+  });
+  if (agent.lastTurnEnd?.reason !== 'completed') throw new Error(`turns did not complete: ${JSON.stringify(agent.lastTurnEnd)}`);
+  await runtime.dispose();
+  const o = stats(perTurn);
+  const b = stats(bare);
+  console.log(
+    `turn overhead x${turns}: runtime cost per one-call turn over a bare model call median ${o.median.toFixed(1)} µs (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)} over blocks of ${block}); ` +
+      `bare model call ${b.median.toFixed(1)} µs; GC about ${((gcMs * 1000) / turns).toFixed(1)} µs per turn (both sides); target < 15 µs`,
+  );
+}
+
+/** `npm run bench -- <word>` (or node ... runtime.bench.ts <word>) runs only the sections whose name has it. */
+const only = process.argv.slice(2);
+const wanted = (name: string): boolean => only.length === 0 || only.some((w) => name.includes(w));
+
 async function main(): Promise<void> {
+  if (process.env.ARBOR_BENCH_ONLY === 'durable') {
+    await fanOut(100);
+    const memoryWall = await fanOut(1000);
+    const durableWall = await fanOut(1000, true);
+    console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
+    await stopSettle(1000);
+    return;
+  }
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, gc exposed: ${typeof (globalThis as { gc?: unknown }).gc === 'function'}`);
-  await fanOut(100); // also warms up the JIT
-  await fanOut(100);
-  await fanOut(1000);
-  await fanOut(1000, true);
-  await interruptLatency();
-  await idleAgents(1000);
+  if (wanted('fan-out')) {
+    await fanOut(100); // also warms up the JIT
+    await fanOut(100);
+  }
+  if (wanted('fan-out') || wanted('durable')) {
+    const memoryWall = await fanOut(1000);
+    const durableWall = await fanOut(1000, true);
+    console.log(`fan-out K=1000: durable JSONL / in-memory wall time = ${(durableWall / memoryWall).toFixed(2)}x (same run)`);
+    console.log(`disk baseline: creating 2,000 small files (16 at a time) takes ${(await fileCreationBaseline(2000)).toFixed(0)} ms here`);
+    await stopSettle(1000);
+  }
+  if (wanted('interrupt')) await interruptLatency();
+  if (wanted('idle')) await idleAgents(1000);
+  if (wanted('streaming')) {
+    await streamingMemory(100_000, '');
+    await streamingMemory(1_000_000, '');
+    await streamingMemory(100_000, 'x');
+  }
+  if (wanted('turn')) {
+    await turnOverhead(5_000); // warm-up
+    await turnOverhead(50_000);
+  }
 }
 
 main().catch((err) => {

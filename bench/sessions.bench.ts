@@ -4,17 +4,22 @@
  *
  *   append, batched      JsonlSessionStore with its default policy; time includes the final flush
  *   append, per turn     the runtime's pattern: flush() at every turn end (20 events per turn)
+ *   append, fsync/turn   the same with fsync at each turn end (arbor.sessions.fsyncAtTurnEnd)
  *   append, hot path     time spent inside append() alone (what the agent loop waits for)
  *   append, sync/event   baseline: one fs.appendFileSync per event
  *   load 10k             loadSession of a 10,000-event file (read, parse, validate, repair)
  *   list 10k             listSessions of a folder holding that file
+ *   History at scale     listSessions of 2,000 sessions plus one 50 MB session: cold (no index),
+ *                        warm (a new window, index on disk), and the refresh after a turn end;
+ *                        wall time, the longest stretch the event loop was blocked, heap growth
  *
- * ARBOR_BENCH_DIR=<folder> measures on another disk than the OS temp folder.
+ * ARBOR_BENCH_DIR=<folder> measures on another disk than the OS temp folder;
+ * ARBOR_BENCH_ONLY=history prints only the History figures.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../src/core/sessions';
 
 const RUNS = 7;
@@ -22,6 +27,7 @@ const APPEND_EVENTS = 50_000;
 const BASELINE_EVENTS = 10_000;
 const LOAD_EVENTS = 10_000;
 const EVENTS_PER_TURN = 20;
+const FSYNC_EVENTS = 4_000;
 
 function headerFor(id: string): SessionHeader {
   return { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: id, interactionMode: 'interactive' };
@@ -78,6 +84,8 @@ async function main(): Promise<void> {
 
   const batched: number[] = [];
   const perTurn: number[] = [];
+  const perTurnFsync: number[] = [];
+  const perTurnFsyncMs: number[] = [];
   const hotPathUs: number[] = [];
   const baseline: number[] = [];
   const load: number[] = [];
@@ -116,6 +124,21 @@ async function main(): Promise<void> {
         perTurn.push((events.length / (performance.now() - t0)) * 1000);
         await store.dispose();
       }
+      // The same with fsync at every turn end (the arbor.sessions.fsyncAtTurnEnd setting).
+      {
+        const store = new JsonlSessionStore(path.join(root, `turns-fsync-${run}`), { fsyncAtFlush: true });
+        const log = store.create(headerFor('bench'));
+        const t0 = performance.now();
+        for (let i = 0; i < FSYNC_EVENTS; i++) {
+          log.append(events[i]);
+          if (events[i].type === 'turn_end') await log.flush();
+        }
+        await log.flush();
+        const ms = performance.now() - t0;
+        perTurnFsync.push((FSYNC_EVENTS / ms) * 1000);
+        perTurnFsyncMs.push((ms / FSYNC_EVENTS) * EVENTS_PER_TURN);
+        await store.dispose();
+      }
       // Baseline: one synchronous append per event.
       {
         const dir = path.join(root, `sync-${run}`);
@@ -152,6 +175,8 @@ async function main(): Promise<void> {
 
     report('append, batched (default policy)', batched, 'events/s');
     report('append, flush at each turn end', perTurn, 'events/s');
+    report('append, flush + fsync at turn end', perTurnFsync, 'events/s');
+    report('  time per turn (20 events) with fsync', perTurnFsyncMs, 'ms', 2);
     report('append, time inside append()', hotPathUs, 'µs/event', 2);
     report('append, appendFileSync per event', baseline, 'events/s');
     console.log(`  ratio batched / appendFileSync: ${fmt(stats(batched).median / stats(baseline).median, 1)}x, per-turn flush / appendFileSync: ${fmt(stats(perTurn).median / stats(baseline).median, 1)}x`);
@@ -165,4 +190,71 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+/** Runs `fn`, measuring its wall time, the longest event-loop stall during it, and heap growth at its peak. */
+async function measured<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; blockedMs: number; heapMiB: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const t0 = performance.now();
+  const result = await fn();
+  const ms = performance.now() - t0;
+  delay.disable();
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  return { result, ms, blockedMs: delay.max / 1e6, heapMiB: (peak - before) / 1024 / 1024 };
+}
+
+async function historyAtScale(): Promise<void> {
+  const base = process.env.ARBOR_BENCH_DIR ?? os.tmpdir();
+  const root = fs.mkdtempSync(path.join(base, 'arbor-bench-history-'));
+  try {
+    const writer = new JsonlSessionStore(root);
+    for (let s = 0; s < 2000; s++) {
+      const log = writer.create(headerFor(`session-${s}`));
+      for (let i = 0; i < 20; i++) log.append(eventAt(i));
+    }
+    const big = writer.create(headerFor('big'));
+    let i = 0;
+    while (i < 1_000_000) {
+      big.append(eventAt(i++));
+      if (i % 5000 === 0) {
+        await big.flush();
+        if (fs.statSync(big.file).size >= 50 * 1024 * 1024) break;
+      }
+    }
+    await writer.dispose();
+    const bigBytes = fs.statSync(path.join(root, 'big.jsonl')).size;
+    console.log(`\nHistory at scale: 2,000 sessions of 20 events and one of ${fmt(i)} events (${fmt(bigBytes / 1024 / 1024, 1)} MiB)`);
+    const line = (name: string, m: { ms: number; blockedMs: number; heapMiB: number }): void =>
+      console.log(`${name.padEnd(44)} ${fmt(m.ms, 0).padStart(6)} ms   longest event-loop block ${fmt(m.blockedMs, 0).padStart(4)} ms   heap growth ${fmt(m.heapMiB, 1).padStart(6)} MiB`);
+
+    for (let run = 0; run < 2; run++) {
+      fs.rmSync(path.join(root, 'session-index.json'), { force: true });
+      const cold = new JsonlSessionStore(root);
+      const c = await measured(() => cold.listSessions());
+      if (c.result.sessions.length !== 2001) throw new Error('History lost sessions');
+      line(`listSessions, cold (no index)${run ? '' : ' [warm-up]'}`, c);
+      await (cold as unknown as { index: { save(): Promise<void> } }).index.save();
+      const warm = new JsonlSessionStore(root);
+      line('listSessions, new window (index on disk)', await measured(() => warm.listSessions()));
+      // A turn ends in one session: the refresh History does while visible.
+      const log = await warm.reopenLog('session-7');
+      log.append({ type: 'turn_start', at: new Date().toISOString(), turn: 99 });
+      log.append({ type: 'turn_end', at: new Date().toISOString(), turn: 99, reason: 'completed' });
+      await log.close();
+      line('listSessions, full relist after a turn end', await measured(() => warm.listSessions()));
+      line('History refresh after a turn end (that session)', await measured(() => warm.sessionEntries(['session-7'])));
+      const loadBig = new JsonlSessionStore(root);
+      line('loadSession of the 50 MB session', await measured(() => loadBig.loadSession('big')));
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// ARBOR_BENCH_ONLY=history runs only the History figures.
+void (process.env.ARBOR_BENCH_ONLY === 'history' ? historyAtScale() : main().then(() => historyAtScale()));

@@ -24,6 +24,13 @@ export function renderItem(item: ConversationItem, agentLabel: string, open: boo
       return h('div', 'turn', `Turn ${item.turn}`);
     case 'message':
       return bubble(`from-${item.from}`, FROM[item.from] ?? item.from, h('div', 'text', item.text));
+    case 'report': {
+      const details = h('details', 'report');
+      const summary = h('summary');
+      summary.append(h('span', 'report-label', 'Subagent report'), h('span', 'report-title', item.title));
+      details.append(summary, h('div', 'text', item.text));
+      return details;
+    }
     case 'assistant':
       return bubble('assistant', agentLabel, h('div', 'text', item.text));
     case 'tool': {

@@ -6,14 +6,14 @@ import type {
   ConversationAgent,
   ConversationItem,
   ConversationState,
+  ConversationViewState,
   HostToWebviewMessage,
   WebviewToHostMessage,
 } from '../../src/core/rpc/conversationWire';
 import { formatElapsed, formatTokens, h, renderItem } from './render';
 
-interface ViewState {
-  draft: string;
-}
+/** Kept by VS Code across a window reload; the host restores the view on `agentId`'s session. */
+type ViewState = Partial<ConversationViewState>;
 
 interface VsCodeWebviewApi {
   postMessage(message: WebviewToHostMessage): void;
@@ -47,6 +47,7 @@ let lastSent: string | undefined;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
 el.message.value = vscode.getState()?.draft ?? '';
+const keepState = (): void => vscode.setState({ agentId: agent?.id ?? vscode.getState()?.agentId, draft: el.message.value });
 
 window.addEventListener('message', (event: MessageEvent<HostToWebviewMessage>) => {
   const message = event.data;
@@ -57,6 +58,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebviewMessage>) =
       el.label.textContent = agent.label;
       el.kind.textContent = agent.kind;
       document.body.classList.toggle('one-shot', agent.kind === 'one-shot');
+      keepState();
       replaceItems(0, message.items, true);
       applyState(message.state);
       break;
@@ -82,7 +84,7 @@ el.stop.addEventListener('click', () => {
   vscode.postMessage({ type: 'stop' });
 });
 el.message.addEventListener('input', () => {
-  vscode.setState({ draft: el.message.value });
+  keepState();
   updateButtons();
 });
 el.message.addEventListener('keydown', (event) => {
@@ -99,7 +101,7 @@ function send(): void {
   vscode.postMessage({ type: 'send', text });
   lastSent = text;
   el.message.value = '';
-  vscode.setState({ draft: '' });
+  keepState();
   updateButtons();
 }
 

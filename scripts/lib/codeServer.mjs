@@ -52,9 +52,13 @@ function cleanEnv() {
 
 /**
  * Starts code-server in its own process group on 127.0.0.1:port and waits until it serves.
+ * With port 0 code-server binds a free port itself, so two runs on one machine can never race
+ * for the same port. Readiness is read from this server's own log ("HTTP server listening on
+ * <url>") before its health check: a health check alone could be answered by another run's
+ * server on a port this one failed to bind.
  * `env` reaches the extension host (it inherits code-server's environment).
- * Returns { url, exited, stop() }: `exited` settles when the server exits on its own; stop()
- * ends the whole group (server and extension hosts).
+ * Returns { url, port, exited, stop() }: `exited` settles when the server exits on its own;
+ * stop() ends the whole group (server and extension hosts).
  */
 export async function startCodeServer({ port, userDataDir, extensionsDir, workspace, logFile, env = {}, startTimeoutMs = 120_000 }) {
   const entry = ensureCodeServer();
@@ -98,24 +102,38 @@ export async function startCodeServer({ port, userDataDir, extensionsDir, worksp
     if (!stopped) await Promise.race([exited, sleep(2_000)]);
   };
 
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + startTimeoutMs;
+  let url;
   for (;;) {
     if (exitCode !== undefined) {
       throw new Error(`code-server exited (${exitCode}) before serving; its log:\n${tail(logFile)}`);
     }
+    url ??= listeningUrl(logFile, port);
     try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) break;
+      if (url && (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) break;
     } catch {
       /* not serving yet */
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`code-server did not serve ${url} within ${startTimeoutMs / 1000}s; its log:\n${tail(logFile)}`);
+      throw new Error(`code-server did not serve ${url ?? `127.0.0.1:${port}`} within ${startTimeoutMs / 1000}s; its log:\n${tail(logFile)}`);
     }
     await sleep(250);
   }
-  return { url, exited, stop };
+  return { url, port: Number(new URL(url).port), exited, stop };
+}
+
+/** The address this server's own log says it listens on (the asked port, unless it was 0). */
+function listeningUrl(logFile, port) {
+  let text;
+  try {
+    text = fs.readFileSync(logFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:(\d+))\/?/.exec(text);
+  if (!m || (port !== 0 && Number(m[2]) !== port)) return undefined;
+  return m[1];
 }
 
 /** Headless Debian Chromium through playwright-core (never a downloaded browser). */

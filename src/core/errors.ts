@@ -15,6 +15,9 @@ export type ArborErrorCode =
   | 'MODEL_AUTH'
   | 'MODEL_BAD_REQUEST'
   | 'MODEL_UNAVAILABLE'
+  | 'MODEL_BAD_OUTPUT'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_TOO_LARGE'
   | 'SCRIPT_INVALID'
   // interaction
   | 'ASK_ABORTED'
@@ -36,6 +39,8 @@ export type ArborErrorCode =
   | 'SESSION_EXISTS'
   | 'SESSION_IN_USE'
   | 'SESSION_WRITE_FAILED'
+  | 'SESSION_EVENT_INVALID'
+  | 'SESSION_FILE_LOST'
   | 'INPUT_INVALID'
   | 'INTERNAL';
 

@@ -191,7 +191,7 @@ export class Runtime implements AgentHost {
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.workspace = options.workspace;
-    this.newId = options.newId ?? defaultId;
+    this.newId = options.newId ?? idMaker();
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
     this.approvals = new ApprovalService({ interaction: this.interaction });
@@ -318,8 +318,8 @@ export class Runtime implements AgentHost {
 
   /**
    * Abort every turn, dispose every agent, release every listener. Resolves once every log is
-   * written: the live agents' and those of agents that ended just before (still closing, or
-   * waiting for their aborted turn to record its end).
+   * written, each aborted turn's end included: the live agents' and those of agents that ended
+   * just before (still closing, or waiting for their aborted turn to record its end).
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -329,7 +329,8 @@ export class Runtime implements AgentHost {
     for (const agent of this.agents.all()) {
       agent.dispose();
       this.agents.remove(agent);
-      writes.push(agent.log.flush().catch(() => undefined));
+      // The aborted turn records its end a moment later: write after that, not before.
+      writes.push(agent.whenIdle().then(() => agent.log.flush()).catch(() => undefined));
     }
     for (const agent of this.closeAfterTurn) writes.push(agent.whenIdle().then(() => this.closing.get(agent.id)));
     writes.push(...this.closing.values());
@@ -384,6 +385,11 @@ export class Runtime implements AgentHost {
 
   private checkDelegation(parent: Agent): void {
     this.assertOpen();
+    // A child needs a live parent: one that has ended (or whose End has begun) would leave it
+    // with no parent to report to and no ancestry to be stopped through.
+    if (!this.agents.isLive(parent) || parent.disposed || this.manager.isEnding(parent)) {
+      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
+    }
     const limits = parent.run.limits;
     if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
       throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
@@ -413,7 +419,7 @@ export class Runtime implements AgentHost {
     if (past) {
       log = past.log;
     } else {
-      log = this.sessions.create({
+      log = this.createLog({
         type: 'header',
         version: SESSION_FORMAT_VERSION,
         id: this.newId(label),
@@ -450,12 +456,26 @@ export class Runtime implements AgentHost {
     return agent;
   }
 
+  /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */
+  private createLog(header: SessionHeader): SessionLog {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.sessions.create(header);
+      } catch (err) {
+        if (!isArborError(err, 'SESSION_EXISTS') || attempt >= 3) throw err;
+        header = { ...header, id: this.newId(header.label) };
+      }
+    }
+  }
+
   private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
     this.agents.add(agent, relations);
     if (this.events.hasListeners) this.events.fire({ type: 'agent_added', agent });
   }
 
   private release(agent: Agent): void {
+    // "Allow for this session" ends with the agent's life here: a resume asks again.
+    this.approvals.forgetAgent(agent);
     const parent = this.agents.parentOf(agent);
     if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
     this.manager.agentRemoved(agent, parent);
@@ -587,9 +607,17 @@ function pastOf(log: SessionLog): PastSession {
   };
 }
 
-function defaultId(label: string): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
-  return `${slug}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+/**
+ * Session ids unique across reloads and windows: the label, the time, and a random part drawn
+ * once per runtime followed by a counter (a random draw per id showed up in fan-out profiles).
+ */
+function idMaker(): (label: string) => string {
+  const nonce = randomBytes(4).toString('hex');
+  let count = 0;
+  return (label) => {
+    const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+    return `${slug}-${Date.now().toString(36)}-${nonce}${(++count).toString(36)}`;
+  };
 }
 
 function summarise(prompt: string): string {

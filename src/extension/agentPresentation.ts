@@ -23,9 +23,11 @@ export interface PresentationInput {
   /** Live subagents below this one. */
   descendants: number;
   now: number;
+  /** The label of the agent whose turn holds a one-shot agent (its runtime owner). */
+  holder?: string;
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -49,7 +51,11 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
               ? 'stopped'
               : 'idle';
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
-  const description = [kindText(agent.kind), stateText, tokens].join(' · ');
+  // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
+  const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
+  const parts = [kind, stateText, tokens];
+  if (agent.sessionProblem) parts.push('session not fully saved');
+  const description = parts.join(' · ');
 
   const lines = [
     `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
@@ -62,9 +68,11 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now }: P
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
     `- Mode: ${agent.log.header.interactionMode}${agent.planMode ? ', plan mode' : ''}`,
   );
+  if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
   if (agent.kind === 'one-shot') {
-    lines.push('', 'One-shot subagents belong to the agent waiting for their result: stop that agent to stop this one.');
+    const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
+    lines.push('', `No Stop of its own: a one-shot subagent belongs to ${whose}. Stop that agent to stop this one.`);
   } else if (agent.kind === 'continuable') {
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }
@@ -89,7 +97,7 @@ function iconFor(state: AgentState, agent: Agent): string {
     case 'parked':
       return 'debug-pause';
     default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' ? 'warning' : 'circle-outline';
+      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
   }
 }
 

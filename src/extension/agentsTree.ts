@@ -116,11 +116,17 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   private present(agent: Agent): AgentPresentation {
     const { tokens, count } = this.treeUsage(agent);
-    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now() });
+    const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
+    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now(), holder });
   }
 
   private hasChildren(agent: Agent): boolean {
     return this.runtime.agents.liveChildCount(agent) > 0;
+  }
+
+  /** True while changes wait for the next coalesced repaint. */
+  get repaintPending(): boolean {
+    return this.timer !== undefined;
   }
 
   private schedule(): void {

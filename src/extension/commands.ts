@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents/agent';
-import { isArborError } from '../core/errors';
+import { ArborError, isArborError } from '../core/errors';
+import { parseAgentArgument } from './commandArguments';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
 import type { Runtime } from '../core/runtime';
 import type { AgentsTreeProvider } from './agentsTree';
@@ -27,6 +28,19 @@ export function reportError(log: vscode.LogOutputChannel, what: string, err: unk
   });
 }
 
+/**
+ * Runs a command's argument parser: a bad argument is reported and rejects the command with
+ * its ArborError (INPUT_INVALID), before the command has changed anything.
+ */
+export function parsedArgument<T>(log: vscode.LogOutputChannel, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    reportError(log, 'A command was given an argument it cannot use', err);
+    throw err;
+  }
+}
+
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { runtime, tree, picker, transcripts, log } = deps;
 
@@ -41,9 +55,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return chosen?.agent;
   };
 
+  /** The agent a command's argument names (parsed: a bad one rejects the command), if any. */
+  const agentArgument = (title: string, arg: unknown): Agent | undefined => parsedArgument(log, () => parseAgentArgument(runtime, title, arg));
+
   /** The node a tree action was invoked on, or (from the palette) the agent the user picks. */
-  const nodeOrPick = (node: Agent | undefined, title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> =>
-    node && runtime.agents.isLive(node) ? Promise.resolve(node) : pickAgent(title, filter, empty);
+  const nodeOrPick = (arg: unknown, title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> => {
+    const node = agentArgument(title, arg);
+    return node && runtime.agents.isLive(node) ? Promise.resolve(node) : pickAgent(title, filter, empty);
+  };
 
   const stop = (agent: Agent): void => {
     try {
@@ -54,11 +73,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
 
-  const askPrompt = async (title: string, request?: unknown): Promise<PublicRunRequest | undefined> => {
+  const askPrompt = async (title: string, request?: unknown, question = 'What should the agent do?'): Promise<PublicRunRequest | undefined> => {
     if (request !== undefined) return parsePublicRunRequestFrom('command', request);
     const prompt = await vscode.window.showInputBox({
       title,
-      prompt: 'What should the agent do?',
+      prompt: question,
       placeHolder: 'e.g. Find the cheapest items in data/prices.csv',
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'Describe the task for the agent.'),
@@ -69,7 +88,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   /** Start a root on a typed task (or on a request from another extension, parsed strictly). */
   const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown): Promise<string | undefined> => {
     try {
-      const parsed = await askPrompt(title, request);
+      const parsed = await askPrompt(
+        title,
+        request,
+        mode === 'autonomous'
+          ? 'What should the agent do? It will not ask you anything: it makes small reversible assumptions and lists them, or reports what blocks it.'
+          : undefined,
+      );
       if (!parsed) return undefined;
       const agent = deps.startRun(parsed, mode);
       void vscode.commands.executeCommand('arbor.agents.focus');
@@ -86,25 +111,25 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // Unattended runs never wait for a human. Only a person at the input box starts one:
       // arguments from other extensions cannot choose the interaction mode.
       if (args.length > 0 && args[0] !== undefined) {
-        reportError(log, 'Run Agent Unattended takes no arguments', new Error('Run it from the Command Palette and type the task.'));
+        reportError(log, 'Start Unattended Run takes no arguments', new ArborError('INPUT_INVALID', 'Run it from the Command Palette and type the task.'));
         return undefined;
       }
-      return runFromPrompt('Arbor: Run Agent Unattended (never asks you anything)', 'autonomous');
+      return runFromPrompt('Arbor: Start Unattended Run (never asks you anything)', 'autonomous');
     }),
     vscode.commands.registerCommand('arbor.runDemo', () => {
       const agent = deps.startDemo();
       void vscode.commands.executeCommand('arbor.agents.focus');
       return agent.id;
     }),
-    vscode.commands.registerCommand('arbor.stopAgent', async (node?: Agent) => {
+    vscode.commands.registerCommand('arbor.stopAgent', async (node?: unknown) => {
       const agent = await nodeOrPick(node, 'Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
       if (agent) stop(agent);
       return agent?.id;
     }),
     // The tree's inline Stop: the node says which agent, so nothing is asked. VS Code can hand
     // the action no node while it re-reads the tree; then ask which agent rather than drop it.
-    vscode.commands.registerCommand('arbor.stop', (node?: Agent) => vscode.commands.executeCommand('arbor.stopAgent', node)),
-    vscode.commands.registerCommand('arbor.sendMessage', async (node?: Agent) => {
+    vscode.commands.registerCommand('arbor.stop', (node?: unknown) => vscode.commands.executeCommand('arbor.stopAgent', node)),
+    vscode.commands.registerCommand('arbor.sendMessage', async (node?: unknown) => {
       const agent = await nodeOrPick(node, 'Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
       if (!agent) return undefined;
       const text = await vscode.window.showInputBox({
@@ -122,7 +147,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return undefined;
       }
     }),
-    vscode.commands.registerCommand('arbor.endAgent', async (node?: Agent) => {
+    vscode.commands.registerCommand('arbor.endAgent', async (node?: unknown) => {
       const agent = await nodeOrPick(node, 'Arbor: End Agent', (a) => a.kind !== 'one-shot', 'No agent can be ended right now.');
       if (!agent) return undefined;
       try {
@@ -134,12 +159,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return undefined;
       }
     }),
-    vscode.commands.registerCommand('arbor.answer', (node?: Agent) => {
-      const id = node?.id ?? runtime.interaction.pending()[0]?.agent?.id;
+    vscode.commands.registerCommand('arbor.answer', (node?: unknown) => {
+      const id = agentArgument('Arbor: Answer', node)?.id ?? runtime.interaction.pending()[0]?.agent?.id;
       if (!id || !picker.focus(id)) void vscode.window.showInformationMessage('No question is waiting for you.');
     }),
-    vscode.commands.registerCommand('arbor.openTranscript', async (node?: Agent) => {
-      const agent = node ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));
+    vscode.commands.registerCommand('arbor.openTranscript', async (node?: unknown) => {
+      const agent = agentArgument('Arbor: Open Transcript', node) ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));
       if (agent) await transcripts.show(agent);
     }),
     vscode.commands.registerCommand('arbor.showLog', () => log.show()),

@@ -2,32 +2,32 @@ import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
 import type { Runtime } from '../core/runtime';
 import type { AgentsTreeProvider } from './agentsTree';
+import { parseAgentArgument } from './commandArguments';
+import { parsedArgument } from './commands';
 import type { ConversationPanels } from './conversationPanels';
 
 export interface ConversationCommandDeps {
   runtime: Runtime;
   tree: AgentsTreeProvider;
   conversations: ConversationPanels;
+  log: vscode.LogOutputChannel;
 }
 
 /**
- * Arbor: Open Conversation. From a tree node it opens that agent's view; from the palette (or
- * with an argument that is not a live agent, such as one from another extension) it asks which
- * live agent with a quick pick.
+ * Arbor: Open Conversation. From a tree node (or a live agent's id) it opens that agent's view;
+ * from the palette, or for a node whose agent has just ended, it asks which live agent with a
+ * quick pick. Any other argument is refused (INPUT_INVALID).
  */
-export function registerConversationCommands({ runtime, tree, conversations }: ConversationCommandDeps): vscode.Disposable[] {
+export function registerConversationCommands({ runtime, tree, conversations, log }: ConversationCommandDeps): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('arbor.openConversation', async (node?: unknown) => {
-      const agent = isLiveAgent(runtime, node) ? node : await pickAgent(runtime, tree);
+      const given = parsedArgument(log, () => parseAgentArgument(runtime, 'Arbor: Open Conversation', node));
+      const agent = given && runtime.agents.isLive(given) ? given : await pickAgent(runtime, tree);
       if (!agent) return undefined;
       conversations.open(agent);
       return agent.id;
     }),
   ];
-}
-
-function isLiveAgent(runtime: Runtime, node: unknown): node is Agent {
-  return typeof node === 'object' && node !== null && runtime.agents.isLive(node);
 }
 
 async function pickAgent(runtime: Runtime, tree: AgentsTreeProvider): Promise<Agent | undefined> {

@@ -1,21 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
-import { isArborError } from '../core/errors';
+import { ArborError, isArborError } from '../core/errors';
 import type { UserInteractionService } from '../core/interaction';
 import {
   ConversationModel,
   conversationErrorCodeSchema,
   conversationState,
+  conversationViewStateSchema,
   parseWebviewMessage,
   type ConversationErrorCode,
   type HostToWebviewMessage,
 } from '../core/rpc';
 import type { Runtime, RuntimeEvent } from '../core/runtime';
+import type { AgentKind, SessionEvent, SessionHeader } from '../core/sessions';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;
-const VIEW_TYPE = 'arbor.conversation';
+export const CONVERSATION_VIEW_TYPE = 'arbor.conversation';
 
 /** What a conversation view has been sent so far: tests and measurements read it. */
 export interface ConversationStats {
@@ -33,7 +35,41 @@ export interface ConversationPanelsDeps {
   interaction: UserInteractionService;
   extensionUri: vscode.Uri;
   log: vscode.LogOutputChannel;
+  /** Reads a saved session, to bring back a view whose agent a reload ended. */
+  loadSession?: (id: string) => Promise<{ header: SessionHeader; events: readonly SessionEvent[] }>;
 }
+
+/** The session of an agent that is no longer live, shown read-only (after a window reload). */
+class SavedConversation {
+  readonly status = 'idle';
+  readonly stopping = undefined;
+  readonly pendingCount = 0;
+  readonly isParked = false;
+  readonly turnStartedAt = undefined;
+  readonly id: string;
+  readonly label: string;
+  readonly kind: AgentKind;
+  readonly log: { readonly events: readonly SessionEvent[] };
+  readonly usage = { inputTokens: 0, outputTokens: 0 };
+  readonly lastTurnEnd: { reason: Extract<SessionEvent, { type: 'turn_end' }>['reason'] } | undefined;
+
+  constructor(header: SessionHeader, events: readonly SessionEvent[]) {
+    this.id = header.id;
+    this.label = header.label;
+    this.kind = header.kind;
+    this.log = { events };
+    let lastEnd: SessionEvent | undefined;
+    for (const event of events) {
+      if (event.type === 'usage') {
+        this.usage.inputTokens += event.inputTokens;
+        this.usage.outputTokens += event.outputTokens;
+      } else if (event.type === 'turn_end') lastEnd = event;
+    }
+    this.lastTurnEnd = lastEnd?.type === 'turn_end' ? { reason: lastEnd.reason } : undefined;
+  }
+}
+
+type Shown = Agent | SavedConversation;
 
 /**
  * One conversation view (a webview panel) per agent: the conversation live as the agent works,
@@ -43,6 +79,7 @@ export interface ConversationPanelsDeps {
 export class ConversationPanels implements vscode.Disposable {
   private readonly panels = new Map<string, ConversationPanel>();
   private readonly subscriptions: vscode.Disposable[] = [];
+  private disposed = false;
 
   constructor(private readonly deps: ConversationPanelsDeps) {
     this.subscriptions.push(
@@ -72,15 +109,47 @@ export class ConversationPanels implements vscode.Disposable {
       existing.reveal(options.preserveFocus ?? false);
       return;
     }
-    const media = vscode.Uri.joinPath(this.deps.extensionUri, 'media');
     const webviewPanel = vscode.window.createWebviewPanel(
-      VIEW_TYPE,
+      CONVERSATION_VIEW_TYPE,
       agent.label,
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus ?? false },
-      { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [media], enableFindWidget: true },
+      { ...webviewOptions(this.deps.extensionUri), retainContextWhenHidden: false, enableFindWidget: true },
     );
-    const panel = new ConversationPanel(webviewPanel, agent, this.deps, () => this.panels.delete(agent.id));
-    this.panels.set(agent.id, panel);
+    this.adopt(webviewPanel, agent);
+  }
+
+  /**
+   * Brings back a view VS Code restored after a window reload, from the state the view kept:
+   * on its agent when it is live again, otherwise on its saved session, read-only (a resume
+   * from History makes it live again, and the view follows). A view whose state is not valid
+   * or whose session is gone is closed, with the reason in the log.
+   */
+  async restore(webviewPanel: vscode.WebviewPanel, rawState: unknown): Promise<void> {
+    if (this.disposed) return;
+    const state = conversationViewStateSchema.safeParse(rawState);
+    const id = state.success ? state.data.agentId : undefined;
+    try {
+      if (id === undefined) throw new ArborError('INPUT_INVALID', 'the view kept no valid agent id');
+      if (this.panels.has(id)) throw new ArborError('INPUT_INVALID', 'a view of this agent is already open');
+      webviewPanel.webview.options = webviewOptions(this.deps.extensionUri);
+      const live = this.deps.runtime.agents.get(id);
+      if (live) {
+        this.adopt(webviewPanel, live);
+        return;
+      }
+      if (!this.deps.loadSession) throw new ArborError('SESSION_NOT_FOUND', 'sessions are not saved in this window');
+      const { header, events } = await this.deps.loadSession(id);
+      // The agent may have come back while its session was being read.
+      this.adopt(webviewPanel, this.deps.runtime.agents.get(id) ?? new SavedConversation(header, events));
+    } catch (err) {
+      this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${err instanceof Error ? err.message : String(err)}`);
+      webviewPanel.dispose();
+    }
+  }
+
+  private adopt(webviewPanel: vscode.WebviewPanel, shown: Shown): void {
+    const panel = new ConversationPanel(webviewPanel, shown, this.deps, () => this.panels.delete(shown.id));
+    this.panels.set(shown.id, panel);
   }
 
   isOpen(agentId: string): boolean {
@@ -107,15 +176,20 @@ export class ConversationPanels implements vscode.Disposable {
     this.panels.get(agentId)?.dispose();
   }
 
+  /**
+   * Stops serving the views but leaves their tabs open: at a window reload VS Code saves the
+   * open editors after Arbor is deactivated, and a view closed here would not come back.
+   */
   dispose(): void {
+    this.disposed = true;
     for (const s of this.subscriptions) s.dispose();
-    for (const panel of [...this.panels.values()]) panel.dispose();
+    for (const panel of [...this.panels.values()]) panel.release();
     this.panels.clear();
   }
 }
 
 class ConversationPanel {
-  private agent: Agent;
+  private agent: Shown;
   private model: ConversationModel;
   /** The view has posted 'ready' since it last (re)loaded, so it takes updates. */
   private ready = false;
@@ -127,12 +201,13 @@ class ConversationPanel {
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
-    agent: Agent,
+    agent: Shown,
     private readonly deps: ConversationPanelsDeps,
     private readonly onDisposed: () => void,
   ) {
     this.agent = agent;
     this.model = new ConversationModel(agent.log.events);
+    panel.title = agent.label;
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'arbor.svg');
     panel.webview.html = pageHtml(panel.webview, deps.extensionUri);
     this.subscriptions.push(
@@ -182,32 +257,41 @@ class ConversationPanel {
         this.ready = true;
         return [this.postSnapshot()];
       case 'send':
-        return this.act('send', () => {
-          this.deps.runtime.sendFromUser(this.agent, message.text);
+        return this.act('send', (agent) => {
+          this.deps.runtime.sendFromUser(agent, message.text);
           this.deps.log.info(`Message queued for "${this.agent.label}" (${this.agent.id}) from its conversation view`);
         });
       case 'stop':
-        return this.act('stop', () => {
+        return this.act('stop', (agent) => {
           // The user's Stop, as the tree's: continuable children go through the interrupt with
           // the user's authority (their durable parent address), so it works with the parent offline.
-          this.deps.runtime.stop(this.agent);
+          this.deps.runtime.stop(agent);
           this.deps.log.info(`Stop requested for "${this.agent.label}" (${this.agent.id}) from its conversation view`);
         });
     }
   }
 
+  /** Closes the view. */
   dispose(): void {
-    if (this.disposed) return;
+    if (this.release()) this.panel.dispose();
+  }
+
+  /** Stops serving the view (its tab stays); false when that had already happened. */
+  release(): boolean {
+    if (this.disposed) return false;
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
-    this.panel.dispose();
     this.onDisposed();
+    return true;
   }
 
-  private act(what: 'send' | 'stop', action: () => void): HostToWebviewMessage[] {
+  private act(what: 'send' | 'stop', action: (agent: Agent) => void): HostToWebviewMessage[] {
     try {
-      action();
+      if (this.agent instanceof SavedConversation) {
+        throw new ArborError('AGENT_DISPOSED', `"${this.agent.label}" has ended; resume its session from Arbor History to continue it.`);
+      }
+      action(this.agent);
     } catch (err) {
       const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema.safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
       const message = isArborError(err) ? err.message : `Could not ${what}: ${err instanceof Error ? err.message : String(err)}`;
@@ -244,6 +328,18 @@ class ConversationPanel {
   private state() {
     const { runtime, interaction } = this.deps;
     const agent = this.agent;
+    if (agent instanceof SavedConversation) {
+      return conversationState({
+        ...agent,
+        live: false,
+        stopping: false,
+        waiting: false,
+        parked: false,
+        parentOffline: false,
+        queued: this.model.queued(),
+        tokens: agent.usage.inputTokens + agent.usage.outputTokens,
+      });
+    }
     const parent = runtime.agents.parentOf(agent);
     return conversationState({
       kind: agent.kind,
@@ -272,6 +368,10 @@ class ConversationPanel {
     void this.panel.webview.postMessage(message);
     return message;
   }
+}
+
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media')] };
 }
 
 /**

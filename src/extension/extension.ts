@@ -12,7 +12,7 @@ import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';
 import { registerConversationCommands } from './conversationCommands';
-import { ConversationPanels } from './conversationPanels';
+import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversationPanels';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { registerHistoryCommands } from './historyCommands';
 import type { HistoryNode } from './historyNodes';
@@ -21,6 +21,7 @@ import { ApiKeyStore } from './models/apiKeys';
 import { registerModelCommands } from './models/modelCommands';
 import { ModelChoice } from './models/modelChoice';
 import { QuestionPicker } from './questionPicker';
+import { REVIEW_SCHEME, ReviewPreviews } from './reviewPreview';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
 import { RunLinkHandler } from './uriHandler';
@@ -56,6 +57,8 @@ export interface ArborTesting {
   tree: AgentsTreeProvider;
   treeView: vscode.TreeView<Agent>;
   picker: QuestionPicker;
+  /** The read-only previews prompts open for what they ask the human to decide on. */
+  previews: ReviewPreviews;
   transcripts: TranscriptProvider;
   /** The agents' conversation views; `receive` injects a raw message as if a view had posted it. */
   conversations: ConversationPanels;
@@ -95,11 +98,23 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
   const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
-  const picker = new QuestionPicker(log);
+  const previews = new ReviewPreviews();
+  const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const transcripts = new TranscriptProvider(runtime);
-  const conversations = new ConversationPanels({ runtime, interaction: runtime.interaction, extensionUri: context.extensionUri, log });
+  const conversations = new ConversationPanels({
+    runtime,
+    interaction: runtime.interaction,
+    extensionUri: context.extensionUri,
+    log,
+    loadSession: store && ((id) => store.loadSession(id)),
+  });
+  // Conversation views open at a window reload come back on their agent's session. This one
+  // registration stays for the life of the extension host, outside context.subscriptions: VS
+  // Code keeps an open view across a reload only while its serializer is registered, and the
+  // window saves its editors while Arbor is being deactivated.
+  vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, { deserializeWebviewPanel: (panel, state) => conversations.restore(panel, state) });
   const history = new HistoryTreeProvider(runtime, store);
   const historyView = vscode.window.createTreeView('arbor.history', { treeDataProvider: history, showCollapseAll: true });
   history.attach(historyView);
@@ -123,7 +138,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     return agent;
   };
 
-  const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'));
+  const links = new RunLinkHandler(log, (request) => startRun(request, 'interactive'), previews);
 
   context.subscriptions.push(
     // Deactivation disposes the runtime: every turn aborted, every listener released. Then
@@ -131,7 +146,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     {
       dispose: () => {
         void runtime.dispose();
-        for (const error of store?.flushAllSync() ?? []) console.error(`Arbor: ${error.message}`);
+        // Closing (not only flushing) releases each session's lock, so another window can resume it.
+        for (const error of store?.closeAllSync() ?? []) console.error(`Arbor: ${error.message}`);
       },
     },
     models,
@@ -139,11 +155,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     historyView,
     runtime.interaction.registerProvider(picker),
     picker,
+    previews,
+    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, previews),
     tree,
     treeView,
     transcripts,
     conversations,
-    ...registerConversationCommands({ runtime, tree, conversations }),
+    ...registerConversationCommands({ runtime, tree, conversations, log }),
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     vscode.window.registerUriHandler(links),
     runtime.interaction.onDidChangePending(updateBadge),
@@ -211,6 +229,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       tree,
       treeView,
       picker,
+      previews,
       transcripts,
       conversations,
       history,
@@ -241,7 +260,14 @@ function openSessionStore(context: vscode.ExtensionContext, log: vscode.LogOutpu
   }
   const folder = path.join(base.fsPath, 'sessions');
   log.info(`Sessions are saved in ${folder}`);
-  return new JsonlSessionStore(folder, { onError: (error) => log.error(error.message) });
+  // Write problems also show on the agent's node; a file Arbor had to write again is a warning.
+  const where = vscode.workspace.name ? `for "${vscode.workspace.name}"` : 'with no folder open';
+  const fsyncAtFlush = vscode.workspace.getConfiguration('arbor').get<unknown>('sessions.fsyncAtTurnEnd', false) === true;
+  return new JsonlSessionStore(folder, {
+    owner: `the ${vscode.env.appName} window ${where}`,
+    fsyncAtFlush,
+    onError: (error) => (error.code === 'SESSION_FILE_LOST' ? log.warn(error.message) : log.error(error.message)),
+  });
 }
 
 export function deactivate(): void {

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import * as z from 'zod';
 import type { Agent } from '../core/agents';
 import { ArborError } from '../core/errors';
 import type { Runtime } from '../core/runtime';
 import { MemorySessionLog, type JsonlSessionStore } from '../core/sessions';
 import { kindText } from './agentPresentation';
-import { reportError } from './commands';
-import { relativeTime, type HistoryNode } from './historyNodes';
+import { parseSessionArgument } from './commandArguments';
+import { parsedArgument, reportError } from './commands';
+import { relativeTime } from './historyNodes';
 import type { HistoryTreeProvider } from './historyTree';
 import type { TranscriptProvider } from './transcripts';
 
@@ -19,20 +19,8 @@ export interface HistoryCommandDeps {
   log: vscode.LogOutputChannel;
 }
 
-/** A session id given as a command argument by another extension or a keybinding. */
-const sessionIdArgument = z.string().min(1).max(1000);
-
-/** Arbor: Resume Session..., Refresh History, and opening a past session's transcript. */
 export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Disposable[] {
   const { runtime, store, history, transcripts, agentsView, log } = deps;
-
-  const idOf = (arg: unknown): string | undefined => {
-    if (arg === undefined) return undefined;
-    if (isHistoryNode(arg)) return arg.type === 'session' ? arg.entry.header.id : undefined;
-    const parsed = sessionIdArgument.safeParse(arg);
-    if (!parsed.success) throw new ArborError('INPUT_INVALID', 'Pass a session id (a string) or a History node.');
-    return parsed.data;
-  };
 
   const pickSession = async (): Promise<string | undefined> => {
     const sessions = (await history.sessions()).filter((n) => !runtime.agents.get(n.entry.header.id));
@@ -63,9 +51,10 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
     vscode.commands.registerCommand('arbor.refreshHistory', () => history.refresh()),
 
     vscode.commands.registerCommand('arbor.resumeSession', async (arg?: unknown) => {
+      const target = parsedArgument(log, () => parseSessionArgument('Arbor: Resume Session', arg));
       try {
         if (!store) throw new ArborError('INPUT_INVALID', 'Sessions are kept in memory only in this editor, so there is nothing to resume.');
-        const id = idOf(arg) ?? (arg === undefined ? await pickSession() : undefined);
+        const id = target.kind === 'session' ? target.id : target.kind === 'none' ? await pickSession() : undefined;
         if (!id) return undefined;
         const live = runtime.agents.get(id);
         if (live) {
@@ -86,8 +75,9 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
 
     // Read-only: the transcript scheme has no way to write back.
     vscode.commands.registerCommand('arbor.openSessionTranscript', async (arg?: unknown) => {
+      const target = parsedArgument(log, () => parseSessionArgument('Arbor: Open Session Transcript', arg));
       try {
-        const id = idOf(arg) ?? (await pickSession());
+        const id = target.kind === 'session' ? target.id : await pickSession();
         if (!id) return undefined;
         const live = runtime.agents.get(id);
         if (live) return (await transcripts.show(live)).document.uri.toString();
@@ -105,9 +95,4 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
       }
     }),
   ];
-}
-
-function isHistoryNode(value: unknown): value is HistoryNode {
-  const type = (value as { type?: unknown } | null)?.type;
-  return typeof value === 'object' && value !== null && (type === 'session' || type === 'diagnostic' || type === 'notice');
 }

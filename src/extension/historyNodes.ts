@@ -67,8 +67,12 @@ export function presentSession(node: SessionNode, live: boolean, now: number): S
   const { header, summary } = node.entry;
   const reason = summary.lastTurnEndReason;
   const state = live ? 'live in this window' : reason ? reasonText(reason) : 'no turns';
-  const description = [kindText(header.kind), relativeTime(summary.lastActivity, now), state].join(' · ');
+  const damaged = !live && node.entry.damage !== undefined;
+  const parts = [kindText(header.kind), relativeTime(summary.lastActivity, now), state];
+  if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
+  const description = parts.join(' · ');
   const lines = [`**${escapeMarkdown(header.label)}**: ${kindText(header.kind)} session, ${state}`, ''];
+  if (damaged && node.entry.warning) lines.push(`$(warning) ${escapeMarkdown(node.entry.warning)} Resume continues from the undamaged part and keeps a copy of the damaged file.`, '');
   if (summary.firstUserMessage) lines.push(`> ${escapeMarkdown(summary.firstUserMessage)}`, '');
   lines.push(
     `- Session: \`${header.id}\``,
@@ -84,7 +88,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number): S
     label: header.label || header.id,
     description,
     tooltip: lines.join('\n'),
-    icon: live ? 'pulse' : reasonIcon(reason),
+    icon: live ? 'pulse' : damaged ? 'warning' : reasonIcon(reason),
     contextValue: `session:${live ? 'live' : 'past'}:${header.kind}`,
   };
 }

@@ -1,25 +1,31 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../core/runtime';
-import type { JsonlSessionStore } from '../core/sessions';
+import type { JsonlSessionStore, SessionCatalog } from '../core/sessions';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
 
 /** Agents start and end in bursts (a lead and its subagents): one re-read of the folder per burst. */
 const REFRESH_MS = 500;
 
 /**
- * The History view: past sessions read from the durable store. The folder is read when the
- * view asks for its top level; runtime events (agents starting and ending, turns ending) mark
- * it stale and, coalesced, refresh it while the view is visible, or once it becomes visible.
+ * The History view: past sessions read from the durable store. The folder is listed when the
+ * view first asks for its top level, on Refresh, and when the view becomes visible after
+ * changes; runtime events (agents starting and ending, turns ending) refresh only the sessions
+ * of those agents, coalesced, while the view is visible (one stat per session, not a listing
+ * of the folder).
  */
 export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<HistoryNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private nodes: Promise<HistoryNode[]> | undefined;
+  /** The catalog the nodes show; incremental refreshes patch it. */
+  private catalog: SessionCatalog | undefined;
+  /** Agents whose sessions changed since the last refresh. */
+  private readonly changedIds = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<HistoryNode> | undefined;
   private stale = false;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** Reads of the session folder so far (tests check that bursts coalesce). */
+  /** Refreshes of the list so far, full or incremental (tests check that bursts coalesce). */
   reads = 0;
 
   constructor(
@@ -29,6 +35,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     this.subscriptions.push(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed' && e.change.type !== 'turn_end') return;
+        this.changedIds.add(e.agent.id);
         this.scheduleRefresh();
       }),
     );
@@ -44,12 +51,45 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     );
   }
 
+  /** True when no refresh is scheduled and the view has read the folder since the last one. */
+  get settled(): boolean {
+    return this.timer === undefined && this.nodes !== undefined;
+  }
+
   /** Re-read the session folder now. */
   refresh(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.stale = false;
+    this.catalog = undefined;
+    this.changedIds.clear();
     this.nodes = undefined;
+    this.changed.fire(undefined);
+  }
+
+  /** Re-read only the sessions of agents that changed, then repaint. */
+  private refreshChanged(): void {
+    this.timer = undefined;
+    const catalog = this.catalog;
+    if (!catalog || !this.store) return this.refresh();
+    const ids = [...this.changedIds];
+    this.changedIds.clear();
+    const store = this.store;
+    this.nodes = (async () => {
+      this.reads++;
+      try {
+        const update = await store.sessionEntries(ids);
+        const replaced = new Set([...ids, ...update.sessions.map((s) => s.header.id)]);
+        const files = new Set(update.diagnostics.map((d) => d.file));
+        const sessions = [...catalog.sessions.filter((s) => !replaced.has(s.header.id)), ...update.sessions];
+        sessions.sort((a, b) => Date.parse(b.summary.lastActivity) - Date.parse(a.summary.lastActivity) || Date.parse(b.header.createdAt) - Date.parse(a.header.createdAt));
+        const diagnostics = [...catalog.diagnostics.filter((d) => !files.has(d.file)), ...update.diagnostics];
+        this.catalog = { sessions, diagnostics };
+        return historyNodes(this.catalog);
+      } catch (err) {
+        return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
+      }
+    })();
     this.changed.fire(undefined);
   }
 
@@ -81,7 +121,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
         const item = new vscode.TreeItem(p.label, node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `session:${node.entry.header.id}`;
         item.description = p.description;
-        item.tooltip = new vscode.MarkdownString(p.tooltip);
+        item.tooltip = new vscode.MarkdownString(p.tooltip, true);
         item.iconPath = new vscode.ThemeIcon(p.icon);
         item.contextValue = p.contextValue;
         item.command = { command: 'arbor.openSessionTranscript', title: 'Open Transcript', arguments: [node] };
@@ -128,14 +168,15 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
       this.nodes = undefined;
       return;
     }
-    this.timer ??= setTimeout(() => this.refresh(), REFRESH_MS);
+    this.timer ??= setTimeout(() => this.refreshChanged(), REFRESH_MS);
   }
 
   private async load(): Promise<HistoryNode[]> {
     if (!this.store) return [{ type: 'notice', message: 'Sessions are kept in memory only: this editor gives Arbor no local storage folder.' }];
     this.reads++;
     try {
-      return historyNodes(await this.store.listSessions());
+      this.catalog = await this.store.listSessions();
+      return historyNodes(this.catalog);
     } catch (err) {
       return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
     }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ArborError } from '../core/errors';
 import type { InteractionPrompt, InteractionProvider } from '../core/interaction';
 import type { Answer, Question } from '../core/sessions';
+import type { OpenPreview, ReviewPreviews } from './reviewPreview';
 
 const OTHER = 'Other…';
 
@@ -24,7 +25,11 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   /** Prompts opened so far (tests prove an owned child never opens one). */
   opened: Array<{ agentId?: string; title: string }> = [];
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** Where a prompt's detail (a command, a plan) is shown whole before it can be answered. */
+    private readonly previews?: ReviewPreviews,
+  ) {}
 
   ask(prompt: InteractionPrompt): Promise<Answer[]> {
     return new Promise<Answer[]>((resolve, reject) => {
@@ -88,16 +93,23 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
     const { prompt } = item;
     const who = prompt.agent?.label ?? 'Arbor';
     if (prompt.detail) this.log.info(`${who} asks (${prompt.intent}):\n${prompt.detail}`);
-    const answers: Answer[] = [];
-    for (let i = 0; i < prompt.questions.length; i++) {
-      if (this.active?.item !== item) throw new ArborError('ASK_ABORTED', 'The question was withdrawn.');
-      const q = prompt.questions[i];
-      const step = prompt.questions.length > 1 ? ` (${i + 1}/${prompt.questions.length})` : '';
-      const title = `${who} asks${q.header ? `: ${q.header}` : ''}${step}`;
-      this.opened.push({ agentId: prompt.agent?.id, title });
-      answers.push(await this.pick(item, q, title));
+    // The whole detail is on screen before any option can be chosen; the quick pick shows one line.
+    let preview: OpenPreview | undefined;
+    if (prompt.detail !== undefined && this.previews) preview = await this.previews.open(`${who} ${prompt.intent}`, previewHeader(who, prompt), prompt.detail);
+    try {
+      const answers: Answer[] = [];
+      for (let i = 0; i < prompt.questions.length; i++) {
+        if (this.active?.item !== item) throw new ArborError('ASK_ABORTED', 'The question was withdrawn.');
+        const q = prompt.questions[i];
+        const step = prompt.questions.length > 1 ? ` (${i + 1}/${prompt.questions.length})` : '';
+        const title = `${who} asks${q.header ? `: ${q.header}` : ''}${step}${preview ? ' (in full in the preview beside)' : ''}`;
+        this.opened.push({ agentId: prompt.agent?.id, title });
+        answers.push(await this.pick(item, q, title));
+      }
+      return answers;
+    } finally {
+      void preview?.close();
     }
-    return answers;
   }
 
   private pick(item: Queued, q: Question, title: string): Promise<Answer> {
@@ -162,5 +174,17 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
       });
       input.show();
     });
+  }
+}
+
+function previewHeader(who: string, prompt: InteractionPrompt): string {
+  const size = `${prompt.detail?.length ?? 0} characters`;
+  switch (prompt.intent) {
+    case 'approval':
+      return `${who} asks for your approval of the action below (${size}), exactly as it would run. Read all of it, then answer in the prompt.`;
+    case 'plan-approval':
+      return `${who} asks you to approve the plan below (${size}). Read all of it, then answer in the prompt.`;
+    default:
+      return `${who} asks a question about the text below (${size}).`;
   }
 }

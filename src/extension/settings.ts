@@ -12,6 +12,16 @@ const optionalText = z
   .transform((s) => s.trim())
   .transform((s) => (s === '' ? undefined : s));
 
+/** The OpenAI-compatible endpoint's timeouts, in ms; unset means the provider's default. */
+export interface OpenAiTimeoutSettings {
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  retryTimeoutMs?: number;
+}
+
+/** A timeout in seconds: positive and at most a day. */
+const timeoutSeconds = z.number().positive().max(86_400);
+
 export interface ArborSettings {
   provider: ModelProviderSetting;
   scriptFile: string;
@@ -19,7 +29,7 @@ export interface ArborSettings {
   /** Narrows which VS Code chat model `vscode-lm` (and `auto`) picks; unset fields match any. */
   vscodeLm: { family?: string; id?: string };
   /** Checked when the provider is used (parseOpenAiCompatibleSettings); the key is never a setting. */
-  openaiCompatible: { baseUrl?: string; model?: string };
+  openaiCompatible: { baseUrl?: string; model?: string; timeouts: OpenAiTimeoutSettings };
 }
 
 export function readSettings(onProblem: (message: string) => void): ArborSettings {
@@ -43,6 +53,11 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
     openaiCompatible: {
       baseUrl: text(config, 'model.openaiCompatible.baseUrl', onProblem),
       model: text(config, 'model.openaiCompatible.model', onProblem),
+      timeouts: {
+        timeoutMs: milliseconds(config, 'model.openaiCompatible.responseTimeoutSeconds', onProblem),
+        idleTimeoutMs: milliseconds(config, 'model.openaiCompatible.idleTimeoutSeconds', onProblem),
+        retryTimeoutMs: milliseconds(config, 'model.openaiCompatible.retryTimeoutSeconds', onProblem),
+      },
     },
   };
 }
@@ -51,5 +66,15 @@ function text(config: vscode.WorkspaceConfiguration, key: string, onProblem: (me
   const parsed = optionalText.safeParse(config.get<unknown>(key, '') ?? '');
   if (parsed.success) return parsed.data;
   onProblem(`arbor.${key} must be text; ignoring it.`);
+  return undefined;
+}
+
+/** A setting in seconds as ms; a bad value is reported and the default is used. */
+function milliseconds(config: vscode.WorkspaceConfiguration, key: string, onProblem: (message: string) => void): number | undefined {
+  const value = config.get<unknown>(key);
+  if (value === undefined || value === null) return undefined;
+  const parsed = timeoutSeconds.safeParse(value);
+  if (parsed.success) return Math.round(parsed.data * 1000);
+  onProblem(`arbor.${key} must be a number of seconds between 0 and 86400; using the default.`);
   return undefined;
 }

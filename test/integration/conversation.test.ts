@@ -117,7 +117,7 @@ describe('Conversation view', function () {
     assert.strictEqual(kid.pendingCount, 1);
     assert.strictEqual(sib.status, 'running', 'the sibling keeps running');
     assert.strictEqual(boss.status, 'running', 'the parent keeps running');
-    await sleep(300);
+    await kid.whenIdle(); // resolves only when no turn runs and none is about to start
     assert.strictEqual(kid.status, 'idle', 'nothing auto-starts after the stop');
     assert.ok(await ui.webviewHasText('stopped with 1 queued'), 'the state line says what happened');
     assert.ok(await ui.webviewHasText('Turn 1 ended: aborted (stopped by you)'));
@@ -136,7 +136,8 @@ describe('Conversation view', function () {
     assert.strictEqual(reply.type === 'error' && reply.code, 'INPUT_INVALID');
     assert.match(reply.type === 'error' ? reply.message : '', /unknown key interactionMode/);
     assert.deepStrictEqual(t.conversations.receive(kid.id, { type: 'stop', agentId: sib.id }).map((r) => r.type === 'error' && r.code), ['INPUT_INVALID']);
-    await sleep(200);
+    // receive() decides synchronously; a send it let through would have started a turn by now.
+    await kid.whenIdle();
     assert.deepStrictEqual(snapshot(), before, 'nothing changed: still parked with its one queued message');
     assert.strictEqual(sib.status, 'running', 'the named sibling was not stopped');
     assert.strictEqual(kid.log.header.interactionMode, 'interactive');

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { DiagnosticNode, SessionNode } from '../../src/extension/historyNodes';
-import { arborTesting, EXTENSION_ID, sleep, toolResults, turnEnds, userMessages, waitFor } from './support';
+import { arborTesting, EXTENSION_ID, toolResults, turnEnds, userMessages, waitFor } from './support';
 import { ui } from './ui';
 import { windowReload } from './windowReload';
 
@@ -104,14 +104,17 @@ if (windowReload.phase() === 'before') {
     it('refreshes on its own while visible, once per burst of agent events', async () => {
       await vscode.commands.executeCommand('arbor.history.focus');
       await waitFor(() => t.historyView.visible, 'the History view to be visible');
-      await sleep(700);
+      // Earlier suites' refreshes are done (by state, not by waiting a while).
+      await waitFor(() => t.history.settled, 'History to settle');
       const readsBefore = t.history.reads;
-      const { lead } = await startFamily(t, 'Burst lead', 'Burst kid');
-      await waitFor(() => t.history.reads > readsBefore, 'History to re-read the folder by itself', 5_000);
-      await sleep(1_200);
-      // Start, child start, turn ends, settle: about ten runtime events in well under a second.
-      assert.ok(t.history.reads - readsBefore <= 3, `${t.history.reads - readsBefore} reads for one burst`);
-      assert.ok((await t.history.sessions()).some((n) => n.entry.header.id === lead.id), 'the new session is listed');
+      // One synchronous burst of runtime events: ten agents start at once (and then wait).
+      const burst = Array.from({ length: 10 }, (_, i) =>
+        t.startScripted({ version: 1, agents: { [`Burst ${i}`]: { turns: [[{ hang: true }]] } } }, 'wait', `Burst ${i}`),
+      );
+      await waitFor(() => t.history.reads > readsBefore && t.history.settled, 'History to re-read the folder by itself');
+      // The waiting agents send no further event that History listens to, so nothing else reads.
+      assert.strictEqual(t.history.reads - readsBefore, 1, `${t.history.reads - readsBefore} reads for one burst`);
+      for (const agent of burst) await t.runtime.end(agent);
     });
 
     it('shows unreadable session files as warnings with their reason, and keeps listing the others', async () => {
@@ -173,6 +176,10 @@ if (windowReload.phase() === 'before') {
         this.skip();
       }
       const { lead, kidId } = await startFamily(t, 'Reload lead', 'Reload kid');
+      // Its conversation view stays open across the reload (it has shown the conversation, so it
+      // knows which session it belongs to).
+      t.conversations.open(lead, { preserveFocus: true });
+      await waitFor(() => (t.conversations.stats(lead.id)?.snapshots ?? 0) > 0, "the lead's conversation view to load");
       const state: BeforeReload = {
         leadId: lead.id,
         kidId,
@@ -228,6 +235,22 @@ if (windowReload.phase() === 'before') {
       assert.match(text, /There are 3 apples/, "the kid's report is part of the lead's transcript");
     });
 
+    it("brings back the conversation view that was open, on the session's saved conversation, read-only", async () => {
+      const isConversation = (tab: vscode.Tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('arbor.conversation') && tab.label === 'Reload lead';
+      const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs);
+      assert.ok(tabs.some(isConversation), `the conversation tab is back after the reload (tabs: ${tabs.map((tab) => tab.label).join(', ')})`);
+      // VS Code restores a background webview when it is shown: leave only that tab.
+      await vscode.window.tabGroups.close(tabs.filter((tab) => !isConversation(tab)));
+      await waitFor(() => t.conversations.isOpen(recorded.leadId), 'the conversation view to be restored');
+      await waitFor(() => (t.conversations.stats(recorded.leadId)?.snapshots ?? 0) > 0, 'the restored view to load');
+      const [refused] = t.conversations.receive(recorded.leadId, { type: 'send', text: 'are you there?' });
+      assert.ok(refused?.type === 'error' && refused.code === 'AGENT_DISPOSED' && /History/.test(refused.message), 'read-only until resumed');
+      if (ui.available) {
+        assert.ok(await ui.webviewHasText('Ask a subagent to count the apples.'), 'the conversation from before the reload is shown');
+        assert.ok(await ui.webviewHasText('Reload kid finished its turn and is idle'), "the kid's report reads as one line");
+      }
+    });
+
     it('Resume Session reopens it as a root with its conversation and usage, and it cold-resumes its settled subagent from disk', async () => {
       // The resumed lead runs on the workspace's scripted model: its next turn messages the kid,
       // whose agent_id it reads from its own rebuilt conversation.
@@ -244,8 +267,13 @@ if (windowReload.phase() === 'before') {
       const config = vscode.workspace.getConfiguration('arbor');
       await config.update('scriptedModel.scriptFile', scriptFile, vscode.ConfigurationTarget.Workspace);
       await config.update('model.provider', 'scripted', vscode.ConfigurationTarget.Workspace);
+      // Arbor reads the settings in its configuration listener, which has run once the new
+      // values are visible here: then the model plays the script file.
+      await waitFor(() => {
+        const now = vscode.workspace.getConfiguration('arbor');
+        return now.get('scriptedModel.scriptFile') === scriptFile && now.get('model.provider') === 'scripted';
+      }, 'the new settings to reach Arbor');
       await waitFor(() => t.model.provider.id === 'scripted', 'the scripted model to be in use');
-      await sleep(200);
 
       const id = await vscode.commands.executeCommand<string>('arbor.resumeSession', await sessionNode(t, recorded.leadId));
       assert.strictEqual(id, recorded.leadId);
@@ -255,6 +283,8 @@ if (windowReload.phase() === 'before') {
       assert.deepStrictEqual({ ...lead.usage }, recorded.leadUsage, 'usage from before the reload');
       assert.strictEqual(lead.turnCount, recorded.leadTurns);
       assert.match(lead.conversation.map((m) => m.content).join('\n'), /There are 3 apples/, 'the conversation carried over');
+      const [accepted] = t.conversations.receive(lead.id, { type: 'ready' });
+      assert.ok(accepted?.type === 'snapshot' && accepted.state.phase !== 'ended', 'the restored view follows the resumed agent');
       if (ui.available) {
         await vscode.commands.executeCommand('arbor.agents.focus');
         assert.ok(await ui.pageHasText('Reload lead'), 'the Agents view shows the resumed session');

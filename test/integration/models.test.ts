@@ -11,9 +11,16 @@ import { arborTesting, EXTENSION_ID, sleep, waitFor } from './support';
 import { ui } from './ui';
 import { windowReload } from './windowReload';
 
-const MODEL_KEYS = ['model.provider', 'model.vscodeLm.family', 'model.vscodeLm.id', 'model.openaiCompatible.baseUrl', 'model.openaiCompatible.model'];
+const MODEL_KEYS = [
+  'model.provider',
+  'model.vscodeLm.family',
+  'model.vscodeLm.id',
+  'model.openaiCompatible.baseUrl',
+  'model.openaiCompatible.model',
+  'model.openaiCompatible.idleTimeoutSeconds',
+];
 
-async function setModelSettings(values: Record<string, string | undefined>): Promise<void> {
+async function setModelSettings(values: Record<string, string | number | undefined>): Promise<void> {
   const config = vscode.workspace.getConfiguration('arbor');
   for (const [key, value] of Object.entries(values)) await config.update(key, value, vscode.ConfigurationTarget.Workspace);
 }
@@ -149,6 +156,32 @@ if (windowReload.phase() === 'before') {
         assert.strictEqual(endpoint.requests.at(-1)?.authorization, 'Bearer no-api-key-set', 'the cleared key is not sent');
       } finally {
         endpoint.close();
+        await resetModelSettings();
+      }
+    });
+
+    it('the idle timeout setting ends a turn against an endpoint that goes quiet with MODEL_TIMEOUT naming the setting', async () => {
+      // Sends its headers, then nothing, until the test closes it.
+      const quiet = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.flushHeaders();
+        });
+      });
+      await new Promise<void>((resolve) => quiet.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(quiet.address() as AddressInfo).port}/v1`;
+      try {
+        // The provider is rebuilt on each change: the timeout goes first, the provider last.
+        await setModelSettings({ 'model.openaiCompatible.idleTimeoutSeconds': 0.2, 'model.openaiCompatible.baseUrl': baseUrl, 'model.openaiCompatible.model': 'quiet-model', 'model.provider': 'openai-compatible' });
+        await waitFor(() => t.model.provider.id === `openai-compatible:quiet-model@${baseUrl}`, 'the OpenAI-compatible provider');
+        const agent = await runAgent(t, 'Say something.', 'Quiet endpoint');
+        assert.strictEqual(agent.lastTurnEnd?.reason, 'error');
+        assert.strictEqual(agent.lastTurnEnd?.code, 'MODEL_TIMEOUT');
+        assert.match(agent.lastTurnEnd?.message ?? '', /sent its response headers, then nothing for 200 ms .*idleTimeoutSeconds/);
+      } finally {
+        quiet.closeAllConnections();
+        quiet.close();
         await resetModelSettings();
       }
     });

@@ -29,7 +29,6 @@ import util from 'node:util';
 import {
   ROOT,
   ensureCodeServer,
-  freePort,
   launchChromium,
   remoteUri,
   sleep,
@@ -77,13 +76,13 @@ try {
   buildIfMissing();
   ensureCodeServer();
   bridge = await startBridge();
-  const port = await freePort();
   writeUserSettings(dirs['user-data']);
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# Arbor integration workspace\n');
 
-  say(`starting code-server on 127.0.0.1:${port} (run folder ${runDir})`);
+  // Port 0: code-server binds a free port itself, so concurrent runs never share a server.
+  say(`starting code-server (run folder ${runDir})`);
   server = await startCodeServer({
-    port,
+    port: 0,
     userDataDir: dirs['user-data'],
     extensionsDir: dirs.extensions,
     workspace: dirs.workspace,
@@ -102,6 +101,8 @@ try {
     },
   });
 
+  const port = server.port;
+  say(`code-server serves ${server.url}`);
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   // Bridge actions wait this long for their target; loading the workbench has its own timeout.

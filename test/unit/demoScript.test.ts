@@ -7,7 +7,7 @@ import { DEMO_ROOT_LABEL, demoScript } from '../../src/extension/demo/demoScript
 describe('the demo script', () => {
   it('is a valid script with the four demo agents', () => {
     const parsed = parseScript(demoScript);
-    for (const label of [DEMO_ROOT_LABEL, 'Researcher', 'Watcher', 'Summarizer']) assert.ok(parsed.agents[label], label);
+    for (const label of [DEMO_ROOT_LABEL, 'Researcher', 'Watcher', 'Summarizer']) assert.ok(parsed.agents.get(label), label);
   });
 
   it("tells a user who runs their own task on the demo model how to run it for real", async () => {

@@ -43,7 +43,21 @@ describe('agent presentation in the tree', () => {
     await until(() => runtime.agents.size === 2, 'one-shot child');
     const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
     assert.strictEqual(p.contextValue, 'agent:running:one-shot');
-    assert.match(p.tooltip, /stop that agent to stop this one/);
+    assert.match(p.tooltip, /Stop that agent to stop this one/);
+    await runtime.dispose();
+  });
+
+  it('a one-shot node says on its row and in its tooltip why it has no Stop, naming its holder', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'once', prompt: 'x' } }] }]] }, once: { turns: [[{ hang: true }]] } },
+    });
+    runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2, 'one-shot child');
+    const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now(), holder: 'main' });
+    assert.match(p.description, /^one-shot for main, no Stop · /);
+    assert.match(p.tooltip, /No Stop of its own/);
+    assert.match(p.tooltip, /belongs to "main", the agent waiting for its result/);
     await runtime.dispose();
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { MAX_REVIEWABLE_DETAIL } from '../../src/core/interaction/approvals';
 import {
   APPROVAL_OPTIONS,
   ApprovalService,
@@ -76,6 +77,43 @@ describe('ApprovalService', () => {
     w.approvals.forgetSession('root');
     await w.approvals.request(w.request(w.root, interactive));
     assert.equal(w.provider.calls, 4);
+  });
+
+  it('a grant belongs to the exact agent: a later agent of the same session (a resume) is asked again', async () => {
+    const w = world();
+    w.provider.choose(APPROVAL_OPTIONS.session);
+    await w.approvals.request(w.request(w.root, interactive));
+    assert.equal(w.provider.calls, 1);
+    const resumed = makeAgent('root', { label: 'Lead' });
+    w.directory.add(resumed);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 2, 'same session id, another agent: asked again');
+    w.approvals.forgetAgent(w.root);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 2, "forgetting the old agent leaves the new agent's grant");
+    w.approvals.forgetAgent(resumed);
+    await w.approvals.request(w.request(resumed, interactive));
+    assert.equal(w.provider.calls, 3);
+  });
+
+  it('hands the provider the whole action, however long, and says in the question where to read it', async () => {
+    const w = world();
+    w.provider.choose(APPROVAL_OPTIONS.deny);
+    const command = `echo harmless ${'x'.repeat(7_900)}; rm -rf ~/DANGER-AT-THE-END`;
+    await w.approvals.request(w.request(w.root, interactive, { detail: command }));
+    const prompt = w.provider.prompts[0];
+    assert.equal(prompt.detail, command, 'the detail is the whole command, tail included');
+    assert.match(prompt.questions[0].question, new RegExp(`${command.length} characters; read all of it in the preview`));
+  });
+
+  it('denies without asking an action too long to be shown whole', async () => {
+    const w = world();
+    w.provider.choose(APPROVAL_OPTIONS.once);
+    const outcome = await w.approvals.request(w.request(w.root, interactive, { detail: 'x'.repeat(MAX_REVIEWABLE_DETAIL + 1) }));
+    assert.equal(outcome.decision, 'deny');
+    assert.match(outcome.reason, /too long|more than/);
+    assert.equal(w.provider.calls, 0, 'no prompt that could only show part of it');
+    assert.equal((await w.approvals.request(w.request(w.root, interactive, { detail: 'x'.repeat(MAX_REVIEWABLE_DETAIL) }))).decision, 'allow-once');
   });
 
   it('denies when the human denies, dismisses, or answers with text instead of a choice', async () => {

@@ -96,6 +96,14 @@ async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]>
 }
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await delay(2);
+  }
+}
 const fastRetry = { initialDelayMs: 5, maxDelayMs: 20 };
 
 describe('OpenAiCompatibleProvider against a local server', () => {
@@ -295,16 +303,14 @@ describe('OpenAiCompatibleProvider against a local server', () => {
 
   it('stops retrying as soon as the turn is aborted during a backoff', async () => {
     server.respondWith(jsonError(500, 'boom'));
-    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } });
+    // A backoff far longer than the test's timeout: only the abort can end the wait.
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: { initialDelayMs: 600_000, maxDelayMs: 600_000 } });
     const controller = new AbortController();
     const reason = new AbortedError('user');
-    const rejected = assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
-    // Abort once the first attempt has reached the server (not after a guessed delay): the
-    // provider is then failing that attempt or already in its 5 s backoff, which mocha's
-    // timeout would not outlast.
-    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 1));
+    const streaming = collect(provider.stream(request(controller.signal)));
+    await until(() => server.requests.length === 1, 'the first attempt reaches the server');
     controller.abort(reason);
-    await rejected;
+    await assert.rejects(streaming, (e: unknown) => e === reason);
     assert.equal(server.requests.length, 1);
   });
 
@@ -365,6 +371,203 @@ describe('OpenAiCompatibleProvider against a local server', () => {
     key = 'second-key';
     await collect(provider.stream(request(new AbortController().signal)));
     assert.deepEqual(server.requests.map((r) => r.headers.authorization), ['Bearer first-key', 'Bearer second-key']);
+  });
+});
+
+describe('OpenAiCompatibleProvider against a misbehaving server', () => {
+  let server: FakeModelServer;
+  beforeEach(async () => {
+    server = new FakeModelServer();
+    await server.start();
+  });
+  afterEach(async () => server.stop());
+
+  /** Holds the response open without a word until the client goes away. */
+  const holdOpen = (res: http.ServerResponse): Promise<void> => new Promise<void>((resolve) => res.on('close', () => resolve()));
+
+  it('a server that stalls after its headers ends with MODEL_TIMEOUT (idle timeout) and the connection is closed', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.flushHeaders();
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 50 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_TIMEOUT'), String(e));
+      assert.match(e.message, /sent its response headers, then nothing for 50 ms/);
+      assert.match(e.message, /idleTimeoutSeconds/);
+      return true;
+    });
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that stalls mid-stream ends with MODEL_TIMEOUT after what it sent', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      res.write(sse(chunk({ content: 'half an ans' })));
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 50 });
+    const seen: ModelChunk[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const c of provider.stream(request(new AbortController().signal))) seen.push(c);
+      })(),
+      (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /stopped sending in the middle of the response: nothing for 50 ms/.test(e.message),
+    );
+    assert.deepEqual(seen, [{ type: 'text', text: 'half an ans' }]);
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that sends only keep-alive comments ends with MODEL_TIMEOUT naming them', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      const timer = setInterval(() => res.write(': keep-alive\n\n'), 5);
+      await holdOpen(res);
+      clearInterval(timer);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 100 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /only keep-alive comments/.test(e.message));
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+  });
+
+  it('a server that never answers is retried only within the retry timeout, then MODEL_TIMEOUT', async () => {
+    server.respondWith(async (_req, res) => holdOpen(res));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { timeoutMs: 50, retryTimeoutMs: 400, retry: { maxRetries: 100, initialDelayMs: 1, maxDelayMs: 1 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_TIMEOUT'), String(e));
+      assert.match(e.message, /did not start answering within/);
+      assert.match(e.message, /Gave up after \d attempts/);
+      // Each attempt waits at least 50 ms and none starts after 400 ms: at most 9 fit, not 101.
+      assert.ok(typeof e.details?.attempts === 'number' && e.details.attempts >= 2 && e.details.attempts <= 9, String(e.details?.attempts));
+      return true;
+    });
+    await until(() => server.closedRequests.length === server.requests.length, 'every attempt\'s connection is closed');
+  });
+
+  it('the response timeout alone, without retries, ends with MODEL_TIMEOUT', async () => {
+    server.respondWith(async (_req, res) => holdOpen(res));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { timeoutMs: 50, retry: { maxRetries: 0 } });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /within 50 ms/.test(e.message) && e.details?.attempts === undefined);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('an endless stream ends with MODEL_TOO_LARGE at the response cap, and the connection is closed', async () => {
+    let sent = 0;
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      const piece = sse(chunk({ content: 'x'.repeat(1000) }));
+      let open = true;
+      let wake = (): void => undefined;
+      res.on('close', () => ((open = false), wake()));
+      res.on('drain', () => wake());
+      while (open) {
+        sent += piece.length;
+        if (!res.write(piece)) await new Promise<void>((r) => (wake = r));
+      }
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxResponseBytes: 256 * 1024 });
+    let text = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const c of provider.stream(request(new AbortController().signal))) if (c.type === 'text') text += c.text.length;
+      })(),
+      (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE') && /sent a response larger than 256 Ki bytes/.test(e.message),
+    );
+    assert.ok(text <= 256 * 1024, `no more than the cap reaches the reader (${text})`);
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    assert.ok(sent > 256 * 1024);
+  });
+
+  it('one huge line ends with MODEL_TOO_LARGE at the event cap, whether or not it ever ends', async () => {
+    for (const ending of ['', '\n\n']) {
+      server.respondWith(async (_req, res) => {
+        startSse(res);
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"');
+        res.write('y'.repeat(2 * 1024 * 1024));
+        res.write(`"}}]}${ending}`);
+        await holdOpen(res);
+      });
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxEventChars: 64 * 1024 });
+      await assert.rejects(
+        collect(provider.stream(request(new AbortController().signal))),
+        (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE') && /one line or event larger than 64 Ki characters/.test(e.message),
+        JSON.stringify(ending),
+      );
+    }
+  });
+
+  it('an event made of many data lines counts as one against the event cap', async () => {
+    server.respondWith(async (_req, res) => {
+      startSse(res);
+      for (let i = 0; i < 200; i++) res.write(`data: ${'z'.repeat(1000)}\n`);
+      await holdOpen(res);
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { maxEventChars: 64 * 1024 });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE'));
+  });
+
+  it('a 200 that is not an event stream (an HTML login page) fails with MODEL_BAD_OUTPUT naming the content type', async () => {
+    server.respondWith((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body>Please sign in to the Wi-Fi</body></html>');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { retry: fastRetry });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => {
+      assert.ok(isArborError(e, 'MODEL_BAD_OUTPUT'), String(e));
+      assert.match(e.message, /answered with 'text\/html; charset=utf-8' instead of an event stream/);
+      assert.equal(e.details?.contentType, 'text/html; charset=utf-8');
+      return true;
+    });
+    assert.equal(server.requests.length, 1, 'not retried');
+  });
+
+  it('a 200 without a content type fails with MODEL_BAD_OUTPUT too', async () => {
+    server.respondWith((_req, res) => {
+      res.writeHead(200);
+      res.end('ok');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /no content type/.test(e.message));
+  });
+
+  it('a usage the server sends as text or negative fails with MODEL_BAD_OUTPUT and yields no usage', async () => {
+    for (const usage of [{ prompt_tokens: '12', completion_tokens: 3 }, { prompt_tokens: -5, completion_tokens: 3 }, { prompt_tokens: 1.5, completion_tokens: 3 }]) {
+      server.respondWith(sseResponse([chunk({ content: 'hi' }, 'stop'), { ...usageChunk(0, 0), usage }]));
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+      const seen: ModelChunk[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const c of provider.stream(request(new AbortController().signal))) seen.push(c);
+        })(),
+        (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /usage\.prompt_tokens/.test(e.message),
+        JSON.stringify(usage),
+      );
+      assert.ok(!seen.some((c) => c.type === 'usage'));
+    }
+  });
+
+  it('a tool call whose id or name is a number fails with MODEL_BAD_OUTPUT', async () => {
+    for (const call of [{ index: 0, id: 7, function: { name: 'grep', arguments: '{}' } }, { index: 0, id: 'c1', function: { name: 42, arguments: '{}' } }]) {
+      server.respondWith(sseResponse([chunk({ tool_calls: [call] }, 'tool_calls')]));
+      const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+      await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /tool_calls/.test(e.message));
+    }
+  });
+
+  it('an event stream that closes without any event fails with MODEL_UNAVAILABLE instead of completing empty', async () => {
+    server.respondWith((_req, res) => {
+      startSse(res);
+      res.end(': nothing to see\n\n');
+    });
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_UNAVAILABLE') && /without sending anything/.test(e.message));
+  });
+
+  it('an event that is not JSON fails with MODEL_BAD_OUTPUT', async () => {
+    server.respondWith(sseResponse(['not json at all']));
+    const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' });
+    await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_BAD_OUTPUT') && /not JSON: not json at all/.test(e.message));
   });
 });
 

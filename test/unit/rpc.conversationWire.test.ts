@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   MAX_SEND_LENGTH,
+  conversationViewStateSchema,
   hostToWebviewSchema,
   parseWebviewMessage,
   type ConversationState,
@@ -98,5 +99,18 @@ describe('conversation wire: host -> webview', () => {
     assert.equal(hostToWebviewSchema.safeParse({ type: 'state', state: { ...state, html: '<b>' } }).success, false);
     assert.equal(hostToWebviewSchema.safeParse({ type: 'error', code: 'WHATEVER', message: 'x' }).success, false);
     assert.equal(hostToWebviewSchema.safeParse({ type: 'items', start: -1, items: [] }).success, false);
+  });
+});
+
+describe('conversation wire: the state a view keeps across a reload', () => {
+  it("accepts an agent id with or without a draft", () => {
+    assert.ok(conversationViewStateSchema.safeParse({ agentId: 'lead-1' }).success);
+    assert.ok(conversationViewStateSchema.safeParse({ agentId: 'lead-1', draft: 'half a thought' }).success);
+  });
+
+  it('refuses what cannot name a session: nothing, an empty or non-string id, an oversized draft', () => {
+    for (const raw of [undefined, null, 'lead-1', {}, { agentId: '' }, { agentId: 7 }, { agentId: 'x'.repeat(1_001) }, { agentId: 'a', draft: 'x'.repeat(MAX_SEND_LENGTH + 1) }]) {
+      assert.equal(conversationViewStateSchema.safeParse(raw).success, false, JSON.stringify(raw)?.slice(0, 60));
+    }
   });
 });

@@ -4,7 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { Answer } from '../../src/core/sessions/types';
-import { makeRuntime, reasons, toolResults, until } from './support/runtimeFixture';
+import { Runtime } from '../../src/core/runtime';
+import { JsonlSessionStore } from '../../src/core/sessions';
+import { makeRuntime, reasons, recordingModel, toolResults, until } from './support/runtimeFixture';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -55,6 +57,33 @@ describe('run_command behind the approval seam', () => {
     await denied.runtime.dispose();
   });
 
+  it('"allow for this session" ends with the agent: after End and Resume of the same session it asks again', async () => {
+    const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-sessions-'));
+    try {
+      const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { text: 'ok' }]], afterLastTurn: 'repeat-last' } } });
+      const runtime = new Runtime({ model, workspace, sessions: new JsonlSessionStore(sessionsDir, { flushDelayMs: 1 }), newId: () => 'main-1' });
+      const { prompts, provider } = approver('Allow for this session');
+      runtime.interaction.registerProvider(provider);
+      const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+      await root.whenIdle();
+      root.send('again', { from: 'user' });
+      await until(() => reasons(root).length === 2, 'the second turn');
+      await root.whenIdle();
+      assert.strictEqual(prompts.length, 1, 'while the agent lives, the grant holds');
+
+      await runtime.end(root);
+      const resumed = await runtime.resumeRoot('main-1', { message: 'after resume' });
+      await until(() => reasons(resumed).length === 3, 'the resumed turn');
+      await resumed.whenIdle();
+      assert.strictEqual(prompts.length, 2, 'the resumed session was asked again');
+      const decisions = resumed.log.events.flatMap((e) => (e.type === 'approval' ? [e.decision] : []));
+      assert.deepStrictEqual(decisions, ['allow-session', 'allow-session', 'allow-session'], 'each grant came from a prompt or from the same live agent');
+      await runtime.dispose();
+    } finally {
+      fs.rmSync(sessionsDir, { recursive: true, force: true });
+    }
+  });
+
   it('unattended runs and subagents are denied without any prompt', async () => {
     const script = {
       version: 1 as const,
@@ -87,17 +116,15 @@ describe('run_command behind the approval seam', () => {
     await interactive.runtime.dispose();
   });
 
-  it('Stop kills the running command', async () => {
-    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('sleep 1; touch late.txt')] }]] } } }, { workspace });
+  it('Stop kills the running command and its shell', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('sleep 987 & echo $! >> pids; echo $$ >> pids; wait; touch late.txt')] }]] } } }, { workspace });
     runtime.interaction.registerProvider(approver('Allow once').provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.log.events.some((e) => e.type === 'approval'), 'the approval');
-    const t0 = Date.now();
+    const pids = await pidsWritten(workspace, 2);
     runtime.stop(root);
     await root.whenIdle();
-    assert.ok(Date.now() - t0 < 900, 'the turn ended without waiting for the command');
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
-    await new Promise((r) => setTimeout(r, 1500));
+    await untilDead(pids);
     assert.strictEqual(fs.existsSync(path.join(workspace, 'late.txt')), false, 'the command (and its shell) were killed');
     await runtime.dispose();
   });
@@ -111,5 +138,138 @@ describe('run_command behind the approval seam', () => {
     assert.match(toolResults(root)[0].content, /must stay inside the workspace/);
     assert.strictEqual(prompts.length, 0);
     await runtime.dispose();
+  });
+});
+
+/** Is `pid` a running process? A zombie (exited, not yet reaped) counts as gone. */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for the command to have written `count` pids to `pids` in the workspace. */
+async function pidsWritten(workspace: string, count: number): Promise<number[]> {
+  const file = path.join(workspace, 'pids');
+  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  await until(() => read().length >= count, `${count} pids from the command`, 20_000);
+  return read();
+}
+
+/** Waits (with a generous deadline, not a timing claim) until none of `pids` runs. */
+async function untilDead(pids: number[]): Promise<void> {
+  await until(() => pids.every((pid) => !alive(pid)), `processes ${pids.filter(alive).join(', ')} to end`, 20_000);
+}
+
+/** Kills what a test left running on purpose (the documented limit), so nothing outlives it. */
+function cleanup(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+describe('run_command ends every process it started', function () {
+  // Generous bounds: these wait for states, never for a duration.
+  this.timeout(40_000);
+  let workspace: string;
+  beforeEach(() => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cmd-'));
+  });
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  /** A root that runs one command, allowed once; resolves with its tool result. */
+  async function runOnce(command: string, extra: Record<string, unknown> = {}) {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run(command, extra)] }, { text: 'ok' }]] } } }, { workspace });
+    runtime.interaction.registerProvider(approver('Allow once').provider);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    return { runtime, root };
+  }
+
+  const TRAPPING = [
+    "trap '' TERM",
+    'for i in 1 2 3; do sleep 987 & echo $! >> pids; done',
+    'echo $$ >> pids',
+    'wait',
+  ].join('\n');
+
+  it('a command that ignores SIGTERM, with three children that do too, is killed whole on timeout', async () => {
+    fs.writeFileSync(path.join(workspace, 'trap.sh'), TRAPPING);
+    const { runtime, root } = await runOnce('bash trap.sh', { timeout_seconds: 1 });
+    const pids = await pidsWritten(workspace, 4);
+    try {
+      await root.whenIdle();
+      const result = JSON.parse(toolResults(root)[0].content);
+      assert.strictEqual(result.status, 'timed-out');
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('Stop ends the turn and then kills a command that ignores SIGTERM, children included', async () => {
+    fs.writeFileSync(path.join(workspace, 'trap.sh'), TRAPPING);
+    const { runtime, root } = await runOnce('bash trap.sh');
+    const pids = await pidsWritten(workspace, 4);
+    try {
+      runtime.stop(root);
+      await root.whenIdle();
+      assert.deepStrictEqual(reasons(root), ['aborted:user']);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('a child that left the process group (setsid) is killed with the tree while the shell waits for it', async () => {
+    const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo $$ >> pids; wait', { timeout_seconds: 1 });
+    const pids = await pidsWritten(workspace, 2);
+    try {
+      await root.whenIdle();
+      assert.strictEqual(JSON.parse(toolResults(root)[0].content).status, 'timed-out');
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('returns when the shell has exited but a background child keeps the output pipe open, and stops that child', async () => {
+    const { runtime, root } = await runOnce('sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    const pids = await pidsWritten(workspace, 1);
+    try {
+      await root.whenIdle();
+      const result = JSON.parse(toolResults(root)[0].content);
+      assert.strictEqual(result.status, 'exited');
+      assert.strictEqual(result.exit_code, 0);
+      assert.match(result.output, /hi/);
+      assert.match(result.note, /were stopped/);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('still returns when a process that left both the group and the tree holds the pipe (the documented limit)', async () => {
+    const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    const pids = await pidsWritten(workspace, 1);
+    try {
+      await root.whenIdle();
+      const result = JSON.parse(toolResults(root)[0].content);
+      assert.strictEqual(result.status, 'exited');
+      assert.match(result.output, /hi/);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
   });
 });

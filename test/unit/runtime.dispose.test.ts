@@ -52,3 +52,36 @@ describe('runtime: shutdown', () => {
     assert.deepEqual(closed, ['Helper#2']);
   });
 });
+
+describe('runtime: shutdown of running agents', () => {
+  it("dispose resolves after a running agent's aborted turn has recorded its end and been written", async () => {
+    const { model } = recordingModel({ version: 1, agents: { Live: { turns: [[{ hang: true }]] } } });
+    // Each flush finishes one event-loop turn after it starts, so dispose can only have seen
+    // the flushes it waited for.
+    const written: string[][] = [];
+    const logs: MemorySessionLog[] = [];
+    const runtime = new Runtime({
+      model,
+      sessions: {
+        create: (header) => {
+          const log = new MemorySessionLog(header);
+          log.flush = () => {
+            const types = log.events.map((e) => e.type);
+            return new Promise<void>((resolve) => setImmediate(() => (written.push(types), resolve())));
+          };
+          logs.push(log);
+          return log;
+        },
+      },
+    });
+    const live = runtime.startRoot({ prompt: 'wait', label: 'Live' });
+    await until(() => live.status === 'running' && live.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
+    await runtime.dispose();
+    const seen = written.slice();
+    assert.equal(logs[0].events.at(-1)?.type, 'turn_end', 'the aborted turn recorded its end');
+    assert.ok(
+      seen.some((types) => types.at(-1) === 'turn_end'),
+      `a write that dispose waited for held the turn end (writes done: ${JSON.stringify(seen.map((t) => t.at(-1)))})`,
+    );
+  });
+});

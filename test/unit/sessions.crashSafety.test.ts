@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isArborError } from '../../src/core/errors';
 import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick } from './sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
 
 describe('durable sessions: crash safety', () => {
   let dir: string;
@@ -12,13 +12,7 @@ describe('durable sessions: crash safety', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
   afterEach(() => cleanup());
 
-  async function writeSession(id: string, events: SessionEvent[]): Promise<string> {
-    const store = new JsonlSessionStore(dir);
-    const log = store.create(header(id));
-    for (const e of events) log.append(e);
-    await store.dispose();
-    return log.file;
-  }
+  const writeSession = (id: string, events: SessionEvent[]): Promise<string> => writeSessionIn(dir, id, events);
 
   it('loads a log cut at every byte offset of its last line, keeping every earlier event', async function () {
     // About seventy loads and listings: work, not waiting, so give it room on a busy machine.

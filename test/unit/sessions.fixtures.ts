@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../../src/core/sessions';
+import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../../src/core/sessions';
 
 /** A fresh folder under the OS temp dir, and its removal. */
 export function makeTempDir(prefix = 'arbor-sessions-'): { dir: string; cleanup: () => void } {
@@ -67,4 +67,13 @@ export function everyEventType(): SessionEvent[] {
     { type: 'assistant_text', at: tick(), text: 'Done.' },
     { type: 'turn_end', at: tick(), turn: 2, reason: 'completed' },
   ];
+}
+
+/** Writes a whole session to `dir` through a store of its own, closed after; returns its file. */
+export async function writeSession(dir: string, id: string, events: SessionEvent[]): Promise<string> {
+  const store = new JsonlSessionStore(dir);
+  const log = store.create(header(id));
+  for (const e of events) log.append(e);
+  await store.dispose();
+  return log.file;
 }

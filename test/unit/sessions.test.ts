@@ -168,14 +168,26 @@ describe('durable sessions: JsonlSessionStore', () => {
       assert.equal(broken.flushAllSync()[0]?.code, 'SESSION_WRITE_FAILED');
     });
 
-    it('rejects an event that cannot be serialized at append, without losing the log', async () => {
+    it('saves only the format\'s part of an appended event, so a cycle outside it cannot break the log', async () => {
       const log = store.create(header('s-cyclic'));
       const cyclic: Record<string, unknown> = { type: 'assistant_text', at: tick(), text: 'x' };
       cyclic.self = cyclic;
-      assert.throws(() => log.append(cyclic as unknown as SessionEvent), TypeError);
+      log.append(cyclic as unknown as SessionEvent);
       log.append({ type: 'user_message', at: tick(), text: 'still writable', from: 'user' });
       await log.flush();
       assert.deepEqual((await new JsonlSessionStore(dir).loadSession('s-cyclic')).events, log.events);
+      assert.deepEqual(log.events[0], { type: 'assistant_text', at: cyclic.at, text: 'x' });
+      assert.equal(log.events.length, 2);
+    });
+
+    it('refuses an event the loader would reject without throwing, and the log stays writable', async () => {
+      const problems: string[] = [];
+      const log = new JsonlSessionStore(dir, { onError: (e) => problems.push(e.code) }).create(header('s-refused'));
+      log.append({ type: 'usage', at: tick(), inputTokens: -5, outputTokens: 1 });
+      log.append({ type: 'user_message', at: tick(), text: 'still writable', from: 'user' });
+      await log.close();
+      assert.deepEqual(problems, ['SESSION_EVENT_INVALID']);
+      assert.deepEqual((await new JsonlSessionStore(dir).loadSession('s-refused')).events, log.events);
       assert.equal(log.events.length, 1);
     });
 
@@ -291,9 +303,11 @@ describe('durable sessions: JsonlSessionStore', () => {
       await writeSession('good', [{ type: 'turn_start', at: tick(), turn: 1 }, { type: 'turn_end', at: tick(), turn: 1, reason: 'completed' }]);
       const goodText = fs.readFileSync(path.join(dir, 'good.jsonl'), 'utf8');
       const [headerLine, ...eventLines] = goodText.split('\n');
+      // A hand-made header for another id, without a checksum (as earlier builds wrote them).
+      const headerOf = (id: string): string => JSON.stringify({ ...(JSON.parse(headerLine) as object), crc: undefined, id });
 
-      fs.writeFileSync(path.join(dir, 'middle.jsonl'), [headerLine.replace('"good"', '"middle"'), '{not json', ...eventLines].join('\n'));
-      fs.writeFileSync(path.join(dir, 'bad-event.jsonl'), [headerLine.replace('"good"', '"bad-event"'), '{"type":"turn_start","at":"yesterday","turn":1}', ''].join('\n'));
+      fs.writeFileSync(path.join(dir, 'middle.jsonl'), [headerOf('middle'), '{not json', ...eventLines].join('\n'));
+      fs.writeFileSync(path.join(dir, 'bad-event.jsonl'), [headerOf('bad-event'), '{"type":"turn_start","at":"yesterday","turn":1}', ''].join('\n'));
       fs.writeFileSync(path.join(dir, 'bad-header.jsonl'), '{"type":"header","version":1,"id":"bad-header"}\n');
       fs.writeFileSync(path.join(dir, 'no-header.jsonl'), eventLines.join('\n'));
       fs.writeFileSync(path.join(dir, 'future.jsonl'), JSON.stringify({ type: 'header', version: SESSION_FORMAT_VERSION + 1, id: 'future', shape: 'unknown' }) + '\n');
@@ -303,17 +317,19 @@ describe('durable sessions: JsonlSessionStore', () => {
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a session file: ignored');
 
       const { sessions, diagnostics } = await new JsonlSessionStore(dir).listSessions();
-      assert.deepEqual(sessions.map((s) => s.header.id), ['good']);
+      // A damaged event line loses only what follows it: those sessions list with a warning.
+      assert.deepEqual(sessions.map((s) => s.header.id).sort(), ['bad-event', 'good', 'middle']);
+      const salvaged = new Map(sessions.map((s) => [s.header.id, s]));
+      assert.equal(salvaged.get('middle')!.damage?.line, 2);
+      assert.equal(salvaged.get('middle')!.summary.eventCount, 0);
+      assert.match(salvaged.get('middle')!.warning ?? '', /Line 2 is damaged \(it is not JSON\).*the 2 after it/);
+      assert.match(salvaged.get('bad-event')!.warning ?? '', /Line 2 is damaged \(it is not a valid session event at at/);
+      assert.equal(salvaged.get('good')!.damage, undefined);
       const byName = new Map(diagnostics.map((d) => [path.basename(d.file), d]));
       assert.deepEqual(
         [...byName.keys()].sort(),
-        ['a-directory.jsonl', 'bad-event.jsonl', 'bad-header.jsonl', 'dangling.jsonl', 'future.jsonl', 'middle.jsonl', 'no-header.jsonl', 'renamed.jsonl'],
+        ['a-directory.jsonl', 'bad-header.jsonl', 'dangling.jsonl', 'future.jsonl', 'no-header.jsonl', 'renamed.jsonl'],
       );
-      assert.equal(byName.get('middle.jsonl')!.code, 'SESSION_CORRUPT');
-      assert.equal(byName.get('middle.jsonl')!.line, 2);
-      assert.equal(byName.get('middle.jsonl')!.id, 'middle');
-      assert.equal(byName.get('bad-event.jsonl')!.code, 'SESSION_CORRUPT');
-      assert.match(byName.get('bad-event.jsonl')!.message, /Line 2 .*at at/);
       assert.equal(byName.get('bad-header.jsonl')!.code, 'SESSION_CORRUPT');
       assert.equal(byName.get('bad-header.jsonl')!.line, 1);
       assert.equal(byName.get('no-header.jsonl')!.code, 'SESSION_CORRUPT');
@@ -325,7 +341,7 @@ describe('durable sessions: JsonlSessionStore', () => {
       assert.equal(byName.get('renamed.jsonl')!.code, 'SESSION_CORRUPT');
 
       const fresh = new JsonlSessionStore(dir);
-      await rejectsWithCode(fresh.loadSession('middle'), 'SESSION_CORRUPT');
+      assert.equal((await fresh.loadSession('middle')).repairs.damage?.line, 2);
       await rejectsWithCode(fresh.loadSession('future'), 'SESSION_VERSION');
       await rejectsWithCode(fresh.loadSession('a-directory'), 'SESSION_UNREADABLE');
       await rejectsWithCode(fresh.loadSession('dangling'), 'SESSION_UNREADABLE');

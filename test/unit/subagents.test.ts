@@ -83,8 +83,30 @@ describe('one-shot subagents', () => {
     await until(() => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
     expectUnauthorized(() => runtime.stop(child));
-    assert.deepStrictEqual(runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id }), { accepted: true }, 'one-shot target: accepted no-op');
+    const answer = runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id });
+    assert.strictEqual(answer.accepted, true, 'one-shot target: accepted');
     assert.strictEqual(child.status, 'running', 'and it kept running');
+    await runtime.dispose();
+  });
+
+  it('an interrupt of a one-shot says it did nothing and why: the target belongs to its holder', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'helper', prompt: 'x' } }] }]] }, helper: { turns: [[{ hang: true }]] } },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2, 'child');
+    const child = childByLabel(runtime, 'helper');
+    for (const authority of [{ kind: 'user' as const, parentSessionId: root.id }, { kind: 'ancestor' as const, agent: root }]) {
+      const answer = runtime.subagents.interrupt(child.id, authority);
+      assert.strictEqual(answer.accepted, true, 'the accepted field stays, so callers do not break');
+      assert.strictEqual(answer.effect, 'none', `${authority.kind}: not a silent no-op`);
+      assert.ok(answer.effect === 'none' && answer.reason === 'one-shot' && answer.holderId === root.id);
+      assert.match(answer.message, /one-shot/);
+      assert.match(answer.message, /"main"/, 'it names the holder to stop instead');
+    }
+    assert.strictEqual(child.status, 'running', 'nothing was stopped');
+    assert.deepStrictEqual(runtime.subagents.interrupt('unknown', { kind: 'user', parentSessionId: root.id }), { accepted: true }, 'other absent targets keep the plain answer');
     await runtime.dispose();
   });
 });
@@ -423,5 +445,45 @@ describe('reports and Stop', () => {
     assert.match(userMessages(root)[2], /Report from subagent "kid"/);
     assert.deepStrictEqual(userMessages(root)[3], 'go on');
     await fx.runtime.dispose();
+  });
+});
+
+describe('a parent that has ended', () => {
+  const expectDisposed = (fn: () => unknown): void => assert.throws(fn, (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
+
+  it('startContinuable refuses an ended root with AGENT_DISPOSED and creates no child', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    await runtime.end(root);
+    expectDisposed(() => runtime.startContinuable(root, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, 0, 'no child was registered');
+    assert.strictEqual(runtime.subagents.liveContinuableCount(), 0);
+    await runtime.dispose();
+  });
+
+  it('startContinuable refuses a continuable parent whose End has begun, and one that has ended', async () => {
+    const { runtime, a } = await family();
+    const before = runtime.agents.size;
+    const ending = runtime.end(a);
+    assert.strictEqual(runtime.subagents.get(a.id)?.disposing, true, 'the End has begun, the release is still to come');
+    expectDisposed(() => runtime.startContinuable(a, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, before, 'no child while the End is under way');
+    await ending;
+    const after = runtime.agents.size;
+    expectDisposed(() => runtime.startContinuable(a, 'orphan', 'work'));
+    assert.strictEqual(runtime.agents.size, after, 'no child after the End');
+    assert.ok(!runtime.agents.all().some((x) => x.label === 'orphan'));
+    await runtime.dispose();
+  });
+
+  it('a one-shot for an ended parent is refused the same way', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    await runtime.end(root);
+    assert.throws(() => void runtime.runOneShot(root, 'orphan', 'work', new AbortController().signal), (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
+    assert.strictEqual(runtime.agents.size, 0);
+    await runtime.dispose();
   });
 });

@@ -1,5 +1,8 @@
-import { AbortedError, ArborError, abortCauseOf, isArborError, type CancelCause } from '../errors';
+import { getEventListeners } from 'node:events';
+import { isoNow } from '../clock';
+import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
+import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
 import { errorResult } from '../tools/catalog';
@@ -43,6 +46,8 @@ export interface TurnEnd {
   reason: TurnEndReason;
   cause?: CancelCause;
   message?: string;
+  /** The error's stable code when the turn ended with `error` (e.g. MODEL_TIMEOUT). */
+  code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
 }
@@ -62,6 +67,8 @@ export type AgentChange =
   | { type: 'turn_end'; end: TurnEnd }
   | { type: 'log'; event: SessionEvent }
   | { type: 'usage' }
+  /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
+  | { type: 'session_problem'; problem: ArborError | undefined }
   | { type: 'disposed' };
 
 export interface AgentInit {
@@ -93,7 +100,11 @@ export interface AgentRun extends RunBudget {
 
 class BudgetExceeded extends Error {}
 
-const now = (): string => new Date().toISOString();
+/** Changes without data are shared, not allocated per notification. */
+const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
+const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
+
+const now = isoNow;
 
 /**
  * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
@@ -112,6 +123,8 @@ export class Agent {
   readonly conversation: ChatMessage[];
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   lastTurnEnd: TurnEnd | undefined;
+  /** The latest problem saving this agent's session (shown on its node), if any. */
+  sessionProblem: ArborError | undefined;
 
   private readonly host: AgentHost;
   private readonly inbox: InboxItem[] = [];
@@ -122,6 +135,19 @@ export class Agent {
   private current: { controller: AbortController; turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
+  /**
+   * The running turn's wait (a read from the model's stream, or its tools): an abort rejects it
+   * at once, even when the provider or a tool is slow to honour the signal. Only this agent
+   * aborts its turn's controller, so cancel() and dispose() reject it directly: no abort
+   * listener per read, and nothing the wait resolved with stays reachable after it.
+   */
+  private rejectWait: ((reason: unknown) => void) | undefined;
+  /**
+   * A turn's controller that ended unaborted with no listener left on its signal is as good as
+   * a new one, so the next turn takes it: creating and collecting an AbortSignal costs several
+   * µs on Node 20, a large share of a turn's own cost.
+   */
+  private spareController: AbortController | undefined;
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -130,6 +156,10 @@ export class Agent {
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
     this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
+    unwrapLog(init.log).onProblem?.((problem) => {
+      this.sessionProblem = problem;
+      this.host.agentChanged(this, { type: 'session_problem', problem });
+    });
     this.host = init.host;
     this.run = init.run;
     this.createdAt = init.createdAt;
@@ -181,12 +211,12 @@ export class Agent {
     this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
     const wake = options.wake ?? true;
     if (wake === false) {
-      this.host.agentChanged(this, { type: 'status' });
+      this.host.agentChanged(this, STATUS_CHANGED);
       return;
     }
     if (wake === true) this.parked = false;
     if (!this.current) this.pump();
-    else this.host.agentChanged(this, { type: 'status' });
+    else this.host.agentChanged(this, STATUS_CHANGED);
   }
 
   /**
@@ -202,7 +232,8 @@ export class Agent {
     if (!turn.controller.signal.aborted) {
       turn.stopping = cause;
       turn.controller.abort(new AbortedError(cause));
-      this.host.agentChanged(this, { type: 'status' });
+      this.abortWait(turn.controller.signal.reason);
+      this.host.agentChanged(this, STATUS_CHANGED);
     }
     return true;
   }
@@ -228,7 +259,11 @@ export class Agent {
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.length = 0;
-    this.current?.controller.abort(new AbortedError('disposed'));
+    const turn = this.current;
+    if (turn && !turn.controller.signal.aborted) {
+      turn.controller.abort(new AbortedError('disposed'));
+      this.abortWait(turn.controller.signal.reason);
+    }
     this.host.agentChanged(this, { type: 'disposed' });
   }
 
@@ -243,20 +278,27 @@ export class Agent {
       if (this.inbox.length === 0) this.parked = false;
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
-      this.host.agentChanged(this, { type: 'status' });
+      this.host.agentChanged(this, STATUS_CHANGED);
       waiter?.resolve();
       return;
     }
-    const controller = new AbortController();
+    const controller = this.spareController ?? new AbortController();
+    this.spareController = undefined;
     const turn = ++this.turns;
     this.current = { controller, turn, startedAt: Date.now() };
-    this.host.agentChanged(this, { type: 'status' });
-    void this.runTurn(next, turn, controller.signal).then((end) => this.finishTurn(end));
+    this.host.agentChanged(this, STATUS_CHANGED);
+    void this.runAndFinishTurn(next, turn, controller.signal);
+  }
+
+  private async runAndFinishTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<void> {
+    this.finishTurn(await this.runTurn(first, turn, signal));
   }
 
   private finishTurn(end: TurnEnd): void {
     this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
     this.lastTurnEnd = end;
+    const signal = this.current?.controller.signal;
+    if (signal && !signal.aborted && !this.disposedFlag && getEventListeners(signal, 'abort').length === 0) this.spareController = this.current!.controller;
     this.current = undefined;
     this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
@@ -320,7 +362,7 @@ export class Agent {
       }
       const message = err instanceof Error ? err.message : String(err);
       this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
-      return { turn, reason: 'error', message, finalText };
+      return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
     }
   }
 
@@ -337,7 +379,8 @@ export class Agent {
   }
 
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
-    const stream = (this.run.model ?? this.host.model).stream({
+    const model = this.run.model ?? this.host.model;
+    const stream = model.stream({
       agentId: this.id,
       agentLabel: this.label,
       call: ++this.modelCalls,
@@ -349,42 +392,81 @@ export class Agent {
       signal,
     });
     const iterator = stream[Symbol.asyncIterator]();
-    const aborted = abortedPromise(signal);
+    // One executor per model call; each read is one promise that an abort can reject.
+    const startRead = (resolve: (r: IteratorResult<unknown>) => void, reject: (reason: unknown) => void): void => {
+      this.rejectWait = reject;
+      iterator.next().then(resolve, reject);
+    };
     let text = '';
+    // Appending piece by piece would keep a string node per chunk until the turn ends; pieces
+    // are joined in batches instead, so the reply costs about its own length.
+    let pieces: string[] | undefined;
     const toolCalls: ToolCall[] = [];
+    let finished = false;
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), aborted]);
-        if (next.done) break;
-        const chunk = next.value;
-        if (chunk.type === 'text') text += chunk.text;
-        else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
+        if (signal.aborted) throw signal.reason;
+        const next = await new Promise(startRead);
+        this.rejectWait = undefined;
+        if (next.done) {
+          finished = true;
+          break;
+        }
+        // Every provider's output passes here: nothing unparsed reaches the log or the counters.
+        const chunk = parseModelChunk(next.value, model.label);
+        if (chunk.type === 'text') {
+          if (chunk.text === '') continue;
+          if (text === '' && pieces === undefined) text = chunk.text;
+          else if (pieces === undefined) pieces = [chunk.text];
+          else if (pieces.push(chunk.text) === TEXT_BATCH) {
+            text += pieces.join('');
+            pieces.length = 0;
+          }
+        } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
         else {
           this.usage.inputTokens += chunk.inputTokens;
           this.usage.outputTokens += chunk.outputTokens;
           this.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
           this.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
-          this.host.agentChanged(this, { type: 'usage' });
+          this.host.agentChanged(this, USAGE_CHANGED);
         }
       }
     } finally {
-      if (signal.aborted) void iterator.return?.(undefined)?.catch(() => undefined);
+      this.rejectWait = undefined;
+      // Aborted, or a malformed chunk: close the provider's stream (and its connection).
+      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
     }
+    if (pieces !== undefined && pieces.length > 0) text += pieces.join('');
     return { text, toolCalls };
   }
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const aborted = abortedPromise(signal);
-    const results = await Promise.race([
+    const results = await this.untilAborted(
       Promise.all(calls.map((call) => this.host.runTool(this, call, signal).catch((err): ToolResult => toolFailure(err)))),
-      aborted,
-    ]);
+      signal,
+    );
+    this.rejectWait = undefined;
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
     if (signal.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn!);
+  }
+
+  /** `work`, or a rejection with `signal.reason` as soon as the turn is aborted. */
+  private untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      this.rejectWait = reject;
+      work.then(resolve, reject);
+    });
+  }
+
+  private abortWait(reason: unknown): void {
+    const reject = this.rejectWait;
+    this.rejectWait = undefined;
+    reject?.(reason);
   }
 
   private recordToolResult(call: ToolCall, result: ToolResult): void {
@@ -429,18 +511,6 @@ function toolFailure(err: unknown): ToolResult {
   return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
 }
 
-const abortedPromises = new WeakMap<AbortSignal, Promise<never>>();
-
-/** One rejection per signal, shared by every race in the turn. */
-function abortedPromise(signal: AbortSignal): Promise<never> {
-  let p = abortedPromises.get(signal);
-  if (!p) {
-    p = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    p.catch(() => undefined);
-    abortedPromises.set(signal, p);
-  }
-  return p;
-}
+const ignore = (): void => undefined;
+/** Text pieces of a reply joined at a time. */
+const TEXT_BATCH = 256;

@@ -2,7 +2,7 @@ import { isArborError } from '../errors';
 import type { ApprovalDecision, SessionLog } from '../sessions/types';
 import type { RunInteractionPolicy } from './policy';
 import { MAX_QUESTION_LENGTH } from './questions';
-import type { InteractionCaller, UserInteractionService } from './userInteraction';
+import { MAX_DETAIL_LENGTH, type InteractionCaller, type UserInteractionService } from './userInteraction';
 
 export type ApprovalAction = 'run-command' | 'network' | 'write-outside-workspace';
 
@@ -38,9 +38,17 @@ const ACTION_WORDING: Record<ApprovalAction, string> = {
   'write-outside-workspace': 'write outside the workspace',
 };
 
+/** Up to this length the action is also quoted in the question line itself. */
 const QUESTION_DETAIL_LIMIT = 1_000;
+/** How much of a longer action the question line quotes; the prompt's detail holds all of it. */
+const QUESTION_EXCERPT_LENGTH = 200;
 const LOG_DETAIL_LIMIT = 10_000;
-const PROMPT_DETAIL_LIMIT = 50_000;
+/**
+ * The longest action a human is asked to review. The prompt shows the whole action, never a
+ * clipped one, so a longer request is denied without asking: nobody can approve what they
+ * were not shown.
+ */
+export const MAX_REVIEWABLE_DETAIL = MAX_DETAIL_LENGTH;
 
 export interface ApprovalServiceOptions {
   interaction: Pick<UserInteractionService, 'ask'>;
@@ -57,8 +65,13 @@ export interface ApprovalServiceOptions {
 export class ApprovalService {
   private readonly interaction: Pick<UserInteractionService, 'ask'>;
   private readonly now: () => Date;
-  /** Session id -> actions the human allowed for the rest of that session (this process only). */
-  private readonly allowedForSession = new Map<string, Set<ApprovalAction>>();
+  /**
+   * Session id -> the exact agent the human answered and the actions allowed to it. A grant
+   * lives as long as that agent does in this window: it is dropped when the agent ends
+   * (`forgetSession`), and an agent that resumes the same session later is another object,
+   * so it is asked again.
+   */
+  private readonly allowedForSession = new Map<string, { agent: InteractionCaller; actions: Set<ApprovalAction> }>();
 
   constructor(options: ApprovalServiceOptions) {
     this.interaction = options.interaction;
@@ -78,9 +91,14 @@ export class ApprovalService {
     return outcome;
   }
 
-  /** Drops remembered "allow for this session" grants, e.g. when the agent is disposed. */
+  /** Drops remembered "allow for this session" grants; the runtime calls it when an agent ends. */
   forgetSession(sessionId: string): void {
     this.allowedForSession.delete(sessionId);
+  }
+
+  /** Drops the grants of this exact agent (not those of a later agent of the same session). */
+  forgetAgent(agent: InteractionCaller): void {
+    if (this.allowedForSession.get(agent.id)?.agent === agent) this.allowedForSession.delete(agent.id);
   }
 
   private async decide(req: ApprovalRequest): Promise<ApprovalOutcome> {
@@ -93,7 +111,14 @@ export class ApprovalService {
           : `Denied without asking: this ${req.policy.mode} run is unattended, so nobody can approve a request to ${wording}.`,
       };
     }
-    if (this.allowedForSession.get(req.agent.id)?.has(req.action)) {
+    if (req.detail.length > MAX_REVIEWABLE_DETAIL) {
+      return {
+        decision: 'deny',
+        reason: `Denied without asking: the request to ${wording} is ${req.detail.length} characters long, more than the ${MAX_REVIEWABLE_DETAIL} a person can be shown to review. Split it into smaller steps.`,
+      };
+    }
+    const grant = this.allowedForSession.get(req.agent.id);
+    if (grant && grant.agent === req.agent && grant.actions.has(req.action)) {
       return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} for this session.` };
     }
 
@@ -104,15 +129,16 @@ export class ApprovalService {
         agent: req.agent,
         signal: req.signal,
         intent: 'approval',
-        detail: clip(req.detail, PROMPT_DETAIL_LIMIT),
+        // Whole, never clipped: the provider shows all of it before the human can answer.
+        detail: req.detail,
         questions: [
           {
             id: 'approval',
             header: 'Approval',
-            question: clip(`${req.agent.label} wants to ${wording}: ${clip(req.detail, QUESTION_DETAIL_LIMIT)}`, MAX_QUESTION_LENGTH),
+            question: clip(questionLine(req.agent.label, wording, req.detail), MAX_QUESTION_LENGTH),
             options: [
               { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
-              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until its session ends.` },
+              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until it ends in this window (a resumed session asks again).` },
               { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
             ],
           },
@@ -125,9 +151,9 @@ export class ApprovalService {
     }
 
     if (selected.includes(APPROVAL_OPTIONS.session)) {
-      let actions = this.allowedForSession.get(req.agent.id);
-      if (!actions) this.allowedForSession.set(req.agent.id, (actions = new Set()));
-      actions.add(req.action);
+      let grant = this.allowedForSession.get(req.agent.id);
+      if (!grant || grant.agent !== req.agent) this.allowedForSession.set(req.agent.id, (grant = { agent: req.agent, actions: new Set() }));
+      grant.actions.add(req.action);
       return { decision: 'allow-session', reason: `Allowed by the human for the rest of this session.` };
     }
     if (selected.includes(APPROVAL_OPTIONS.once)) {
@@ -139,6 +165,15 @@ export class ApprovalService {
     }
     return { decision: 'deny', reason: 'Denied by the human.' };
   }
+}
+
+/** The question: the action itself when short, else an excerpt that says where the rest is. */
+function questionLine(label: string, wording: string, detail: string): string {
+  if (detail.length <= QUESTION_DETAIL_LIMIT && !detail.includes('\n')) return `${label} wants to ${wording}: ${detail}`;
+  return (
+    `${label} wants to ${wording} (${detail.length} characters; read all of it in the preview before you answer): ` +
+    `${clip(detail.split('\n')[0], QUESTION_EXCERPT_LENGTH)}`
+  );
 }
 
 function deniedBecause(err: unknown): string {

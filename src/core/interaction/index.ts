@@ -43,6 +43,7 @@ export {
 export {
   ApprovalService,
   APPROVAL_OPTIONS,
+  MAX_REVIEWABLE_DETAIL,
   type ApprovalAction,
   type ApprovalRequest,
   type ApprovalOutcome,
@@ -62,3 +63,4 @@ export {
   type ParseOptions,
   type PersistableRunContext,
 } from './trustBoundary';
+export { parseRunLinkQuery, RUN_LINK_PARAMETERS, type RunLinkQuery } from './runLink';

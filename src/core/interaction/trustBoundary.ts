@@ -12,7 +12,7 @@ import { resolveInteractionPolicy, type RunContext } from './policy';
 export const INTERNAL_RUN_KEYS = Object.freeze(['interactionMode', 'nonInteractive', 'disableClarification', 'channelName'] as const);
 export type InternalRunKey = (typeof INTERNAL_RUN_KEYS)[number];
 
-const INTERNAL_KEY_SPELLINGS: Readonly<Record<string, InternalRunKey>> = Object.freeze({
+export const INTERNAL_KEY_SPELLINGS: Readonly<Record<string, InternalRunKey>> = Object.freeze({
   interactionMode: 'interactionMode',
   interaction_mode: 'interactionMode',
   nonInteractive: 'nonInteractive',

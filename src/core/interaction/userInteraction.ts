@@ -46,6 +46,10 @@ export interface InteractionPrompt {
   readonly questions: readonly Question[];
   readonly agent?: { readonly id: string; readonly label: string };
   readonly intent: AskIntent;
+  /**
+   * The whole action or plan the human decides on. A provider shows all of it, and before the
+   * human can answer: an approval is only as good as what the human could read.
+   */
   readonly detail?: string;
   /** Aborted when the asker no longer waits: the UI must close the prompt. */
   readonly signal: AbortSignal;

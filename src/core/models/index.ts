@@ -4,8 +4,11 @@
  * src/extension because it needs the editor.
  */
 export type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall, ToolSpec } from './types';
+export { modelChunkSchema, parseModelChunk } from './modelChunk';
 export { ScriptedModel, parseScript, scriptSchema, type ModelScript, type ScriptedModelOptions } from './scriptedModel';
 export {
+  DEFAULT_OPENAI_CAPS,
+  DEFAULT_OPENAI_TIMEOUTS,
   OpenAiCompatibleProvider,
   openAiCompatibleSettingsSchema,
   parseOpenAiCompatibleSettings,

@@ -1,9 +1,25 @@
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolSpec } from './types';
 
+/** A message of the OpenAI chat completions request, as far as Arbor sends them. */
+export type OpenAiMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAiToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface OpenAiToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface OpenAiTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
 /** The system prompt and conversation in the OpenAI chat format. */
-export function toOpenAiMessages(system: string, messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  const out: ChatCompletionMessageParam[] = [];
+export function toOpenAiMessages(system: string, messages: readonly ChatMessage[]): OpenAiMessage[] {
+  const out: OpenAiMessage[] = [];
   if (system !== '') out.push({ role: 'system', content: system });
   for (const m of messages) {
     switch (m.role) {
@@ -31,6 +47,6 @@ export function toOpenAiMessages(system: string, messages: readonly ChatMessage[
   return out;
 }
 
-export function toOpenAiTools(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
+export function toOpenAiTools(tools: readonly ToolSpec[]): OpenAiTool[] {
   return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 }

@@ -44,18 +44,25 @@ const stepSchema = z
 
 const turnSchema = z.union([z.array(stepSchema).min(1), z.object({ steps: z.array(stepSchema).min(1), loop: z.boolean().default(false) }).strict()]);
 
+const agentScriptSchema = z.object({ turns: z.array(turnSchema).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict();
+
 export const scriptSchema = z
   .object({
     version: z.literal(1),
-    agents: z.record(
-      z.string(),
-      z.object({ turns: z.array(turnSchema).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict(),
-    ),
+    agents: z.record(z.string(), agentScriptSchema),
   })
   .strict();
 
 export type ModelScript = z.input<typeof scriptSchema>;
-type ParsedScript = z.output<typeof scriptSchema>;
+type AgentScript = z.output<typeof agentScriptSchema>;
+/**
+ * Agent labels are data, not property names: they live in a Map, so a label such as
+ * `constructor` or `__proto__` is an ordinary key and never reaches Object.prototype.
+ */
+interface ParsedScript {
+  version: 1;
+  agents: ReadonlyMap<string, AgentScript>;
+}
 type Step = z.output<typeof stepSchema>;
 
 /** Parse a script from untrusted JSON text or a value; invalid scripts get a SCRIPT_INVALID error. */
@@ -68,9 +75,18 @@ export function parseScript(input: unknown): ParsedScript {
       throw new ArborError('SCRIPT_INVALID', `The model script is not valid JSON: ${(err as Error).message}`);
     }
   }
+  const invalid = (error: z.ZodError): ArborError => new ArborError('SCRIPT_INVALID', `The model script is invalid:\n${z.prettifyError(error)}`);
   const parsed = scriptSchema.safeParse(value);
-  if (!parsed.success) throw new ArborError('SCRIPT_INVALID', `The model script is invalid:\n${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  if (!parsed.success) throw invalid(parsed.error);
+  // A record schema leaves out a `__proto__` key (it would replace the output's prototype), so
+  // every entry is read from the input's own keys and checked one by one.
+  const agents = new Map<string, AgentScript>();
+  for (const [label, entry] of Object.entries((value as { agents: Record<string, unknown> }).agents)) {
+    const one = agentScriptSchema.safeParse(entry);
+    if (!one.success) throw invalid(new z.ZodError(one.error.issues.map((issue) => ({ ...issue, path: ['agents', label, ...issue.path] }))));
+    agents.set(label, one.data);
+  }
+  return { version: parsed.data.version, agents };
 }
 
 export interface ScriptedModelOptions {
@@ -123,7 +139,7 @@ export class ScriptedModel implements ModelProvider {
   }
 
   private stepFor(request: ModelRequest): Step {
-    const entry = this.script.agents[request.agentLabel] ?? this.script.agents['*'];
+    const entry = this.script.agents.get(request.agentLabel) ?? this.script.agents.get('*');
     if (!entry) return { text: `No script entry for an agent labelled "${request.agentLabel}".` };
     let turn = entry.turns[request.turn - 1];
     if (!turn) {

@@ -2,9 +2,9 @@ import type { ToolCall } from './types';
 
 /** One streamed fragment of a tool call, as OpenAI-compatible servers send them. */
 export interface ToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
+  index?: number | null;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
 }
 
 /**

@@ -2,6 +2,7 @@
 // Pure (no 'vscode' import, no DOM), so it is unit-tested in plain Node.
 import type { AgentKind, SessionEvent, TurnEndReason } from '../sessions/types';
 import type { CancelCause } from '../errors';
+import { readReport, reportTitle } from '../subagents/report';
 import { MAX_ITEM_TEXT, MAX_QUEUED_SHOWN, type ConversationItem, type ConversationState } from './conversationWire';
 
 type MessageSource = Extract<SessionEvent, { type: 'queued' }>['from'];
@@ -54,7 +55,7 @@ export class ConversationModel {
         break;
       case 'user_message':
         if (event.queuedId !== undefined) this.queue.delete(event.queuedId);
-        this.push({ kind: 'message', from: event.from, text: clip(event.text) });
+        this.push(messageItem(event.from, event.text));
         break;
       case 'queue_dropped':
         for (const id of event.ids) this.queue.delete(id);
@@ -268,4 +269,10 @@ function pretty(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A message as the view shows it: a subagent's report becomes one line with its text folded. */
+function messageItem(from: MessageSource, text: string): ConversationItem {
+  const report = from === 'child' ? readReport(text) : undefined;
+  return report ? { kind: 'report', title: reportTitle(report), text: clip(text) } : { kind: 'message', from, text: clip(text) };
 }

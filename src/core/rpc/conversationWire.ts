@@ -33,6 +33,17 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
 ]);
 export type WebviewToHostMessage = z.infer<typeof webviewToHostSchema>;
 
+/**
+ * What a view keeps across a window reload (its webview state): which agent's session it shows
+ * and the unsent draft. VS Code hands it back to restore the view; it comes from the webview,
+ * so it is parsed like any message from there.
+ */
+export const conversationViewStateSchema = z.object({
+  agentId: z.string().min(1).max(1_000),
+  draft: z.string().max(MAX_SEND_LENGTH).optional(),
+});
+export type ConversationViewState = z.infer<typeof conversationViewStateSchema>;
+
 // --- host -> webview ------------------------------------------------------------------------
 
 const messageSource = z.enum(['user', 'parent', 'child', 'system']);
@@ -42,6 +53,8 @@ const agentKind = z.enum(['root', 'one-shot', 'continuable']);
 export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('turn'), turn: z.number().int().nonnegative() }),
   z.strictObject({ kind: z.literal('message'), from: messageSource, text: z.string() }),
+  /** A subagent's report: one line for a person (who, how it ended); the full text folded. */
+  z.strictObject({ kind: z.literal('report'), title: z.string(), text: z.string() }),
   z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
   z.strictObject({
     kind: z.literal('tool'),

@@ -1,6 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
+import { FilePool } from './filePool';
+import { withChecksum } from './lineChecksum';
+import { sessionEventSchema } from './schema';
+import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 
 export interface JsonlWritePolicy {
@@ -14,12 +19,20 @@ export interface JsonlWritePolicy {
    * several milliseconds per turn.
    */
   fsync: boolean;
+  /**
+   * fsync the writes a `flush()` waits for (the runtime flushes at every turn end), so a turn
+   * that ended survives a power loss. Optional; off by default.
+   */
+  fsyncAtFlush?: boolean;
 }
 
 export const DEFAULT_WRITE_POLICY: JsonlWritePolicy = { flushDelayMs: 100, maxBufferedBytes: 64 * 1024, fsync: false };
 
-/** Write-only, create if missing, never truncate; every write names its own offset. */
-const OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT;
+/** Which file a log writes: a replaced or recreated file at the same path is not it. */
+export interface FileIdentity {
+  dev: bigint;
+  ino: bigint;
+}
 
 interface Batch {
   offset: number;
@@ -39,25 +52,54 @@ export interface JsonlSessionLogInit {
   file: string;
   header: SessionHeader;
   policy: JsonlWritePolicy;
-  /** Events already on disk (a reopened log), and the byte length they occupy with the header. */
-  existing?: { events: SessionEvent[]; bytes: number };
-  /** Background write failures, which no caller is waiting for. */
+  /**
+   * What is on disk already (a created or reopened log): the events, the byte length they
+   * occupy with the header, and the identity of the file. Without it the header is written
+   * with the first batch, into a file that must not exist yet.
+   */
+  existing?: { events: SessionEvent[]; bytes: number; identity: FileIdentity };
+  /** Where file operations queue; one per store bounds the handles all its logs hold. */
+  pool?: FilePool;
+  /**
+   * The cross-process lock of the session: held already when `existing` is given, else taken
+   * before the file is created. Released with the log.
+   */
+  lock?: SessionLock;
+  /** Problems no caller is waiting for (the store logs them). */
   onError?: (error: ArborError) => void;
   onClose?: (log: JsonlSessionLog) => void;
 }
 
+/** Delays between the tries to save what a failed close left, and the number of tries. */
+const CLOSE_RETRY_MS = 5_000;
+const CLOSE_RETRIES = 12;
+
 /**
- * A session log backed by a JSONL file. `append` only serializes the event and queues the
- * line; a timer or the size threshold starts one batched write at a time. Each batch is
+ * A session log backed by a JSONL file. `append` checks and serializes the event and queues
+ * the line; a timer or the size threshold starts one batched write at a time. Each batch is
  * written at the byte offset it was assigned, so a batch can be written again (a retry after
  * a failed write, or the synchronous flush at exit while an asynchronous write is still in
  * flight) without duplicating or reordering lines.
+ *
+ * Invariants:
+ * - Every event is checked against the schema the loader uses before it is queued: an event
+ *   the loader would reject is refused (SESSION_EVENT_INVALID, reported through `onProblem`
+ *   and `onError`) and never written, so any file this writer produces can be loaded again.
+ * - Before each write the file is checked to be the one this log wrote, with exactly the
+ *   bytes it wrote: a file deleted, replaced or cut by something else is written again
+ *   whole from the events in memory (SESSION_FILE_LOST, reported), never patched at an offset
+ *   that no longer means anything.
+ * - A write that fails is retried (transient errors inside the pool, others at the next
+ *   write); until it succeeds the log is dirty, its flushes reject, and its agent shows the
+ *   problem. A log is released by its store only once everything is written.
  */
 export class JsonlSessionLog implements SessionLog {
   readonly header: SessionHeader;
   readonly file: string;
   private readonly list: SessionEvent[];
   private readonly policy: JsonlWritePolicy;
+  private readonly pool: FilePool;
+  private readonly lock?: SessionLock;
   private readonly onError?: (error: ArborError) => void;
   private readonly onClose?: (log: JsonlSessionLog) => void;
 
@@ -68,26 +110,41 @@ export class JsonlSessionLog implements SessionLog {
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
+  private identity: FileIdentity | undefined;
   private inFlight: Batch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
   private closed = false;
+  /**
+   * Released by `closeSync` at the end of the process: later appends (the end of a turn the
+   * shutdown aborted) stay in memory only, and the next load closes that turn as interrupted.
+   */
+  private detached = false;
+  private released = false;
+  private readonly problemListeners: ((problem: ArborError | undefined) => void)[] = [];
+  /** The first event refused; it stays reported, since that event is lost for good. */
+  private refused: ArborError | undefined;
+  /** The last write failure, until a write succeeds again. */
+  private writeFailure: ArborError | undefined;
 
   constructor(init: JsonlSessionLogInit) {
     this.header = init.header;
     this.file = init.file;
     this.policy = init.policy;
+    this.pool = init.pool ?? new FilePool();
+    this.lock = init.lock;
     this.onError = init.onError;
     this.onClose = init.onClose;
     if (init.existing) {
       this.list = [...init.existing.events];
       this.appendedLines = this.durableLines = 1 + this.list.length;
       this.nextOffset = init.existing.bytes;
+      this.identity = init.existing.identity;
     } else {
       this.list = [];
       this.appendedLines = this.durableLines = 0;
       this.nextOffset = 0;
-      this.enqueue(JSON.stringify(init.header) + '\n');
+      this.enqueue(withChecksum(JSON.stringify(init.header)) + '\n');
     }
   }
 
@@ -100,13 +157,33 @@ export class JsonlSessionLog implements SessionLog {
     return this.durableLines < this.appendedLines;
   }
 
+  /** The problem the owner should see now: a refused event, or a write not yet done. */
+  get problem(): ArborError | undefined {
+    return this.writeFailure ?? this.refused;
+  }
+
   append(event: SessionEvent): void {
     if (this.closed) throw new ArborError('INTERNAL', `The log of session ${this.header.id} is closed; reopen it to append.`);
-    // Serialized now: the line is the event as it was when appended, and an event that cannot
-    // be written fails at its source instead of inside a later batch.
-    const line = JSON.stringify(event) + '\n';
-    this.list.push(event);
-    this.enqueue(line);
+    // Checked and serialized now: the line is the event as it was when appended, and an event
+    // that cannot be loaded back is refused at its source instead of inside a later batch.
+    // The line is made from the parsed copy (plain data with only the schema's keys), so what
+    // is written is exactly what was checked, whatever the object appended looked like.
+    const parsed = sessionEventSchema.safeParse(event);
+    if (!parsed.success) {
+      const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
+      this.refused ??= error;
+      this.onError?.(error);
+      this.notify(error);
+      return;
+    }
+    this.list.push(parsed.data);
+    if (this.detached) return;
+    this.enqueue(withChecksum(JSON.stringify(parsed.data)) + '\n');
+  }
+
+  /** `listener(undefined)` means the write problem reported before is solved. */
+  onProblem(listener: (problem: ArborError | undefined) => void): void {
+    this.problemListeners.push(listener);
   }
 
   flush(): Promise<void> {
@@ -123,33 +200,76 @@ export class JsonlSessionLog implements SessionLog {
   flushSync(): void {
     this.clearTimer();
     if (!this.dirty) return;
-    const start = this.inFlight ? this.inFlight.offset : this.nextOffset;
+    const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
     const text = (this.inFlight ? this.inFlight.text : '') + this.pending.join('');
-    const data = Buffer.from(text, 'utf8');
+    const batch: Batch = { offset, text, data: Buffer.from(text, 'utf8'), linesUpTo: this.appendedLines };
+    let end: number;
     try {
-      writeAtSync(this.file, data, start, this.policy.fsync);
+      end = this.writeBatchSync(batch);
     } catch (e) {
-      throw this.writeError(e);
+      const error = this.writeError(e);
+      this.fail(error);
+      throw error;
     }
-    // The in-flight write, if it still lands, writes the same bytes at the same offset.
+    // The in-flight write, if it still runs, sees it is no longer current and stops.
     this.inFlight = undefined;
     this.pending = [];
     this.pendingChars = 0;
-    this.nextOffset = start + data.length;
+    this.nextOffset = end;
     this.durableLines = this.appendedLines;
     this.settleWaiters();
+    this.succeeded();
+    if (this.closed) this.release(true);
   }
 
-  /** Flushes, then releases the log from its store. Appends after this throw. */
+  /**
+   * For the end of the process: writes what is left synchronously and, if that worked, releases
+   * the log (and its lock). Throws SESSION_WRITE_FAILED, and then keeps the log.
+   */
+  closeSync(): void {
+    this.flushSync();
+    this.detached = true;
+    this.release(true);
+  }
+
+  /**
+   * Writes what is left, then releases the log from its store; appends after this throw.
+   * If the write fails, the log stays with its store (the window's exit flush writes it),
+   * is tried again every few seconds, and the failure is reported to the caller and the agent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
       await this.flush();
-    } finally {
+    } catch (e) {
       this.closed = true;
-      this.clearTimer();
-      this.onClose?.(this);
+      this.retryAfterClose(CLOSE_RETRIES);
+      throw e;
     }
+    this.closed = true;
+    if (this.lock) await this.pool.run(() => this.lock!.release());
+    this.release();
+  }
+
+  private release(sync = false): void {
+    if (this.released) return;
+    this.released = true;
+    this.clearTimer();
+    if (sync) this.lock?.releaseSync();
+    else if (this.lock) void this.pool.run(() => this.lock!.release());
+    this.onClose?.(this);
+  }
+
+  private retryAfterClose(triesLeft: number): void {
+    if (triesLeft <= 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().then(
+        () => this.release(),
+        () => this.retryAfterClose(triesLeft - 1),
+      );
+    }, CLOSE_RETRY_MS);
+    this.timer.unref();
   }
 
   private enqueue(line: string): void {
@@ -185,17 +305,141 @@ export class JsonlSessionLog implements SessionLog {
     this.pendingChars = 0;
     this.nextOffset += data.length;
     this.inFlight = batch;
-    writeAt(this.file, data, batch.offset, this.policy.fsync).then(
-      () => this.onBatchWritten(batch),
+    this.pool.run(() => this.writeBatch(batch)).then(
+      (end) => this.onBatchWritten(batch, end),
       (e: unknown) => this.onBatchFailed(batch, e),
     );
   }
 
-  private onBatchWritten(batch: Batch): void {
-    if (this.inFlight !== batch) return; // flushSync already wrote it
+  /** Writes one batch; resolves with the file's length after it (undefined: superseded). */
+  private async writeBatch(batch: Batch): Promise<number | undefined> {
+    if (this.inFlight !== batch) return undefined;
+    // The lock is taken with the first write, off the path that creates the agent.
+    if (this.lock && !this.lock.isHeld) await this.lock.acquire();
+    let handle: fs.promises.FileHandle;
+    if (this.identity) {
+      try {
+        handle = await fs.promises.open(this.file, fs.constants.O_WRONLY);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        return this.rewrite(batch, 'it was deleted');
+      }
+    } else {
+      handle = await openExclusive(this.file, this.header.id);
+    }
+    let lost: string | undefined;
+    try {
+      const stat = await handle.stat({ bigint: true });
+      if (!this.identity) this.identity = { dev: stat.dev, ino: stat.ino };
+      lost = lostBecause(stat, this.identity, batch.offset);
+      if (lost === undefined) {
+        if (this.inFlight !== batch) return undefined;
+        let written = 0;
+        while (written < batch.data.length) {
+          const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
+          written += bytesWritten;
+        }
+        if (this.syncs()) await handle.sync();
+      }
+    } finally {
+      await handle.close();
+    }
+    return lost === undefined ? batch.offset + batch.data.length : this.rewrite(batch, lost);
+  }
+
+  /**
+   * The file is not the one this log wrote: write the header and every event up to this batch
+   * to a new file beside it and move that over the path in one step.
+   */
+  private async rewrite(batch: Batch, why: string): Promise<number | undefined> {
+    const data = this.wholeFile(batch.linesUpTo);
+    const temp = tempNameFor(this.file);
+    await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
+    const handle = await fs.promises.open(temp, 'wx');
+    try {
+      let written = 0;
+      while (written < data.length) written += (await handle.write(data, written, data.length - written, written)).bytesWritten;
+      if (this.policy.fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (this.inFlight !== batch) {
+      await fs.promises.rm(temp, { force: true });
+      return undefined;
+    }
+    await fs.promises.rename(temp, this.file);
+    const stat = await fs.promises.stat(this.file, { bigint: true });
+    this.identity = { dev: stat.dev, ino: stat.ino };
+    this.reportRestored(why);
+    return data.length;
+  }
+
+  /** flushSync's write: the same checks as writeBatch, synchronously. Returns the file's length. */
+  private writeBatchSync(batch: Batch): number {
+    if (this.lock && !this.lock.isHeld) this.lock.acquireSync();
+    let fd: number;
+    if (this.identity) {
+      try {
+        fd = fs.openSync(this.file, fs.constants.O_WRONLY);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        return this.rewriteSync(batch, 'it was deleted');
+      }
+    } else {
+      fd = openExclusiveSync(this.file, this.header.id);
+    }
+    let lost: string | undefined;
+    try {
+      const stat = fs.fstatSync(fd, { bigint: true });
+      if (!this.identity) this.identity = { dev: stat.dev, ino: stat.ino };
+      lost = lostBecause(stat, this.identity, batch.offset);
+      if (lost === undefined) {
+        let written = 0;
+        while (written < batch.data.length) written += fs.writeSync(fd, batch.data, written, batch.data.length - written, batch.offset + written);
+        if (this.syncs()) fs.fsyncSync(fd);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return lost === undefined ? batch.offset + batch.data.length : this.rewriteSync(batch, lost);
+  }
+
+  private rewriteSync(batch: Batch, why: string): number {
+    const data = this.wholeFile(batch.linesUpTo);
+    const temp = tempNameFor(this.file);
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    const fd = fs.openSync(temp, 'wx');
+    try {
+      let written = 0;
+      while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written, written);
+      if (this.policy.fsync) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, this.file);
+    const stat = fs.statSync(this.file, { bigint: true });
+    this.identity = { dev: stat.dev, ino: stat.ino };
+    this.reportRestored(why);
+    return data.length;
+  }
+
+  /** Whether the write being made now is fsynced: always, or when a flush waits for it. */
+  private syncs(): boolean {
+    return this.policy.fsync || (this.policy.fsyncAtFlush === true && this.waiters.length > 0);
+  }
+
+  /** The header and the first `lines - 1` events, as the file should hold them. */
+  private wholeFile(lines: number): Buffer {
+    return sessionFileBytes(this.header, this.list.slice(0, lines - 1));
+  }
+
+  private onBatchWritten(batch: Batch, end: number | undefined): void {
+    if (this.inFlight !== batch || end === undefined) return; // flushSync already wrote it
     this.inFlight = undefined;
+    this.nextOffset = end;
     this.durableLines = batch.linesUpTo;
     this.settleWaiters();
+    this.succeeded();
     if (this.pending.length === 0) return;
     if (this.waiters.length > 0 || this.pendingChars >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
@@ -212,7 +456,7 @@ export class JsonlSessionLog implements SessionLog {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.reject(error);
-    if (waiters.length === 0) this.onError?.(error);
+    this.fail(error);
   }
 
   private settleWaiters(): void {
@@ -225,50 +469,116 @@ export class JsonlSessionLog implements SessionLog {
     this.waiters = still;
   }
 
+  private fail(error: ArborError): void {
+    this.writeFailure = error;
+    this.onError?.(error);
+    this.notify(error);
+  }
+
+  private succeeded(): void {
+    if (!this.writeFailure || this.dirty) return;
+    this.writeFailure = undefined;
+    this.notify(this.refused);
+  }
+
+  private notify(problem: ArborError | undefined): void {
+    for (const listener of this.problemListeners) listener(problem);
+  }
+
+  private reportRestored(why: string): void {
+    this.onError?.(
+      new ArborError(
+        'SESSION_FILE_LOST',
+        `The file of session ${this.header.id} (${this.file}) changed under Arbor while its agent ran: ${why}. Arbor wrote it again from the session in memory, so nothing is lost; keep other programs away from the session folder.`,
+        { id: this.header.id, file: this.file },
+      ),
+    );
+  }
+
   private writeError(cause: unknown): ArborError {
+    if (cause instanceof ArborError) return cause;
     const reason = cause instanceof Error ? cause.message : String(cause);
-    return new ArborError('SESSION_WRITE_FAILED', `Could not write session ${this.header.id} to ${this.file}: ${reason}. The events stay in memory and are written again at the next flush.`, {
-      file: this.file,
-      errno: (cause as NodeJS.ErrnoException | undefined)?.code,
-    });
+    const unsaved = this.appendedLines - this.durableLines;
+    const retry = this.closed
+      ? 'Arbor keeps them in memory and tries again every few seconds for a minute, and once more when the window closes'
+      : 'Arbor keeps them in memory and tries again at the next write and when the window closes';
+    return new ArborError(
+      'SESSION_WRITE_FAILED',
+      `Could not write session ${this.header.id} to ${this.file}: ${reason}. ${unsaved} line(s) are not saved yet; ${retry}. Check that the disk has free space and the folder is writable.`,
+      { id: this.header.id, file: this.file, errno: (cause as NodeJS.ErrnoException | undefined)?.code },
+    );
   }
 }
 
-async function writeAt(file: string, data: Buffer, offset: number, fsync: boolean): Promise<void> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, OPEN_FLAGS);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    handle = await fs.promises.open(file, OPEN_FLAGS);
+/** A whole session file: the header and `events`, one checksummed line each. */
+export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
+  const parts = [withChecksum(JSON.stringify(header))];
+  for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
+  return Buffer.from(parts.join('\n') + '\n', 'utf8');
+}
+
+/** Why the file at the path is not the file this log wrote, or undefined if it is. */
+function lostBecause(stat: fs.BigIntStats, identity: FileIdentity, expectedSize: number): string | undefined {
+  if (stat.ino !== identity.ino || stat.dev !== identity.dev) return 'it was replaced by another file';
+  if (stat.size !== BigInt(expectedSize)) {
+    return stat.size < BigInt(expectedSize) ? `it was cut to ${stat.size} bytes` : `something else wrote to it (${stat.size} bytes where ${expectedSize} were expected)`;
   }
+  return undefined;
+}
+
+const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
+
+function sessionExists(id: string): ArborError {
+  return new ArborError('SESSION_EXISTS', `Session ${id} already exists; resume it or choose a new id.`, { id });
+}
+
+/** Creates a session file that must not exist yet (and its folder if needed). */
+async function openExclusive(file: string, id: string): Promise<fs.promises.FileHandle> {
   try {
-    let written = 0;
-    while (written < data.length) {
-      const { bytesWritten } = await handle.write(data, written, data.length - written, offset + written);
-      written += bytesWritten;
+    try {
+      return await fs.promises.open(file, EXCLUSIVE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      return await fs.promises.open(file, EXCLUSIVE);
     }
-    if (fsync) await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw sessionExists(id);
+    throw e;
   }
 }
 
-function writeAtSync(file: string, data: Buffer, offset: number, fsync: boolean): void {
-  let fd: number;
+function openExclusiveSync(file: string, id: string): number {
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
+    try {
+      return fs.openSync(file, EXCLUSIVE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      return fs.openSync(file, EXCLUSIVE);
+    }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fd = fs.openSync(file, OPEN_FLAGS);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw sessionExists(id);
+    throw e;
   }
-  try {
-    let written = 0;
-    while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written, offset + written);
-    if (fsync) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+}
+
+/** A name beside `file` that the catalog never lists (it does not end in `.jsonl`). */
+function tempNameFor(file: string): string {
+  return `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function refusedEventError(id: string, file: string, event: unknown, issue: SchemaIssue | undefined): ArborError {
+  const type = typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string' ? (event as { type: string }).type : undefined;
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
+  return new ArborError(
+    'SESSION_EVENT_INVALID',
+    `Session ${id}: a ${type ?? 'malformed'} event was not saved because it does not match the session format${where} (${issue?.message ?? 'unknown problem'}). The rest of the session is saved and stays loadable; the transcript lacks this event.`,
+    { id, file, eventType: type, path: issue?.path.map(String) },
+  );
 }

@@ -1,15 +1,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError, type ArborErrorCode } from '../errors';
-import { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
+import { FilePool } from './filePool';
+import { DEFAULT_WRITE_POLICY, JsonlSessionLog, sessionFileBytes, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
-import { interruptedTurnEnd, openTurnOf, parseSessionFile, type ParsedSessionFile } from './sessionFileParser';
+import { SessionLock, type LockOwner } from './sessionLock';
+import { damageOf, describeDamage, interruptedTurnEnd, openTurnOf, parsedFrom, type ParsedSessionFile, type SessionDamage } from './sessionFileParser';
+import { SessionIndex, type SessionIndexEntry } from './sessionIndex';
+import { scanSessionFile, summaryOf } from './sessionScan';
 import { SESSION_FILE_EXTENSION, sessionFileName, sessionIdFromFileName } from './sessionFileName';
 import { summarizeSession, type SessionSummary } from './sessionSummary';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionLogFactory } from './types';
 
 export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
+  /**
+   * Who this store writes for, as another window will name it when it finds a session locked
+   * (for example "VS Code window for 'shop'"). Default: "Arbor in process <pid>".
+   */
+  owner?: string;
   /** Write failures that happen in the background, when no flush is waiting (log them). */
   onError?: (error: ArborError) => void;
 }
@@ -20,6 +29,8 @@ export interface SessionRepairs {
   tornTailBytes: number;
   /** The turn that was running when the process stopped, closed with reason `interrupted`. */
   interruptedTurn?: number;
+  /** A damaged line: the events stop before it (see `describeDamage` for the words to show). */
+  damage?: SessionDamage;
 }
 
 export interface LoadedSession {
@@ -35,6 +46,9 @@ export interface SessionCatalogEntry {
   file: string;
   /** Open for writing in this store right now: the summary comes from memory, unrepaired. */
   live: boolean;
+  /** The file is damaged: the session lists (and resumes) up to the damage; `warning` says what was left out. */
+  damage?: SessionDamage;
+  warning?: string;
 }
 
 export type SessionDiagnosticCode = Extract<ArborErrorCode, 'SESSION_CORRUPT' | 'SESSION_VERSION' | 'SESSION_UNREADABLE'>;
@@ -74,6 +88,11 @@ const LIST_CONCURRENCY = 8;
 export class JsonlSessionStore implements SessionLogFactory {
   private readonly policy: JsonlWritePolicy;
   private readonly onError?: (error: ArborError) => void;
+  /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
+  private readonly pool = new FilePool();
+  private readonly owner: LockOwner;
+  /** Header and summary per file, so listing reads a stat per session instead of every file. */
+  private readonly index: SessionIndex;
   /** Logs open for writing, by session id. */
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
@@ -88,8 +107,11 @@ export class JsonlSessionStore implements SessionLogFactory {
       flushDelayMs: options.flushDelayMs ?? DEFAULT_WRITE_POLICY.flushDelayMs,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_WRITE_POLICY.maxBufferedBytes,
       fsync: options.fsync ?? DEFAULT_WRITE_POLICY.fsync,
+      fsyncAtFlush: options.fsyncAtFlush ?? DEFAULT_WRITE_POLICY.fsyncAtFlush,
     };
     this.onError = options.onError;
+    this.owner = { description: options.owner ?? `Arbor in process ${process.pid}` };
+    this.index = new SessionIndex(root, this.pool);
   }
 
   /** Absolute path of the file that holds session `id`. */
@@ -98,9 +120,12 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 
   /**
-   * Starts a new session file. The header and the events reach the disk in batches; the file
-   * appears with the first batch. Throws SESSION_EXISTS if the id already has a file or an
-   * open log, INPUT_INVALID for a header that does not match the schema.
+   * Starts a new session. The file is created exclusively (O_EXCL) with the first write, after
+   * taking the session's lock: two stores can never write one file, and the store that finds
+   * the file created by someone else fails its writes with SESSION_EXISTS (reported on its
+   * agent) instead of writing into it. Creating a file costs milliseconds on some disks, so it
+   * happens off the path that starts an agent. Throws SESSION_EXISTS at once when the id has an
+   * open log here or a file already, INPUT_INVALID for a header that does not match the schema.
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
@@ -110,11 +135,20 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }
     const file = this.fileOf(header.id);
-    // One existence check per session (not per event) keeps an id from ever reusing a file.
     if (this.open.has(header.id) || this.opening.has(header.id) || fs.existsSync(file)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
-    return this.track(new JsonlSessionLog({ file, header, policy: this.policy, onError: this.onError, onClose: (log) => this.release(log) }));
+    return this.track(
+      new JsonlSessionLog({
+        file,
+        header,
+        policy: this.policy,
+        pool: this.pool,
+        lock: new SessionLock(file, header.id, this.owner),
+        onError: this.onError,
+        onClose: (log) => this.release(log),
+      }),
+    );
   }
 
   /**
@@ -129,15 +163,36 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     }
     this.opening.add(id);
+    const file = this.fileOf(id);
+    const lock = new SessionLock(file, id, this.owner);
+    let log: JsonlSessionLog | undefined;
     try {
-      const file = this.fileOf(id);
-      const parsed = await readSessionFile(file, id);
-      if (parsed.tornTailBytes > 0) await fs.promises.truncate(file, parsed.completeBytes);
-      const log = new JsonlSessionLog({
+      // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
+      await lock.acquire();
+      const parsed = await readSessionFile(file, id, this.pool);
+      let bytes = parsed.completeBytes;
+      if (parsed.damage) {
+        // Continue from the salvaged part: new events must not land after the damage, where no
+        // load would reach them. The damaged file is kept beside it, never listed.
+        bytes = await this.pool.run(() => replaceWithSalvage(file, parsed));
+        this.onError?.(
+          new ArborError('SESSION_CORRUPT', `Session ${id} was resumed from its undamaged part. ${describeDamage(parsed.damage!)} The damaged file was kept as ${path.basename(file)}.damaged-*.`, {
+            id,
+            file,
+            line: parsed.damage.line,
+          }),
+        );
+      } else if (parsed.tornTailBytes > 0) {
+        await fs.promises.truncate(file, parsed.completeBytes);
+      }
+      const stat = await fs.promises.stat(file, { bigint: true });
+      log = new JsonlSessionLog({
         file,
         header: parsed.header,
         policy: this.policy,
-        existing: { events: parsed.events, bytes: parsed.completeBytes },
+        pool: this.pool,
+        lock,
+        existing: { events: parsed.events, bytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,
         onClose: (l) => this.release(l),
       });
@@ -148,6 +203,9 @@ export class JsonlSessionStore implements SessionLogFactory {
       }
       this.assertUsable();
       return this.track(log);
+    } catch (e) {
+      if (!log || !this.open.has(id)) lock.releaseSync();
+      throw e;
     } finally {
       this.opening.delete(id);
     }
@@ -161,7 +219,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   async loadSession(id: string): Promise<LoadedSession> {
     const live = this.open.get(id);
     if (live) return { header: live.header, events: [...live.events], repairs: { tornTailBytes: 0 } };
-    const parsed = await readSessionFile(this.fileOf(id), id);
+    const parsed = await readSessionFile(this.fileOf(id), id, this.pool);
     return repairInMemory(parsed);
   }
 
@@ -183,24 +241,14 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     const liveByName = new Map([...this.open.values()].map((log) => [path.basename(log.file), log] as const));
 
+    await this.index.load();
     await forEachLimited(names, LIST_CONCURRENCY, async (name) => {
-      const file = path.join(this.root, name);
-      const live = liveByName.get(name);
-      if (live) {
-        sessions.push({ header: live.header, summary: summarizeSession(live.header, live.events), file, live: true });
-        return;
-      }
-      const decodedId = sessionIdFromFileName(name);
-      try {
-        const loaded = repairInMemory(await readSessionFile(file));
-        if (sessionFileName(loaded.header.id) !== name) {
-          throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(loaded.header.id)}, which belongs in ${sessionFileName(loaded.header.id)}; was it renamed or copied?`);
-        }
-        sessions.push({ header: loaded.header, summary: summarizeSession(loaded.header, loaded.events), file, live: false });
-      } catch (e) {
-        diagnostics.push(diagnosticOf(e, file, decodedId));
-      }
+      const found = await this.entryOf(name, liveByName.get(name));
+      if ('header' in found) sessions.push(found);
+      else diagnostics.push(found);
     });
+    this.index.retain(new Set(names));
+    this.index.saveSoon();
 
     // Sessions created here whose first batch has not reached the disk yet.
     const listed = new Set(names);
@@ -211,6 +259,82 @@ export class JsonlSessionStore implements SessionLogFactory {
     sessions.sort((a, b) => compareDesc(a.summary.lastActivity, b.summary.lastActivity) || compareDesc(a.header.createdAt, b.header.createdAt));
     diagnostics.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     return { sessions, diagnostics };
+  }
+
+  /**
+   * The catalog entries of these sessions only, for a refresh after agents of this window
+   * changed: open logs from memory, the others through the index (one stat each). Sessions
+   * without a file are left out, unreadable ones come back as diagnostics.
+   */
+  async sessionEntries(ids: Iterable<string>): Promise<{ sessions: SessionCatalogEntry[]; diagnostics: SessionDiagnostic[]; missing: string[] }> {
+    await this.index.load();
+    const sessions: SessionCatalogEntry[] = [];
+    const diagnostics: SessionDiagnostic[] = [];
+    const missing: string[] = [];
+    await forEachLimited([...new Set(ids)], LIST_CONCURRENCY, async (id) => {
+      const live = this.open.get(id);
+      const name = sessionFileName(id);
+      if (!live && !fs.existsSync(path.join(this.root, name))) {
+        missing.push(id);
+        return;
+      }
+      const found = await this.entryOf(name, live);
+      if ('header' in found) sessions.push(found);
+      else diagnostics.push(found);
+    });
+    this.index.saveSoon();
+    return { sessions, diagnostics, missing };
+  }
+
+  /** One file of the folder as the catalog shows it. */
+  private async entryOf(name: string, live: JsonlSessionLog | undefined): Promise<SessionCatalogEntry | SessionDiagnostic> {
+    const file = path.join(this.root, name);
+    if (live) return { header: live.header, summary: summarizeSession(live.header, live.events), file, live: true };
+    try {
+      const { header, state } = await this.indexed(name, file, this.index.get(name));
+      if (sessionFileName(header.id) !== name) {
+        throw new ArborError('SESSION_CORRUPT', `The file holds session ${JSON.stringify(header.id)}, which belongs in ${sessionFileName(header.id)}; was it renamed or copied?`);
+      }
+      const entry: SessionCatalogEntry = { header, summary: summaryOf(header, state, true), file, live: false };
+      const damage = damageOf(state);
+      if (damage) {
+        entry.damage = damage;
+        entry.warning = describeDamage(damage);
+      }
+      return entry;
+    } catch (e) {
+      this.index.delete(name);
+      return diagnosticOf(e, file, sessionIdFromFileName(name));
+    }
+  }
+
+  /**
+   * The index entry of one file, scanned again if the file is not the one indexed: from where
+   * the last scan stopped when the same file only grew, else from the start.
+   */
+  private async indexed(name: string, file: string, entry: SessionIndexEntry | undefined): Promise<SessionIndexEntry> {
+    let stat: fs.BigIntStats;
+    try {
+      stat = await this.pool.run(() => fs.promises.stat(file, { bigint: true }));
+    } catch (e) {
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+    }
+    if (!stat.isFile()) throw new ArborError('SESSION_UNREADABLE', 'Cannot read the session file: it is not a file.', { file });
+    const ino = String(stat.ino);
+    const size = Number(stat.size);
+    const mtimeMs = Number(stat.mtimeMs);
+    if (entry && entry.ino === ino && entry.size === size && entry.mtimeMs === mtimeMs) return entry;
+    const grew = entry && entry.ino === ino && size >= entry.state.bytes && !entry.state.damage;
+    let scan;
+    try {
+      scan = await scanSessionFile(file, this.pool, { keepEvents: false, from: grew ? { header: entry.header, state: entry.state } : undefined });
+    } catch (e) {
+      if (e instanceof ArborError) throw e;
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+    }
+    const fresh: SessionIndexEntry = { ino, size: scan.size, mtimeMs, header: scan.header, state: scan.state };
+    this.index.set(name, fresh);
+    return fresh;
   }
 
   /** Sessions whose header names `id` as their parent (durable lineage: history, not authority). */
@@ -246,6 +370,25 @@ export class JsonlSessionStore implements SessionLogFactory {
     return errors;
   }
 
+  /**
+   * For extension deactivation: writes every open log synchronously and releases it with its
+   * lock, so another window can resume the sessions at once. Never throws; returns the
+   * failures (those logs keep their locks, which a later window takes over once this process
+   * is gone). The store creates and reopens nothing afterwards.
+   */
+  closeAllSync(): ArborError[] {
+    this.disposed = true;
+    const errors: ArborError[] = [];
+    for (const log of [...this.open.values()]) {
+      try {
+        log.closeSync();
+      } catch (e) {
+        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+      }
+    }
+    return errors;
+  }
+
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
@@ -268,27 +411,34 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
 }
 
+/** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
+async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
+  const data = sessionFileBytes(parsed.header, parsed.events);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
+  const temp = `${file}.${process.pid}-salvage.tmp`;
+  await fs.promises.writeFile(temp, data);
+  await fs.promises.rename(temp, file);
+  return data.length;
+}
+
 /** Reads and parses one session file; every failure is a typed ArborError. */
-async function readSessionFile(file: string, expectedId?: string): Promise<ParsedSessionFile> {
-  let bytes: Buffer;
+async function readSessionFile(file: string, expectedId: string | undefined, pool: FilePool): Promise<ParsedSessionFile> {
+  let scan;
   try {
-    bytes = await fs.promises.readFile(file);
+    scan = await scanSessionFile(file, pool, { keepEvents: true });
   } catch (e) {
+    if (e instanceof ArborError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (expectedId !== undefined && code === 'ENOENT' && !(await isDanglingLink(file))) {
       throw new ArborError('SESSION_NOT_FOUND', `There is no session ${expectedId}.`, { id: expectedId });
     }
     throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: code });
   }
-  const parsed = parseSessionFile(bytes);
-  if (!parsed.ok) {
-    const { code, message, ...rest } = parsed.problem;
-    throw new ArborError(code, message, { file, ...rest });
+  if (expectedId !== undefined && scan.header.id !== expectedId) {
+    throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${scan.header.id}.`, { file, line: 1 });
   }
-  if (expectedId !== undefined && parsed.file.header.id !== expectedId) {
-    throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${parsed.file.header.id}.`, { file, line: 1 });
-  }
-  return parsed.file;
+  return parsedFrom(scan.header, scan.state, scan.events ?? [], scan.tornTailBytes);
 }
 
 async function isDanglingLink(file: string): Promise<boolean> {
@@ -302,6 +452,7 @@ async function isDanglingLink(file: string): Promise<boolean> {
 function repairInMemory(parsed: ParsedSessionFile): LoadedSession {
   const events = parsed.events;
   const repairs: SessionRepairs = { tornTailBytes: parsed.tornTailBytes };
+  if (parsed.damage) repairs.damage = parsed.damage;
   const turn = openTurnOf(events);
   if (turn !== undefined) {
     events.push(interruptedTurnEnd(events, turn));

@@ -1,11 +1,14 @@
-import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema } from './schema';
-import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './types';
+import { emptyScanState, foldLines, LineFolder, type HeaderProblem, type ScanState } from './sessionScan';
+import type { SessionEvent, SessionHeader } from './types';
 
 /**
  * Reads the bytes of a session log. A line counts only once its newline is on disk: whatever
  * follows the last newline is a write the process did not finish (a crash, a full disk) and is
- * ignored, never fatal. Any other line that is not a valid event makes the whole file corrupt,
- * because silently skipping history in the middle would change what the agent remembers.
+ * ignored, never fatal. A damaged line after the header (not JSON, not a valid event, or a
+ * checksum that does not match) ends what is loaded, like a database recovering up to its
+ * first bad page: every event before it loads, the damage and what it cost are reported, and
+ * nothing after it is used, because skipping history in the middle would change what the
+ * agent remembers. Only a damaged header makes the file unloadable.
  */
 
 export interface ParsedSessionFile {
@@ -16,73 +19,58 @@ export interface ParsedSessionFile {
   completeBytes: number;
   /** Bytes after the last newline, ignored. */
   tornTailBytes: number;
+  /** The first damaged line, when the events stop before the end of the file. */
+  damage?: SessionDamage;
 }
 
-export type SessionFileProblem =
-  | { code: 'SESSION_CORRUPT'; message: string; line?: number }
-  | { code: 'SESSION_VERSION'; message: string; version: number };
+/** Where a session file is damaged and what loading it left out. */
+export interface SessionDamage {
+  /** 1-based line of the first damage. */
+  line: number;
+  /** What is wrong with that line. */
+  reason: string;
+  /** Complete lines left out, the damaged one included. */
+  droppedLines: number;
+  /** Bytes left out, from the start of the damaged line to the last newline. */
+  droppedBytes: number;
+}
+
+export type SessionFileProblem = HeaderProblem;
 
 export type SessionFileParse = { ok: true; file: ParsedSessionFile } | { ok: false; problem: SessionFileProblem };
 
 const NEWLINE = 0x0a;
 
-function corrupt(message: string, line?: number): SessionFileParse {
-  return { ok: false, problem: line === undefined ? { code: 'SESSION_CORRUPT', message } : { code: 'SESSION_CORRUPT', message, line } };
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
 export function parseSessionFile(bytes: Uint8Array): SessionFileParse {
   const completeBytes = bytes.lastIndexOf(NEWLINE) + 1;
   const tornTailBytes = bytes.length - completeBytes;
   if (completeBytes === 0) {
-    return corrupt(
-      bytes.length === 0
-        ? 'The session file is empty: it was created but nothing was written to it.'
-        : 'The session file has no complete header line: it was cut off while being created.',
-    );
+    const message =
+      bytes.length === 0 ? 'The session file is empty: it was created but nothing was written to it.' : 'The session file has no complete header line: it was cut off while being created.';
+    return { ok: false, problem: { code: 'SESSION_CORRUPT', message } };
   }
-  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes).toString('utf8').split('\n');
-  lines.pop(); // the empty string after the final newline
+  const folder = new LineFolder(emptyScanState(), true);
+  foldLines(folder, Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes));
+  if (folder.problem || !folder.header) return { ok: false, problem: folder.problem ?? { code: 'SESSION_CORRUPT', message: 'Line 1 is not a session header.', line: 1 } };
+  return { ok: true, file: parsedFrom(folder.header, folder.state, folder.events ?? [], tornTailBytes) };
+}
 
-  const headerJson = parseJson(lines[0]);
-  if (!headerJson.ok) return corrupt('The header (line 1) is not JSON.', 1);
-  const versioned = headerVersionSchema.safeParse(headerJson.value);
-  if (!versioned.success) return corrupt('Line 1 is not a session header.', 1);
-  if (versioned.data.version > SESSION_FORMAT_VERSION) {
-    return {
-      ok: false,
-      problem: {
-        code: 'SESSION_VERSION',
-        message: `The session was written in format version ${versioned.data.version}; this version of Arbor reads up to ${SESSION_FORMAT_VERSION}. Update Arbor to open it.`,
-        version: versioned.data.version,
-      },
-    };
-  }
-  const header = sessionHeaderSchema.safeParse(headerJson.value);
-  if (!header.success) return corrupt(`The header (line 1) is invalid: ${header.error.issues[0]?.message ?? 'unknown problem'}.`, 1);
+/** The loader's view of a scan: events, where the complete lines end, and the damage. */
+export function parsedFrom(header: SessionHeader, state: ScanState, events: SessionEvent[], tornTailBytes: number): ParsedSessionFile {
+  const file: ParsedSessionFile = { header, events, completeBytes: state.bytes, tornTailBytes };
+  if (state.damage) file.damage = damageOf(state)!;
+  return file;
+}
 
-  const events: SessionEvent[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const text = lines[i];
-    if (text.trim() === '') continue;
-    const json = parseJson(text);
-    if (!json.ok) return corrupt(`Line ${i + 1} is not JSON.`, i + 1);
-    const event = sessionEventSchema.safeParse(json.value);
-    if (!event.success) {
-      const issue = event.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      return corrupt(`Line ${i + 1} is not a valid session event${where}: ${issue?.message ?? 'unknown problem'}.`, i + 1);
-    }
-    events.push(event.data);
-  }
-  return { ok: true, file: { header: header.data, events, completeBytes, tornTailBytes } };
+export function damageOf(state: ScanState): SessionDamage | undefined {
+  const d = state.damage;
+  return d && { line: d.line, reason: d.reason, droppedLines: state.lines - d.line + 1, droppedBytes: state.bytes - d.offset };
+}
+
+/** What a damage report says to a user: which line, why, and what was left out. */
+export function describeDamage(damage: SessionDamage): string {
+  const dropped = damage.droppedLines === 1 ? 'that line' : `that line and the ${damage.droppedLines - 1} after it`;
+  return `Line ${damage.line} is damaged (${damage.reason}); the session is shown up to the line before, and ${dropped} (${damage.droppedBytes} bytes) are left out.`;
 }
 
 /**

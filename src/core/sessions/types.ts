@@ -1,4 +1,4 @@
-import type { CancelCause } from '../errors';
+import type { ArborError, CancelCause } from '../errors';
 import type { ToolCall } from '../models/types';
 
 /** Bumped when the on-disk shape changes incompatibly; newer files load as diagnostics. */
@@ -75,6 +75,13 @@ export interface SessionLog {
   append(event: SessionEvent): void;
   /** Resolves when everything appended so far is durable. */
   flush(): Promise<void>;
+  /**
+   * Problems met after `append` returned, which no caller can catch: an event refused because
+   * it does not match the session format, a write that failed for good. The agent that owns
+   * the log shows them; `undefined` means the problem reported before is solved (a failed
+   * write succeeded later). Logs that cannot fail (in memory) do not implement it.
+   */
+  onProblem?(listener: (problem: ArborError | undefined) => void): void;
 }
 
 export interface SessionLogFactory {

@@ -3,14 +3,26 @@ import type { Agent, TurnEnd } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { ChatMessage } from '../models/types';
 import type { SessionLog } from '../sessions/types';
+import { formatReport, reportOf } from './report';
 
 /** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
 export type InterruptAuthority = { kind: 'user'; parentSessionId: string } | { kind: 'ancestor'; agent: Agent };
 
-export interface InterruptResult {
-  /** The cancel signal was issued, or there was nothing to stop. Not "the turn has ended". */
-  accepted: true;
-}
+/**
+ * `accepted` means the cancel signal was issued, or there was nothing to stop; never "the turn
+ * has ended". A one-shot target is accepted too, but says that nothing was signalled and why:
+ * its lifecycle belongs to the agent holding it, so it is stopped only through that holder.
+ */
+export type InterruptResult =
+  | { accepted: true; effect?: undefined }
+  | {
+      accepted: true;
+      effect: 'none';
+      reason: 'one-shot';
+      /** The live agent whose turn holds the one-shot target; stopping it stops the target. */
+      holderId?: string;
+      message: string;
+    };
 
 /**
  * A live continuable child. Its lifetime belongs to the continuation manager, not to the
@@ -104,8 +116,20 @@ export class ContinuationManager {
     return this.activations.size;
   }
 
-  /** Start a continuable child of `parent` on `prompt`; returns the child at once. */
+  /** True once `agent`'s own Activation has begun to be disposed (ended, settled or shut down). */
+  isEnding(agent: Agent): boolean {
+    const activation = this.activations.get(agent.id);
+    return activation !== undefined && activation.agent === agent && activation.disposing;
+  }
+
+  /**
+   * Start a continuable child of `parent` on `prompt`; returns the child at once. The parent
+   * must be live and not ending (AGENT_DISPOSED), so every child has a parent and an ancestry.
+   */
   start(parent: Agent, label: string, prompt: string): Agent {
+    if (this.disposed || !this.host.agents.isLive(parent) || parent.disposed || this.isEnding(parent)) {
+      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
+    }
     const child = this.host.createContinuable(parent, label);
     this.activate(parent, child);
     child.send(prompt, { from: 'parent' });
@@ -148,7 +172,22 @@ export class ContinuationManager {
       }
     }
     const activation = this.activations.get(targetSessionId);
-    if (!activation) return { accepted: true };
+    if (!activation) {
+      const oneShot = this.host.agents.get(targetSessionId);
+      if (oneShot?.kind === 'one-shot') {
+        const holder = this.host.agents.ownerOf(oneShot);
+        return {
+          accepted: true,
+          effect: 'none',
+          reason: 'one-shot',
+          holderId: holder?.id,
+          message:
+            `"${oneShot.label}" is a one-shot subagent: it belongs to ${holder ? `"${holder.label}" (${holder.id}), which is waiting for its result` : 'the agent waiting for its result'}, ` +
+            'and cannot be stopped on its own. Nothing was stopped; stop that agent to stop it.',
+        };
+      }
+      return { accepted: true };
+    }
     if (authority.kind === 'user') {
       if (activation.agent.log.header.parentSession !== authority.parentSessionId) {
         throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} does not belong to parent ${authority.parentSessionId}.`);
@@ -256,27 +295,7 @@ export class ContinuationManager {
   private report(activation: Activation, end: TurnEnd | undefined, settled: boolean): void {
     const child = activation.agent;
     const parent = activation.parent;
-    const lines: string[] = [];
-    if (end) {
-      const how =
-        end.reason === 'completed'
-          ? 'finished its turn'
-          : end.reason === 'aborted'
-            ? end.cause === 'user'
-              ? 'was stopped by the user; it keeps its conversation and waits for a message'
-              : `was interrupted (${end.cause ?? 'cancelled'}); it keeps its conversation and waits for a message`
-            : end.reason === 'budget'
-              ? `hit a run limit (${end.message ?? 'budget'})`
-              : `failed (${end.message ?? end.reason})`;
-      lines.push(`[Report from subagent "${child.label}" (agent_id: ${child.id})] It ${how}.`);
-      if (end.finalText) lines.push(end.finalText);
-    } else {
-      lines.push(`[Subagent "${child.label}" (agent_id: ${child.id})] Its own subagents have finished.`);
-    }
-    if (settled) {
-      lines.push(`It is now idle and has been released; send_message to ${child.id} resumes it with its conversation.`);
-    }
-    const text = lines.join('\n');
+    const text = formatReport(reportOf(child.label, child.id, end, settled));
     if (!this.host.agents.isLive(parent)) {
       activation.undelivered.push(text);
       return;

@@ -3,3 +3,4 @@ export { Activation, ContinuationManager } from './continuation';
 export type { ContinuationHost, InterruptAuthority, InterruptResult, LoadedSettledChild, SettledChild } from './continuation';
 export { listDescendants, type AgentListing } from './listing';
 export { runOneShot, type OneShotOutcome } from './oneShot';
+export { formatReport, readReport, reportOf, reportTitle, type ReportOutcome, type SubagentReport } from './report';

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
@@ -24,7 +25,8 @@ export const runCommandTool: ToolDefinition<RuntimeToolContext, typeof runComman
   name: 'run_command',
   description:
     'Run a shell command in the workspace folder and get its exit code and output (trimmed to the last 64 KiB). ' +
-    'The user must approve each command (or allow commands for this session); when approval is denied, the result says why.',
+    'The user must approve each command (or allow commands for this session); when approval is denied, the result says why. ' +
+    'On timeout the command and every process it started are stopped; do not start servers or daemons that should outlive it.',
   schema: runCommandArgsSchema,
   readOnly: false,
   async run(args, ctx) {
@@ -60,8 +62,24 @@ interface CommandOutcome {
   signal: string | null;
   output: string;
   truncated: boolean;
+  /** Set when processes the command left behind had to be stopped for the tool to return. */
+  note?: string;
 }
 
+/** Between SIGTERM and SIGKILL; also how long output may keep flowing after the shell exits. */
+export const KILL_GRACE_MS = 2_000;
+
+/**
+ * Runs `command` in a shell in its own process group and settles within `timeoutMs` plus two
+ * grace periods whatever the command does:
+ * - on timeout or abort, the whole group and every process still attached to the shell's tree
+ *   get SIGTERM, then SIGKILL after the grace, so a command that traps SIGTERM cannot outlive it;
+ * - when the shell has exited but something it started keeps the output pipe open, that is
+ *   stopped the same way after the grace, and the pipe is closed on our side;
+ * - an abort rejects at once (the turn ends), while the termination finishes in the background.
+ * Limit: a process that leaves both the group (setsid) and the tree (its parent exited before
+ * the termination) cannot be found; its output is no longer read and the tool still returns.
+ */
 function execute(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -69,6 +87,12 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
     let output = '';
     let truncated = false;
     let timedOut = false;
+    let leftovers = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    let terminating = false;
+    let drain: NodeJS.Timeout | undefined;
+    let escalation: NodeJS.Timeout | undefined;
     const collect = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       if (output.length > MAX_OUTPUT) {
@@ -78,31 +102,116 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const kill = (): void => {
-      try {
-        // The whole process group: a shell's children must not outlive a Stop.
-        if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGTERM');
-        else child.kill('SIGTERM');
-      } catch {
-        // already gone
-      }
+
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timeout);
+      if (signal.aborted) return reject(signal.reason);
+      const outcome: CommandOutcome = { status: timedOut ? 'timed-out' : 'exited', exit_code: exit?.code ?? null, signal: exit?.signal ?? null, output, truncated };
+      if (leftovers) outcome.note = 'Processes the command left running kept its output open; they were stopped.';
+      resolve(outcome);
     };
-    const timer = setTimeout(() => {
+
+    /** SIGTERM now, SIGKILL after the grace, to the group and the shell's process tree. */
+    const terminate = (): void => {
+      if (terminating) return;
+      terminating = true;
+      const known = new Set(child.pid ? descendantsOf(child.pid) : []);
+      signalAll(child, known, 'SIGTERM');
+      // Runs even when the pipes close first: a process that trapped SIGTERM and closed its
+      // output must not outlive the command either.
+      escalation = setTimeout(() => {
+        if (child.pid) for (const pid of descendantsOf(child.pid)) known.add(pid);
+        signalAll(child, known, 'SIGKILL');
+        // Whatever still holds the pipe is gone or out of reach: stop reading and return.
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle();
+      }, KILL_GRACE_MS);
+    };
+
+    const timeout = setTimeout(() => {
       timedOut = true;
-      kill();
+      terminate();
     }, timeoutMs);
-    const onAbort = (): void => kill();
+    const onAbort = (): void => {
+      terminate();
+      settle();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {
-      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeout);
+      clearTimeout(drain);
+      clearTimeout(escalation);
       signal.removeEventListener('abort', onAbort);
       resolve({ status: 'failed-to-start', exit_code: null, signal: null, output: err.message, truncated: false });
     });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      if (signal.aborted) return reject(signal.reason);
-      resolve({ status: timedOut ? 'timed-out' : 'exited', exit_code: code, signal: sig, output, truncated });
+    child.on('exit', (code, sig) => {
+      exit = { code, signal: sig };
+      // The shell is done; output still flowing after the grace comes from processes it left.
+      drain = setTimeout(() => {
+        if (settled || terminating) return;
+        leftovers = true;
+        terminate();
+      }, KILL_GRACE_MS);
+    });
+    child.on('close', () => {
+      clearTimeout(drain);
+      settle();
     });
   });
+}
+
+function signalAll(child: ChildProcess, pids: ReadonlySet<number>, sig: NodeJS.Signals): void {
+  const send = (pid: number): void => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  if (child.pid && process.platform !== 'win32') send(-child.pid);
+  else child.kill(sig);
+  for (const pid of pids) send(pid);
+}
+
+/**
+ * The live processes below `root` by parent id (Linux /proc; empty elsewhere). It finds the
+ * shell's children that moved to a session or group of their own, while the shell is alive.
+ */
+function descendantsOf(root: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid);
+    if (list) list.push(Number(name));
+    else children.set(ppid, [Number(name)]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const pid of children.get(queue.shift()!) ?? []) {
+      out.push(pid);
+      queue.push(pid);
+    }
+  }
+  return out;
 }

@@ -103,13 +103,14 @@ export const interruptAgentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ 
   name: 'interrupt_agent',
   description:
     'Stop the current turn of one of your continuable descendants (a child or deeper). It keeps its conversation and queued ' +
-    'messages, which wait until you send it a message. Its own subagents keep running.',
+    'messages, which wait until you send it a message. Its own subagents keep running. A one-shot subagent (delegate_task) cannot be ' +
+    'interrupted on its own: it belongs to the agent waiting for its result.',
   schema: z.object({ agent_id: agentId }),
   readOnly: false,
   run(args, ctx) {
     try {
-      ctx.runtime.subagents.interrupt(args.agent_id, { kind: 'ancestor', agent: ctx.agent });
-      return jsonResult({ agent_id: args.agent_id, accepted: true });
+      const result = ctx.runtime.subagents.interrupt(args.agent_id, { kind: 'ancestor', agent: ctx.agent });
+      return jsonResult({ agent_id: args.agent_id, ...result });
     } catch (err) {
       if (isArborError(err)) return errorResult(err);
       throw err;

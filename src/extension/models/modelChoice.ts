@@ -64,7 +64,7 @@ export class ModelChoice implements vscode.Disposable {
     try {
       const parsed = parseOpenAiCompatibleSettings({ baseUrl, model });
       const apiKeys = this.options.apiKeys;
-      return new OpenAiCompatibleProvider(parsed, { apiKey: () => apiKeys.get(parsed.baseUrl) });
+      return new OpenAiCompatibleProvider(parsed, { apiKey: () => apiKeys.get(parsed.baseUrl), ...definedOnly(settings.openaiCompatible.timeouts) });
     } catch (err) {
       const field = isArborError(err) && typeof err.details?.field === 'string' ? `arbor.model.openaiCompatible.${err.details.field}` : 'The OpenAI-compatible model setting';
       const reason = isArborError(err) ? err.message.replace(/^Invalid model setting '[^']*': /, '') : String(err);
@@ -150,4 +150,11 @@ export class AutoModel implements ModelProvider {
 function selectorOf(settings: ArborSettings): vscode.LanguageModelChatSelector {
   const { family, id } = settings.vscodeLm;
   return { ...(family ? { family } : {}), ...(id ? { id } : {}) };
+}
+
+/** The timeouts that are set; unset ones keep the provider's defaults. */
+function definedOnly(timeouts: ArborSettings['openaiCompatible']['timeouts']): Partial<Record<keyof typeof timeouts, number>> {
+  const out: Partial<Record<keyof typeof timeouts, number>> = {};
+  for (const key of ['timeoutMs', 'idleTimeoutMs', 'retryTimeoutMs'] as const) if (timeouts[key] !== undefined) out[key] = timeouts[key];
+  return out;
 }

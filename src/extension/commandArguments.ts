@@ -1,0 +1,55 @@
+// Command arguments are a trust boundary: a tree hands its own nodes, but a keybinding, a
+// `command:` link or another extension can pass anything. Each command parses its argument
+// here first; a bad one is an INPUT_INVALID ArborError that changes nothing, never a TypeError
+// from deep inside a handler.
+import * as z from 'zod';
+import { Agent } from '../core/agents';
+import { ArborError } from '../core/errors';
+import type { Runtime } from '../core/runtime';
+
+const idSchema = z.string().min(1).max(1000);
+
+/** An agent argument: none (the command asks), an Agents-view node, or a live agent's id. */
+const agentArgumentSchema = z.union([z.undefined(), z.instanceof(Agent), idSchema]);
+
+/**
+ * A History argument: none, a session id, or a History-view node. A node is checked for the
+ * one path the commands read (`entry.header.id`); a diagnostic or notice row names no session.
+ */
+const sessionArgumentSchema = z.union([
+  z.undefined(),
+  idSchema,
+  z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema }) }) }),
+  z.object({ type: z.enum(['diagnostic', 'notice']) }),
+]);
+
+function invalid(command: string, expected: string, error: z.ZodError): ArborError {
+  return new ArborError('INPUT_INVALID', `${command} takes ${expected}; the argument it was given is not one.`, { issues: z.treeifyError(error) });
+}
+
+/**
+ * The agent a command was invoked on: undefined when none was given (the command then asks),
+ * the node itself when it is an Agent (live or just ended: the command decides), or the live
+ * agent with the given id. Anything else, or an id no live agent has, is INPUT_INVALID.
+ */
+export function parseAgentArgument(runtime: Runtime, command: string, arg: unknown): Agent | undefined {
+  const parsed = agentArgumentSchema.safeParse(arg);
+  if (!parsed.success) throw invalid(command, 'an agent from the Agents view or a live agent id (a string)', parsed.error);
+  const value = parsed.data;
+  if (typeof value !== 'string') return value;
+  const agent = runtime.agents.get(value);
+  if (!agent) throw new ArborError('INPUT_INVALID', `${command}: no live agent has the id "${value}".`, { id: value });
+  return agent;
+}
+
+/** What a History command was invoked on. */
+export type SessionArgument = { kind: 'none' } | { kind: 'session'; id: string } | { kind: 'not-a-session' };
+
+export function parseSessionArgument(command: string, arg: unknown): SessionArgument {
+  const parsed = sessionArgumentSchema.safeParse(arg);
+  if (!parsed.success) throw invalid(command, 'a session id (a string) or a node of the History view', parsed.error);
+  const value = parsed.data;
+  if (value === undefined) return { kind: 'none' };
+  if (typeof value === 'string') return { kind: 'session', id: value };
+  return value.type === 'session' ? { kind: 'session', id: value.entry.header.id } : { kind: 'not-a-session' };
+}

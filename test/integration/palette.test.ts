@@ -1,0 +1,49 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { ArborTesting } from '../../src/extension/extension';
+import { arborTesting, waitFor } from './support';
+import { ui } from './ui';
+
+/** What a new user does first: open the Command Palette, type the words, press Enter. */
+async function runFromPalette(words: string): Promise<void> {
+  void vscode.commands.executeCommand('workbench.action.showCommands');
+  await ui.typeText(words);
+  assert.ok(await ui.pageHasText(words), `the palette shows "${words}"`);
+  await ui.pressKeys('Enter');
+}
+
+describe('Command Palette for a new user', function () {
+  this.timeout(120_000);
+  let t: ArborTesting;
+  before(async () => {
+    t = await arborTesting();
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    for (const agent of t.runtime.agents.all()) if (agent.kind === 'root') await t.runtime.end(agent);
+  });
+
+  it('"Arbor: Run Agent" then Enter starts an interactive run that may ask you questions', async function () {
+    ui.requireBrowser(this);
+    await runFromPalette('Arbor: Run Agent');
+    assert.ok(await ui.pageHasText('What should the agent do?'), 'the task box of Run Agent opened');
+    assert.strictEqual(await ui.pageHasText('It will not ask you anything', { timeoutMs: 500 }), false, 'not the unattended run');
+    const before = new Set(t.runtime.agents.all().map((a) => a.id));
+    await ui.typeText('Say hello');
+    await ui.pressKeys('Enter');
+    await waitFor(() => t.runtime.agents.all().some((a) => !before.has(a.id)), 'the agent to start');
+    const started = t.runtime.agents.all().find((a) => !before.has(a.id))!;
+    assert.strictEqual(started.log.header.interactionMode, 'interactive');
+  });
+
+  it('the unattended command has its own words and says before it starts that it will not ask anything', async function () {
+    ui.requireBrowser(this);
+    const title = (vscode.extensions.getExtension('arbor.arbor')!.packageJSON.contributes.commands as { command: string; title: string }[]).find(
+      (c) => c.command === 'arbor.runAgentUnattended',
+    )!.title;
+    assert.ok(!/^Run Agent/.test(title), `"${title}" must not start with the words of Run Agent`);
+    await runFromPalette('Arbor: Start Unattended Run');
+    assert.ok(await ui.pageHasText('It will not ask you anything'), 'the task box says the run will not ask');
+    await ui.pressKeys('Escape');
+  });
+});
