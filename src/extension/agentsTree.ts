@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
 import type { UserInteractionService } from '../core/interaction';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 import { presentAgent, type AgentPresentation } from './agentPresentation';
 
 /** How long a burst of runtime events is gathered before one repaint. */

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { Agent } from '../core/agents';
 import { ArborError } from '../core/errors';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 
 const idSchema = z.string().min(1).max(1000);
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents/agent';
+import type { Agent } from '../core/agents';
 import { ArborError, isArborError } from '../core/errors';
 import { parseAgentArgument } from './commandArguments';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 import type { AgentsTreeProvider } from './agentsTree';
 import type { QuestionPicker } from './questionPicker';
 import type { TranscriptProvider } from './transcripts';

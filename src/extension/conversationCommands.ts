@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 import type { AgentsTreeProvider } from './agentsTree';
 import { parseAgentArgument } from './commandArguments';
 import { parsedArgument } from './commands';

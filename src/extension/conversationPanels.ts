@@ -12,7 +12,7 @@ import {
   type ConversationErrorCode,
   type HostToWebviewMessage,
 } from '../core/rpc';
-import type { Runtime, RuntimeEvent } from '../core/runtime';
+import type { Runtime, RuntimeEvent } from '../core';
 import type { AgentKind, SessionEvent, SessionHeader } from '../core/sessions';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */

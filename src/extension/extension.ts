@@ -1,13 +1,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents/agent';
+import type { Agent } from '../core/agents';
 import { ArborError } from '../core/errors';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
-import { ScriptedModel } from '../core/models/scriptedModel';
-import { SwitchableModel } from '../core/models/switchableModel';
-import type { ModelProvider } from '../core/models/types';
-import type { RunLimitsInput } from '../core/limits';
-import { Runtime } from '../core/runtime';
+import { Runtime, type RunLimitsInput } from '../core';
+import { ScriptedModel, SwitchableModel, type ModelProvider } from '../core/models';
 import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';

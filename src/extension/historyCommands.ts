@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agents';
 import { ArborError } from '../core/errors';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 import { MemorySessionLog, type JsonlSessionStore } from '../core/sessions';
 import { kindText } from './agentPresentation';
 import { parseSessionArgument } from './commandArguments';

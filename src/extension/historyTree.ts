@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../core/runtime';
+import type { Runtime } from '../core';
 import type { JsonlSessionStore, SessionCatalog } from '../core/sessions';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
 

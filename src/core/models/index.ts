@@ -5,6 +5,7 @@
  */
 export type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall, ToolSpec } from './types';
 export { modelChunkSchema, parseModelChunk } from './modelChunk';
+export { SwitchableModel } from './switchableModel';
 export { ScriptedModel, parseScript, scriptSchema, type ModelScript, type ScriptedModelOptions } from './scriptedModel';
 export {
   DEFAULT_OPENAI_CAPS,

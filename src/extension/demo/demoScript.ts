@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../core/models/scriptedModel';
+import type { ModelScript } from '../../core/models';
 
 export const DEMO_ROOT_LABEL = 'Demo lead';
 
