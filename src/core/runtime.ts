@@ -31,20 +31,11 @@ import { askUserQuestionTool } from './tools/askUserQuestion';
 import { ToolCatalog } from './tools/catalog';
 import { exitPlanModeTool } from './tools/exitPlanMode';
 import { runCommandTool } from './tools/runCommand';
-import type { BaseToolContext } from './tools/context';
+import type { RuntimeToolContext } from './tools/context';
 import { limitExceeded, subagentTools } from './tools/subagentTools';
 import type { ToolDefinition, ToolResult } from './tools/types';
 
-/** What every runtime tool handler receives. */
-export interface RuntimeToolContext extends BaseToolContext {
-  agent: Agent;
-  runtime: Runtime;
-  /** The run's interaction policy, resolved once when the run started. */
-  policy: RunInteractionPolicy;
-  interaction: UserInteractionService;
-  approvals: ApprovalService;
-}
-
+export type { RuntimeToolContext };
 export type RuntimeTool = ToolDefinition<RuntimeToolContext>;
 
 /**

@@ -1,4 +1,9 @@
+import type { Agent } from '../agents/agent';
+import type { AgentRegistry } from '../agents/registry';
+import type { ApprovalService, RunInteractionPolicy, UserInteractionService } from '../interaction';
 import type { AgentKind, SessionLog } from '../sessions/types';
+import type { InterruptAuthority, InterruptResult } from '../subagents/continuation';
+import type { OneShotOutcome } from '../subagents/oneShot';
 
 /**
  * What every tool handler can rely on about its caller. At runtime `agent` is the exact live
@@ -19,4 +24,30 @@ export interface BaseToolContext {
   /** The turn's signal: aborted when the turn is cancelled. */
   signal: AbortSignal;
   toolCallId: string;
+}
+
+/**
+ * What tools may ask of the runtime that hosts them: delegation, messages and interrupts to
+ * subagents, the live registry and the workspace folder. Tools see these capabilities, never
+ * the runtime itself, so the runtime can depend on its tools without a loop back.
+ */
+export interface ToolHost {
+  readonly workspaceFolder: string | undefined;
+  readonly agents: AgentRegistry;
+  readonly subagents: {
+    deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }>;
+    interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult;
+  };
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome>;
+  startContinuable(parent: Agent, label: string, prompt: string): Agent;
+}
+
+/** What every runtime tool handler receives. */
+export interface RuntimeToolContext extends BaseToolContext {
+  agent: Agent;
+  runtime: ToolHost;
+  /** The run's interaction policy, resolved once when the run started. */
+  policy: RunInteractionPolicy;
+  interaction: UserInteractionService;
+  approvals: ApprovalService;
 }

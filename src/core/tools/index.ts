@@ -1,6 +1,6 @@
 /** Tools the models call: each defined once with a zod schema, a description and a handler. */
 export type { ToolDefinition, ToolResult } from './types';
-export type { BaseToolContext, ToolCaller } from './context';
+export type { BaseToolContext, RuntimeToolContext, ToolCaller, ToolHost } from './context';
 export { ToolCatalog, errorResult, jsonResult } from './catalog';
 export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool } from './subagentTools';
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import type { RuntimeToolContext } from '../runtime';
+import type { RuntimeToolContext } from './context';
 import { errorResult, jsonResult } from './catalog';
 import type { ToolDefinition } from './types';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ArborError, isArborError } from '../errors';
 import { listDescendants } from '../subagents/listing';
-import type { RuntimeToolContext } from '../runtime';
+import type { RuntimeToolContext } from './context';
 import type { ToolDefinition } from './types';
 import { errorResult, jsonResult } from './catalog';
 
