@@ -7,6 +7,23 @@ import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessa
 // reports say, and who may reach it.
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
+
+/**
+ * A root "main" that starts one continuable child per label, each hanging in its first model
+ * call; resolves once they all run and the root is idle.
+ */
+async function rootWithHangingChildren(...labels: string[]) {
+  const { runtime } = makeRuntime({
+    version: 1,
+    agents: {
+      main: { turns: [[{ toolCalls: labels.map((l) => start(l)) }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+      ...Object.fromEntries(labels.map((l) => [l, { turns: [[{ hang: true }]] }])),
+    },
+  });
+  const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+  await until(() => runtime.agents.size === labels.length + 1 && root.status === 'idle', 'the children to start');
+  return { runtime, root };
+}
 const unauthorized = (e: unknown) => isArborError(e, 'SUBAGENT_UNAUTHORIZED');
 
 describe('continuable children, pinned', () => {
@@ -150,15 +167,7 @@ describe('continuable children, pinned', () => {
   });
 
   it('a non-live caller cannot deliver a message, and nothing is queued', async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const { runtime, root } = await rootWithHangingChildren('kid');
     const kid = childByLabel(runtime, 'kid');
     await runtime.end(root);
     await assert.rejects(runtime.subagents.deliver(root, kid.id, 'late'), (e: unknown) =>
@@ -189,15 +198,7 @@ describe('continuable children, pinned', () => {
   });
 
   it('a live child gets the message queued: delivered, not resumed', async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const { runtime, root } = await rootWithHangingChildren('kid');
     const kid = childByLabel(runtime, 'kid');
     assert.deepStrictEqual(await runtime.subagents.deliver(root, kid.id, 'more'), { agentId: kid.id, resumed: false });
     assert.strictEqual(kid.pendingCount, 1);
@@ -205,16 +206,7 @@ describe('continuable children, pinned', () => {
   });
 
   it('interrupts: an ancestor cannot stop itself, a stale ancestor is refused, with messages that say why', async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid'), start('sib')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-        sib: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3 && root.status === 'idle', 'the children');
+    const { runtime } = await rootWithHangingChildren('kid', 'sib');
     const kid = childByLabel(runtime, 'kid');
     const sib = childByLabel(runtime, 'sib');
     assert.throws(
@@ -239,16 +231,7 @@ describe('continuable children, pinned', () => {
   });
 
   it('the runtime shutting down releases every continuable child, and later messages are refused', async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid'), start('kid2')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-        kid2: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3 && root.status === 'idle', 'the children');
+    const { runtime } = await rootWithHangingChildren('kid', 'kid2');
     const kid = childByLabel(runtime, 'kid');
     const kid2 = childByLabel(runtime, 'kid2');
     await runtime.dispose();
@@ -278,15 +261,7 @@ describe('continuable children, pinned', () => {
   });
 
   it('a message racing the end of a child finds no child to resume, and never reaches the ended agent', async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const { runtime, root } = await rootWithHangingChildren('kid');
     const kid = childByLabel(runtime, 'kid');
     const ending = runtime.end(kid);
     await assert.rejects(runtime.subagents.deliver(root, kid.id, 'too late'), (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND'));
@@ -296,15 +271,7 @@ describe('continuable children, pinned', () => {
   });
 
   it("ending a child drops its queued messages and records which ones", async () => {
-    const { runtime } = makeRuntime({
-      version: 1,
-      agents: {
-        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
-        kid: { turns: [[{ hang: true }]] },
-      },
-    });
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid');
+    const { runtime, root } = await rootWithHangingChildren('kid');
     const kid = childByLabel(runtime, 'kid');
     await runtime.subagents.deliver(root, kid.id, 'queued one');
     assert.strictEqual(kid.pendingCount, 1);
