@@ -1,5 +1,5 @@
 /** Arbor's runtime, as the editor layer sees it. Modules keep their own doors (index.ts). */
-export { Runtime, Run, SubagentService } from './runtime';
+export { Runtime, Run, type SubagentService } from './runtime';
 export type { RuntimeEvent, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, ResumeRootOptions } from './runtime';
 export { ArborError, AbortedError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';

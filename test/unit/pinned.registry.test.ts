@@ -6,8 +6,8 @@ import { AgentRegistry, byCreation, type RegistryChange } from '../../src/core/a
 // and in which order the tree lists them.
 
 /** Only what the registry reads of an agent. */
-function fake(id: string, createdAt: number, disposed = false): Agent {
-  return { id, createdAt, disposed } as unknown as Agent;
+function fake(id: string, creationOrder: number, disposed = false): Agent {
+  return { id, creationOrder, disposed } as unknown as Agent;
 }
 
 describe('agent registry, pinned', () => {

@@ -4,6 +4,8 @@ import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCo
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
+import type { RunInteractionPolicy } from '../interaction/policy';
+import { ObservedLog, unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
 import { errorResult } from '../tools/catalog';
 import type { ToolResult } from '../tools/types';
@@ -79,8 +81,8 @@ export interface AgentInit {
   log: SessionLog;
   host: AgentHost;
   run: AgentRun;
-  /** Creation order within the process: ties in creation time are broken by id, then this. */
-  createdAt: number;
+  /** Creation order within the process (a counter, not a time): siblings are listed by it, then by id. */
+  creationOrder: number;
   planMode?: boolean;
   /** The conversation so far, when reopening a past session. */
   conversation?: ChatMessage[];
@@ -92,8 +94,12 @@ export interface AgentInit {
   lastQueueId?: number;
 }
 
-/** The run an agent belongs to: shared limits and budget, and optionally its own model. */
+/**
+ * The run an agent belongs to (a root and everything it delegates to): shared limits and token
+ * budget, the interaction policy resolved once when the run started, and optionally its own model.
+ */
 export interface AgentRun extends RunBudget {
+  readonly policy: RunInteractionPolicy;
   /** When set, every agent of the run talks to this model instead of the runtime's. */
   readonly model?: ModelProvider;
 }
@@ -111,6 +117,8 @@ const now = isoNow;
  * model answers without tool calls. Each turn owns an AbortController whose signal reaches the
  * model request and every tool. Messages queue in a FIFO inbox; a turn claims one message.
  */
+export { unwrapLog };
+
 export class Agent {
   readonly id: string;
   readonly label: string;
@@ -118,7 +126,8 @@ export class Agent {
   readonly delegationDepth: number;
   readonly log: SessionLog;
   readonly run: AgentRun;
-  readonly createdAt: number;
+  /** Creation order within the process (a counter, not a time). */
+  readonly creationOrder: number;
   planMode: boolean;
   readonly conversation: ChatMessage[];
   readonly usage = { inputTokens: 0, outputTokens: 0 };
@@ -162,7 +171,7 @@ export class Agent {
     });
     this.host = init.host;
     this.run = init.run;
-    this.createdAt = init.createdAt;
+    this.creationOrder = init.creationOrder;
     this.planMode = init.planMode ?? false;
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
@@ -173,6 +182,10 @@ export class Agent {
     }
   }
 
+  /** The creation order under its former name; it was never a time. */
+  get createdAt(): number {
+    return this.creationOrder;
+  }
   get status(): AgentStatus {
     return this.current ? 'running' : 'idle';
   }
@@ -478,32 +491,6 @@ export class Agent {
     for (const call of calls) this.recordToolResult(call, { content, isError: true });
     calls.length = 0;
   }
-}
-
-/** A session log that tells the runtime about each append. */
-class ObservedLog implements SessionLog {
-  constructor(
-    readonly inner: SessionLog,
-    private readonly appended: (event: SessionEvent) => void,
-  ) {}
-  get header(): SessionLog['header'] {
-    return this.inner.header;
-  }
-  get events(): readonly SessionEvent[] {
-    return this.inner.events;
-  }
-  append(event: SessionEvent): void {
-    this.inner.append(event);
-    this.appended(event);
-  }
-  flush(): Promise<void> {
-    return this.inner.flush();
-  }
-}
-
-/** The underlying log of an agent's (possibly observed) log, for reuse by a resumed agent. */
-export function unwrapLog(log: SessionLog): SessionLog {
-  return log instanceof ObservedLog ? log.inner : log;
 }
 
 /** A tool that threw: the model reads the failure as an error result and the turn goes on. */

@@ -2,3 +2,7 @@
 export { Agent, unwrapLog } from './agent';
 export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, CancelOptions, MessageSource, SendOptions, TurnEnd, WakeMode } from './agent';
 export { AgentRegistry, byCreation, type RegistryChange } from './registry';
+export { AgentFactory, labelFromPrompt, sessionIdMaker, type AgentSpec } from './agentFactory';
+export { readSessionSnapshot, type SessionSnapshot } from './sessionSnapshot';
+export { EndedAgentLogs, type ClosableSessionLog, type DurableSessionStore } from './endedAgentLogs';
+export { systemPromptFor, BASE_PROMPT } from './systemPrompt';

@@ -126,7 +126,7 @@ export class AgentRegistry {
   }
 }
 
-/** Siblings are ordered by creation time, then id. */
+/** Siblings are ordered by creation order, then id. */
 export function byCreation(a: Agent, b: Agent): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return a.creationOrder - b.creationOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -1,8 +1,7 @@
 import { ArborError } from '../errors';
 import type { Agent, TurnEnd } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
-import type { ChatMessage } from '../models/types';
-import type { SessionLog } from '../sessions/types';
+import type { SessionSnapshot } from '../agents/sessionSnapshot';
 import { formatReport, reportOf } from './report';
 
 /** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
@@ -54,31 +53,22 @@ export class Activation {
   }
 }
 
-/** What a settled child leaves behind so its direct parent can resume it cold. */
-export interface SettledChild {
-  log: SessionLog;
-  conversation: ChatMessage[];
-  turns: number;
-  parentSessionId: string;
-  label: string;
-  delegationDepth: number;
-  /** Tokens the child has used so far, shown again once it is resumed. */
-  usage?: { inputTokens: number; outputTokens: number };
-}
+/** What a settled child leaves behind so its direct parent can resume it cold: its session snapshot. */
+export type SettledChild = SessionSnapshot;
 
 /**
  * A settled child read back from durable sessions (after a reload, or because the manager keeps
  * none in memory). Its log is already open for writing; `discard` closes it when the resume is
  * abandoned (the caller went away or the runtime shut down while it was loading).
  */
-export interface LoadedSettledChild extends SettledChild {
+export interface LoadedSettledChild extends SessionSnapshot {
   discard(): void;
 }
 
 export interface ContinuationHost {
   readonly agents: AgentRegistry;
   /** Creates (but does not start) a continuable agent for `parent`. */
-  createContinuable(parent: Agent, label: string, resumeFrom?: { id: string; settled: SettledChild }): Agent;
+  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot): Agent;
   /** Called when a child was disposed, so the runtime can release it. */
   released(agent: Agent): void;
   /**
@@ -97,7 +87,7 @@ export interface ContinuationHost {
  */
 export class ContinuationManager {
   private readonly activations = new Map<string, Activation>();
-  private readonly settled = new Map<string, SettledChild>();
+  private readonly settled = new Map<string, SessionSnapshot>();
   /** Children being read back from durable sessions; a second message waits for the first. */
   private readonly resuming = new Map<string, Promise<void>>();
   private disposed = false;
@@ -108,11 +98,12 @@ export class ContinuationManager {
     return this.activations.get(id);
   }
 
-  isActivation(agent: Agent): boolean {
+  /** True when `agent` is the exact agent of a live Activation. */
+  isContinuable(agent: Agent): boolean {
     return this.activations.get(agent.id)?.agent === agent;
   }
 
-  liveCount(): number {
+  liveContinuableCount(): number {
     return this.activations.size;
   }
 
@@ -309,15 +300,7 @@ export class ContinuationManager {
     activation.disposing = true;
     const agent = activation.agent;
     if (!this.host.loadSettled) {
-      this.settled.set(agent.id, {
-        log: agent.log,
-        conversation: agent.conversation,
-        turns: agent.turnCount,
-        parentSessionId: activation.parentSessionId,
-        label: agent.label,
-        delegationDepth: agent.delegationDepth,
-        usage: { ...agent.usage },
-      });
+      this.settled.set(agent.id, { log: agent.log, conversation: agent.conversation, turns: agent.turnCount, usage: { ...agent.usage } });
     }
     this.release(activation);
   }
@@ -362,17 +345,17 @@ export class ContinuationManager {
         if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
         throw new ArborError('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.');
       }
-      if (loaded && loaded.parentSessionId !== caller.id) loaded.discard();
+      if (loaded && loaded.log.header.parentSession !== caller.id) loaded.discard();
       else settled = loaded;
     }
-    if (!settled || settled.parentSessionId !== caller.id) {
+    if (!settled || settled.log.header.parentSession !== caller.id) {
       throw new ArborError(
         'SUBAGENT_NOT_FOUND',
         `No subagent ${targetId} of yours is live or resumable. Use list_agents to see your subagents, or start a new one.`,
       );
     }
     if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
-    const child = this.host.createContinuable(caller, settled.label, { id: targetId, settled });
+    const child = this.host.createContinuable(caller, settled.log.header.label, settled);
     this.activate(caller, child);
     child.send(message, { from: 'parent' });
     return { agentId: targetId, resumed: true };

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { isArborError } from '../errors';
+import { SESSION_FORMAT_VERSION, type AgentKind, type SessionHeader, type SessionLog, type SessionLogFactory } from '../sessions/types';
+import { Agent, type AgentHost, type AgentRun } from './agent';
+import type { SessionSnapshot } from './sessionSnapshot';
+
+export interface AgentSpec {
+  label: string;
+  kind: AgentKind;
+  run: AgentRun;
+  /** The live agent that creates this one; none for a root. */
+  parent?: Agent;
+  planMode?: boolean;
+  /** A session reopened from its log (resume), instead of a new one. */
+  past?: SessionSnapshot;
+}
+
+/**
+ * Makes agents: a new session (header and log, under a fresh id) or a reopened one, and the
+ * Agent over it with its place in the run (delegation depth) and its creation order. It does
+ * not register or start them; the runtime does.
+ */
+export class AgentFactory {
+  private created = 0;
+
+  constructor(
+    private readonly host: AgentHost,
+    private readonly sessions: SessionLogFactory,
+    private readonly newId: (label: string) => string,
+    private readonly workspace: string | undefined,
+  ) {}
+
+  create(spec: AgentSpec): Agent {
+    const { label, kind, run, parent, past } = spec;
+    const log =
+      past?.log ??
+      this.createLog({
+        type: 'header',
+        version: SESSION_FORMAT_VERSION,
+        id: this.newId(label),
+        createdAt: new Date().toISOString(),
+        parentSession: parent?.id,
+        delegationDepth: parent ? parent.delegationDepth + 1 : 0,
+        kind,
+        label,
+        workspace: this.workspace,
+        interactionMode: run.policy.mode,
+      });
+    const agent = new Agent({
+      id: log.header.id,
+      label,
+      kind,
+      // Depth counts within the run: a resumed root starts a new run at 0, whatever its header recorded.
+      delegationDepth: parent ? parent.delegationDepth + 1 : 0,
+      log,
+      host: this.host,
+      run,
+      creationOrder: ++this.created,
+      planMode: spec.planMode,
+      conversation: past?.conversation,
+      turnsSoFar: past?.turns,
+      pending: past?.pending,
+      lastQueueId: past?.lastQueueId,
+    });
+    if (past?.usage) {
+      agent.usage.inputTokens = past.usage.inputTokens;
+      agent.usage.outputTokens = past.usage.outputTokens;
+    }
+    if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
+    return agent;
+  }
+
+  /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */
+  private createLog(header: SessionHeader): SessionLog {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.sessions.create(header);
+      } catch (err) {
+        if (!isArborError(err, 'SESSION_EXISTS') || attempt >= 3) throw err;
+        header = { ...header, id: this.newId(header.label) };
+      }
+    }
+  }
+}
+
+/**
+ * Session ids unique across reloads and windows: the label, the time, and a random part drawn
+ * once per runtime followed by a counter (a random draw per id showed up in fan-out profiles).
+ */
+export function sessionIdMaker(): (label: string) => string {
+  const nonce = randomBytes(4).toString('hex');
+  let count = 0;
+  return (label) => {
+    const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+    return `${slug}-${Date.now().toString(36)}-${nonce}${(++count).toString(36)}`;
+  };
+}
+
+/** A root's label when none is given: the prompt's first line, shortened. */
+export function labelFromPrompt(prompt: string): string {
+  const line = prompt.trim().split('\n')[0];
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line || 'Agent';
+}

@@ -1,0 +1,77 @@
+import type { SessionEvent, SessionHeader, SessionLog, SessionLogFactory } from '../sessions/types';
+import { unwrapLog } from '../sessions/observedLog';
+import type { Agent } from './agent';
+
+/** A session log that can be released once its agent has ended (the durable JSONL log). */
+export interface ClosableSessionLog extends SessionLog {
+  /** Writes what is left, then frees the log; appending afterwards throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * Durable sessions (the JSONL store): new sessions are created in it, past ones are read back
+ * and taken over for writing when they are resumed, and the runtime closes the log of every
+ * agent that ends, so memory does not grow with the number of agents a window has run.
+ */
+export interface DurableSessionStore extends SessionLogFactory {
+  create(header: SessionHeader): ClosableSessionLog;
+  /** Takes an existing session over for writing, repairing a crashed turn; SESSION_IN_USE if open. */
+  reopenLog(id: string): Promise<ClosableSessionLog>;
+  /** Reads a session without taking it over (nothing is written). */
+  loadSession(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
+}
+
+export function isDurableStore(sessions: SessionLogFactory | DurableSessionStore | undefined): sessions is DurableSessionStore {
+  return typeof (sessions as Partial<DurableSessionStore> | undefined)?.reopenLog === 'function';
+}
+
+function isClosable(log: SessionLog): log is ClosableSessionLog {
+  return typeof (log as Partial<ClosableSessionLog>).close === 'function';
+}
+
+/**
+ * Frees the durable log of every agent that has ended, so memory does not grow with the number
+ * of agents a window has run. An agent whose aborted turn has yet to record its end is closed
+ * after that end; a resume of the same session waits for the close (`whenClosed`).
+ */
+export class EndedAgentLogs {
+  /** Logs being closed, by session id. */
+  private readonly closing = new Map<string, Promise<void>>();
+  /** Ended agents whose aborted turn has yet to record its end before their log can close. */
+  private readonly afterTurn = new Set<Agent>();
+
+  /** `agent` has left the registry. */
+  agentEnded(agent: Agent): void {
+    if (agent.status === 'running') this.afterTurn.add(agent);
+    else this.close(agent);
+  }
+
+  /** A turn ended: an ended agent waiting for it can now be closed. */
+  turnEnded(agent: Agent): void {
+    if (!this.afterTurn.delete(agent)) return;
+    this.close(agent);
+  }
+
+  /** Resolves once the log of session `id` is closed, if it is being closed. */
+  whenClosed(id: string): Promise<void> | undefined {
+    return this.closing.get(id);
+  }
+
+  /** Every close under way or still to come (shutdown waits for them). */
+  pending(): Promise<void>[] {
+    const writes: Promise<void>[] = [];
+    for (const agent of this.afterTurn) writes.push(agent.whenIdle().then(() => this.closing.get(agent.id)));
+    writes.push(...this.closing.values());
+    return writes;
+  }
+
+  private close(agent: Agent): void {
+    const log = unwrapLog(agent.log);
+    if (!isClosable(log) || this.closing.has(agent.id)) return;
+    const closing = log.close().catch((err: unknown) => console.error(`Arbor: could not save session ${agent.id}`, err));
+    this.closing.set(agent.id, closing);
+    void closing.then(() => {
+      if (this.closing.get(agent.id) === closing) this.closing.delete(agent.id);
+    });
+  }
+}

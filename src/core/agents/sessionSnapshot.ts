@@ -1,0 +1,64 @@
+import type { ChatMessage } from '../models/types';
+import { conversationFromEvents } from '../sessions/conversationFromEvents';
+import { pendingQueueFromEvents, type PendingMessage } from '../sessions/pendingQueue';
+import type { SessionLog } from '../sessions/types';
+import type { TurnEnd } from './agent';
+
+/**
+ * What an agent that continues an earlier session starts with instead of an empty history: a
+ * resumed root, or a settled continuable child its parent wakes (from memory or from the
+ * durable store). Its label and its recorded parent are the log header's.
+ */
+export interface SessionSnapshot {
+  /** The session's log, open for writing. */
+  log: SessionLog;
+  conversation: ChatMessage[];
+  /** Turns already recorded. */
+  turns: number;
+  /** Tokens used so far, shown again once the agent is live. */
+  usage?: { inputTokens: number; outputTokens: number };
+  lastTurnEnd?: TurnEnd;
+  /** Messages queued but never claimed when the log ended; they come back parked. */
+  pending?: PendingMessage[];
+  lastQueueId?: number;
+}
+
+/** Reads back what a reopened session carries into its agent: conversation, turns, usage, last turn end, unclaimed queue. */
+export function readSessionSnapshot(log: SessionLog): SessionSnapshot {
+  let turns = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let lastText = '';
+  let lastTurnEnd: TurnEnd | undefined;
+  for (const event of log.events) {
+    switch (event.type) {
+      case 'turn_start':
+        turns = Math.max(turns, event.turn);
+        lastText = '';
+        break;
+      case 'assistant_text':
+        lastText = event.text;
+        break;
+      case 'turn_end':
+        turns = Math.max(turns, event.turn);
+        lastTurnEnd = { turn: event.turn, reason: event.reason, cause: event.cause, message: event.message, finalText: lastText };
+        break;
+      case 'usage':
+        inputTokens += event.inputTokens;
+        outputTokens += event.outputTokens;
+        break;
+      default:
+        break;
+    }
+  }
+  const queue = pendingQueueFromEvents(log.events);
+  return {
+    log,
+    conversation: conversationFromEvents(log.events),
+    turns,
+    usage: { inputTokens, outputTokens },
+    lastTurnEnd,
+    pending: queue.pending,
+    lastQueueId: queue.lastId,
+  };
+}
