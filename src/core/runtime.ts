@@ -250,7 +250,7 @@ export class Runtime implements AgentHost {
     this.checkDelegation(parent);
     const child = this.createChild(parent, 'one-shot', label);
     this.register(child, { owner: parent });
-    return runOneShot(child, prompt, signal, (a) => this.release(a));
+    return runOneShot(child, prompt, signal, (a) => this.release(a), (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
 
   startContinuable(parent: Agent, label: string, prompt: string): Agent {

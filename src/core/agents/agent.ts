@@ -1,17 +1,19 @@
-import { getEventListeners } from 'node:events';
 import { isoNow } from '../clock';
-import { AbortedError, ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
-import type { RunBudget } from '../limits';
-import { parseModelChunk } from '../models/modelChunk';
-import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
+import { ArborError, type CancelCause } from '../errors';
 import type { RunInteractionPolicy } from '../interaction/policy';
+import type { RunBudget } from '../limits';
+import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import { ObservedLog, unwrapLog } from '../sessions/observedLog';
-import type { AgentKind, SessionEvent, SessionLog, TurnEndReason } from '../sessions/types';
-import { errorResult } from '../tools/catalog';
+import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
+import { Inbox, type InboxItem, type MessageSource } from './inbox';
+import { TurnAbort } from './turnAbort';
+import { TurnLoop, type TurnEnd } from './turnLoop';
+
+export { unwrapLog };
+export type { MessageSource, TurnEnd };
 
 export type AgentStatus = 'idle' | 'running';
-export type MessageSource = 'user' | 'parent' | 'child' | 'system';
 
 /**
  * How a send treats a sleeping agent. `true` starts a turn when idle and un-parks a parked
@@ -30,28 +32,9 @@ export interface SendOptions {
   atNextStep?: boolean;
 }
 
-interface InboxItem {
-  /** Numbers the message in the session log, so a reopened session knows what was never claimed. */
-  id: number;
-  text: string;
-  from: MessageSource;
-  atNextStep: boolean;
-}
-
 export interface CancelOptions {
   /** Park the unclaimed queue instead of clearing it. */
   keepInbox?: boolean;
-}
-
-export interface TurnEnd {
-  turn: number;
-  reason: TurnEndReason;
-  cause?: CancelCause;
-  message?: string;
-  /** The error's stable code when the turn ended with `error` (e.g. MODEL_TIMEOUT). */
-  code?: ArborErrorCode;
-  /** The model's last text of the turn (the result a parent receives). */
-  finalText: string;
 }
 
 /** What an agent needs from the runtime that hosts it. */
@@ -60,6 +43,7 @@ export interface AgentHost {
   toolSpecs(agent: Agent): readonly ToolSpec[];
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
   systemPrompt(agent: Agent): string;
+  /** Every change of the agent, in order: the agent's one output (the runtime's event channel). */
   agentChanged(agent: Agent, change: AgentChange): void;
 }
 
@@ -104,8 +88,6 @@ export interface AgentRun extends RunBudget {
   readonly model?: ModelProvider;
 }
 
-class BudgetExceeded extends Error {}
-
 /** Changes without data are shared, not allocated per notification. */
 const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
 const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
@@ -113,12 +95,11 @@ const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
 const now = isoNow;
 
 /**
- * One conversation driven by a turn loop: model call, tool calls, results, repeat until the
- * model answers without tool calls. Each turn owns an AbortController whose signal reaches the
- * model request and every tool. Messages queue in a FIFO inbox; a turn claims one message.
+ * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat
+ * until the model answers without tool calls. Messages queue in a FIFO inbox (inbox.ts); a turn
+ * claims one message. Each turn has a signal (turnAbort.ts) that reaches the model request and
+ * every tool. Every change is reported to the host, in order, and nowhere else.
  */
-export { unwrapLog };
-
 export class Agent {
   readonly id: string;
   readonly label: string;
@@ -136,27 +117,13 @@ export class Agent {
   sessionProblem: ArborError | undefined;
 
   private readonly host: AgentHost;
-  private readonly inbox: InboxItem[] = [];
-  private parked = false;
+  private readonly inbox: Inbox;
+  private readonly abort = new TurnAbort();
+  private readonly loop: TurnLoop;
   private turns: number;
-  private modelCalls = 0;
-  private queueIds: number;
-  private current: { controller: AbortController; turn: number; startedAt: number; stopping?: CancelCause } | undefined;
+  private current: { turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
-  /**
-   * The running turn's wait (a read from the model's stream, or its tools): an abort rejects it
-   * at once, even when the provider or a tool is slow to honour the signal. Only this agent
-   * aborts its turn's controller, so cancel() and dispose() reject it directly: no abort
-   * listener per read, and nothing the wait resolved with stays reachable after it.
-   */
-  private rejectWait: ((reason: unknown) => void) | undefined;
-  /**
-   * A turn's controller that ended unaborted with no listener left on its signal is as good as
-   * a new one, so the next turn takes it: creating and collecting an AbortSignal costs several
-   * µs on Node 20, a large share of a turn's own cost.
-   */
-  private spareController: AbortController | undefined;
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -175,11 +142,21 @@ export class Agent {
     this.planMode = init.planMode ?? false;
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
-    this.queueIds = init.lastQueueId ?? 0;
-    if (init.pending?.length) {
-      this.inbox.push(...init.pending);
-      this.parked = true;
-    }
+    this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
+    const host = this.host;
+    this.loop = new TurnLoop(
+      this,
+      {
+        model: host.model,
+        systemPrompt: () => host.systemPrompt(this),
+        toolSpecs: () => host.toolSpecs(this),
+        runTool: (call, signal) => host.runTool(this, call, signal),
+        claimAtNextStep: () => this.inbox.claimAtNextStep(),
+        turnStarted: (turn) => host.agentChanged(this, { type: 'turn_start', turn }),
+        usageChanged: () => host.agentChanged(this, USAGE_CHANGED),
+      },
+      this.abort,
+    );
   }
 
   /** The creation order under its former name; it was never a time. */
@@ -194,11 +171,11 @@ export class Agent {
   }
   /** Messages waiting in the inbox (parked or not). */
   get pendingCount(): number {
-    return this.inbox.length;
+    return this.inbox.size;
   }
   /** True when a Stop left queued work that waits for the next waking send. */
   get isParked(): boolean {
-    return this.parked && this.inbox.length > 0;
+    return this.inbox.isParked;
   }
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
@@ -219,16 +196,15 @@ export class Agent {
     if (this.disposedFlag) {
       throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
     }
-    const item: InboxItem = { id: ++this.queueIds, text, from: options.from, atNextStep: options.atNextStep ?? false };
-    this.inbox.push(item);
+    const item = this.inbox.send(text, options.from, options.atNextStep ?? false);
     this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
     const wake = options.wake ?? true;
     if (wake === false) {
       this.host.agentChanged(this, STATUS_CHANGED);
       return;
     }
-    if (wake === true) this.parked = false;
-    if (!this.current) this.pump();
+    if (wake === true) this.inbox.unpark();
+    if (!this.current) this.startNextTurn();
     else this.host.agentChanged(this, STATUS_CHANGED);
   }
 
@@ -240,15 +216,22 @@ export class Agent {
   cancel(cause: CancelCause, options: CancelOptions = {}): boolean {
     const turn = this.current;
     if (!turn) return false;
-    if (options.keepInbox) this.parked = true;
+    if (options.keepInbox) this.inbox.park();
     else this.dropQueue();
-    if (!turn.controller.signal.aborted) {
+    if (!this.abort.aborted) {
       turn.stopping = cause;
-      turn.controller.abort(new AbortedError(cause));
-      this.abortWait(turn.controller.signal.reason);
+      this.abort.abort(cause);
       this.host.agentChanged(this, STATUS_CHANGED);
     }
     return true;
+  }
+
+  /**
+   * Calls `callback` once when `signal` (normally this agent's turn signal, handed to a tool)
+   * aborts; returns the unsubscribe. The one-shot children a turn holds are cancelled this way.
+   */
+  whenTurnAborted(signal: AbortSignal, callback: () => void): () => void {
+    return this.abort.whenAborted(signal, callback);
   }
 
   /** Resolves when no turn is running and none is about to start. */
@@ -271,12 +254,8 @@ export class Agent {
     if (this.disposedFlag) return;
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
-    this.inbox.length = 0;
-    const turn = this.current;
-    if (turn && !turn.controller.signal.aborted) {
-      turn.controller.abort(new AbortedError('disposed'));
-      this.abortWait(turn.controller.signal.reason);
-    }
+    this.inbox.drop();
+    if (this.current) this.abort.abort('disposed');
     this.host.agentChanged(this, { type: 'disposed' });
   }
 
@@ -284,220 +263,41 @@ export class Agent {
     this.log.append(event);
   }
 
-  private pump(): void {
+  /** Starts a turn on the next unclaimed message, or reports the agent idle when there is none. */
+  private startNextTurn(): void {
     if (this.current) return;
-    const next = this.parked || this.disposedFlag ? undefined : this.inbox.shift();
+    const next = this.disposedFlag ? undefined : this.inbox.claimNext();
     if (!next) {
-      if (this.inbox.length === 0) this.parked = false;
+      this.inbox.forgetParkedWhenEmpty();
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
       this.host.agentChanged(this, STATUS_CHANGED);
       waiter?.resolve();
       return;
     }
-    const controller = this.spareController ?? new AbortController();
-    this.spareController = undefined;
+    const signal = this.abort.begin();
     const turn = ++this.turns;
-    this.current = { controller, turn, startedAt: Date.now() };
+    this.current = { turn, startedAt: Date.now() };
     this.host.agentChanged(this, STATUS_CHANGED);
-    void this.runAndFinishTurn(next, turn, controller.signal);
+    void this.runAndFinishTurn(next, turn, signal);
   }
 
   private async runAndFinishTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<void> {
-    this.finishTurn(await this.runTurn(first, turn, signal));
+    this.finishTurn(await this.loop.run(first, turn, signal));
   }
 
   private finishTurn(end: TurnEnd): void {
     this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
     this.lastTurnEnd = end;
-    const signal = this.current?.controller.signal;
-    if (signal && !signal.aborted && !this.disposedFlag && getEventListeners(signal, 'abort').length === 0) this.spareController = this.current!.controller;
+    this.abort.end(!this.disposedFlag);
     this.current = undefined;
     this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
-    this.pump();
-  }
-
-  private claim(item: InboxItem): void {
-    this.conversation.push({ role: 'user', content: item.text });
-    this.append({ type: 'user_message', at: now(), text: item.text, from: item.from, queuedId: item.id });
+    this.startNextTurn();
   }
 
   private dropQueue(): void {
-    if (this.inbox.length === 0) return;
-    const ids = this.inbox.map((i) => i.id);
-    this.inbox.length = 0;
-    this.append({ type: 'queue_dropped', at: now(), ids });
-  }
-
-  private async runTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {
-    this.append({ type: 'turn_start', at: now(), turn });
-    this.host.agentChanged(this, { type: 'turn_start', turn });
-    let finalText = '';
-    let unanswered: ToolCall[] = [];
-    try {
-      this.claim(first);
-      if (turn > this.run.limits.maxTurns) {
-        throw new BudgetExceeded(`the run allows at most ${this.run.limits.maxTurns} turns per agent`);
-      }
-      for (let step = 1; ; step++) {
-        if (signal.aborted) throw signal.reason;
-        this.claimStepMessages();
-        if (step > this.run.limits.maxStepsPerTurn) {
-          throw new BudgetExceeded(`a turn may make at most ${this.run.limits.maxStepsPerTurn} model calls`);
-        }
-        if (this.run.tokensExhausted()) {
-          throw new BudgetExceeded(`the run's token budget of ${this.run.limits.maxTokens} is spent`);
-        }
-        const reply = await this.callModel(turn, step, signal);
-        if (reply.text) finalText = reply.text;
-        this.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
-        if (reply.text) this.append({ type: 'assistant_text', at: now(), text: reply.text });
-        if (reply.toolCalls.length === 0) break;
-        unanswered = reply.toolCalls.slice();
-        for (const call of reply.toolCalls) this.append({ type: 'tool_call', at: now(), call });
-        await this.runTools(reply.toolCalls, signal, unanswered);
-      }
-      return { turn, reason: 'completed', finalText };
-    } catch (err) {
-      if (signal.aborted) {
-        const cause = abortCauseOf(signal) ?? 'user';
-        this.closeUnanswered(unanswered, `Stopped before this tool finished (${cause === 'user' ? 'stopped by the user' : `cancelled: ${cause}`}).`);
-        return { turn, reason: 'aborted', cause, finalText };
-      }
-      if (err instanceof BudgetExceeded || isArborError(err, 'LIMIT_EXCEEDED')) {
-        const why = err instanceof BudgetExceeded ? err.message : err.message;
-        this.closeUnanswered(unanswered, `Not run: ${why}.`);
-        const note = `[Arbor] This turn was ended because ${why}. Summarise what you have so far and say what remains.`;
-        this.conversation.push({ role: 'user', content: note });
-        this.append({ type: 'user_message', at: now(), text: note, from: 'system' });
-        return { turn, reason: 'budget', message: why, finalText };
-      }
-      const message = err instanceof Error ? err.message : String(err);
-      this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
-      return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
-    }
-  }
-
-  /** Children's reports that arrived while this turn runs join it before the next model call. */
-  private claimStepMessages(): void {
-    if (this.inbox.length === 0) return;
-    for (let i = 0; i < this.inbox.length; ) {
-      const item = this.inbox[i];
-      if (item.atNextStep) {
-        this.inbox.splice(i, 1);
-        this.claim(item);
-      } else i++;
-    }
-  }
-
-  private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
-    const model = this.run.model ?? this.host.model;
-    const stream = model.stream({
-      agentId: this.id,
-      agentLabel: this.label,
-      call: ++this.modelCalls,
-      turn,
-      step,
-      system: this.host.systemPrompt(this),
-      messages: this.conversation,
-      tools: this.host.toolSpecs(this),
-      signal,
-    });
-    const iterator = stream[Symbol.asyncIterator]();
-    // One executor per model call; each read is one promise that an abort can reject.
-    const startRead = (resolve: (r: IteratorResult<unknown>) => void, reject: (reason: unknown) => void): void => {
-      this.rejectWait = reject;
-      iterator.next().then(resolve, reject);
-    };
-    let text = '';
-    // Appending piece by piece would keep a string node per chunk until the turn ends; pieces
-    // are joined in batches instead, so the reply costs about its own length.
-    let pieces: string[] | undefined;
-    const toolCalls: ToolCall[] = [];
-    let finished = false;
-    try {
-      for (;;) {
-        if (signal.aborted) throw signal.reason;
-        const next = await new Promise(startRead);
-        this.rejectWait = undefined;
-        if (next.done) {
-          finished = true;
-          break;
-        }
-        // Every provider's output passes here: nothing unparsed reaches the log or the counters.
-        const chunk = parseModelChunk(next.value, model.label);
-        if (chunk.type === 'text') {
-          if (chunk.text === '') continue;
-          if (text === '' && pieces === undefined) text = chunk.text;
-          else if (pieces === undefined) pieces = [chunk.text];
-          else if (pieces.push(chunk.text) === TEXT_BATCH) {
-            text += pieces.join('');
-            pieces.length = 0;
-          }
-        } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
-        else {
-          this.usage.inputTokens += chunk.inputTokens;
-          this.usage.outputTokens += chunk.outputTokens;
-          this.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
-          this.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
-          this.host.agentChanged(this, USAGE_CHANGED);
-        }
-      }
-    } finally {
-      this.rejectWait = undefined;
-      // Aborted, or a malformed chunk: close the provider's stream (and its connection).
-      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
-    }
-    if (pieces !== undefined && pieces.length > 0) text += pieces.join('');
-    return { text, toolCalls };
-  }
-
-  private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const results = await this.untilAborted(
-      Promise.all(calls.map((call) => this.host.runTool(this, call, signal).catch((err): ToolResult => toolFailure(err)))),
-      signal,
-    );
-    this.rejectWait = undefined;
-    // Results go into the conversation in the order the model asked for them.
-    for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
-    unanswered.length = 0;
-    if (signal.aborted) throw signal.reason;
-    const limit = results.find((r) => r.endsTurn);
-    if (limit) throw new BudgetExceeded(limit.endsTurn!);
-  }
-
-  /** `work`, or a rejection with `signal.reason` as soon as the turn is aborted. */
-  private untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      this.rejectWait = reject;
-      work.then(resolve, reject);
-    });
-  }
-
-  private abortWait(reason: unknown): void {
-    const reject = this.rejectWait;
-    this.rejectWait = undefined;
-    reject?.(reason);
-  }
-
-  private recordToolResult(call: ToolCall, result: ToolResult): void {
-    this.conversation.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
-    this.append({ type: 'tool_result', at: now(), toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
-  }
-
-  private closeUnanswered(calls: ToolCall[], content: string): void {
-    for (const call of calls) this.recordToolResult(call, { content, isError: true });
-    calls.length = 0;
+    if (this.inbox.size === 0) return;
+    this.append({ type: 'queue_dropped', at: now(), ids: this.inbox.drop() });
   }
 }
-
-/** A tool that threw: the model reads the failure as an error result and the turn goes on. */
-function toolFailure(err: unknown): ToolResult {
-  return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
-}
-
-const ignore = (): void => undefined;
-/** Text pieces of a reply joined at a time. */
-const TEXT_BATCH = 256;

@@ -1,4 +1,4 @@
-import { whenAborted } from '../abortFanout';
+import { whenAborted } from '../agents/turnAbort';
 import { abortCauseOf } from '../errors';
 import type { Agent } from '../agents/agent';
 
@@ -9,13 +9,21 @@ export type OneShotOutcome =
 
 /**
  * Run a one-shot child to completion inside the parent's turn. The child is owned by the
- * parent: aborting the parent's turn (its `signal`) aborts the child.
+ * parent: aborting the parent's turn (its `signal`) aborts the child. `watch` subscribes to that
+ * abort; the runtime passes the parent's own (`Agent.whenTurnAborted`), which costs no listener
+ * on the signal per child.
  */
-export async function runOneShot(child: Agent, prompt: string, signal: AbortSignal, release: (child: Agent) => void): Promise<OneShotOutcome> {
+export async function runOneShot(
+  child: Agent,
+  prompt: string,
+  signal: AbortSignal,
+  release: (child: Agent) => void,
+  watch: (signal: AbortSignal, onAbort: () => void) => () => void = whenAborted,
+): Promise<OneShotOutcome> {
   const onAbort = (): void => {
     child.cancel(abortCauseOf(signal) === 'disposed' ? 'disposed' : 'parent');
   };
-  const unsubscribe = whenAborted(signal, onAbort);
+  const unsubscribe = watch(signal, onAbort);
   try {
     if (signal.aborted) onAbort();
     else child.send(prompt, { from: 'parent' });

@@ -1,0 +1,210 @@
+import { isoNow } from '../clock';
+import { ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
+import type { RunBudget } from '../limits';
+import { parseModelChunk } from '../models/modelChunk';
+import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
+import type { SessionEvent, TurnEndReason } from '../sessions/types';
+import { errorResult } from '../tools/catalog';
+import type { ToolResult } from '../tools/types';
+import type { InboxItem } from './inbox';
+import type { TurnAbort } from './turnAbort';
+
+export interface TurnEnd {
+  turn: number;
+  reason: TurnEndReason;
+  cause?: CancelCause;
+  message?: string;
+  /** The error's stable code when the turn ended with `error` (e.g. MODEL_TIMEOUT). */
+  code?: ArborErrorCode;
+  /** The model's last text of the turn (the result a parent receives). */
+  finalText: string;
+}
+
+/** The agent whose turns the loop runs, as the loop sees it. */
+export interface TurnOwner {
+  readonly id: string;
+  readonly label: string;
+  readonly run: RunBudget & { readonly model?: ModelProvider };
+  readonly conversation: ChatMessage[];
+  readonly usage: { inputTokens: number; outputTokens: number };
+  append(event: SessionEvent): void;
+}
+
+/** What the loop needs from the runtime hosting the agent, already bound to the agent. */
+export interface TurnServices {
+  readonly model: ModelProvider;
+  systemPrompt(): string;
+  toolSpecs(): readonly ToolSpec[];
+  runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
+  /** Messages meant to join the running turn before its next model call. */
+  claimAtNextStep(): InboxItem[];
+  turnStarted(turn: number): void;
+  usageChanged(): void;
+}
+
+class BudgetExceeded extends Error {}
+
+const now = isoNow;
+
+/**
+ * One turn: claim the message that started it, then model call, tool calls, results, repeat
+ * until the model answers without tool calls. It never throws: every way a turn can end (done,
+ * aborted, a run limit, a failure) becomes a TurnEnd, and a tool call left without its result is
+ * closed with one, so the conversation stays well-formed for the next turn.
+ */
+export class TurnLoop {
+  private modelCalls = 0;
+
+  constructor(
+    private readonly owner: TurnOwner,
+    private readonly services: TurnServices,
+    private readonly abort: TurnAbort,
+  ) {}
+
+  async run(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {
+    this.owner.append({ type: 'turn_start', at: now(), turn });
+    this.services.turnStarted(turn);
+    const run = this.owner.run;
+    let finalText = '';
+    let unanswered: ToolCall[] = [];
+    try {
+      this.claim(first);
+      if (turn > run.limits.maxTurns) {
+        throw new BudgetExceeded(`the run allows at most ${run.limits.maxTurns} turns per agent`);
+      }
+      for (let step = 1; ; step++) {
+        if (signal.aborted) throw signal.reason;
+        for (const item of this.services.claimAtNextStep()) this.claim(item);
+        if (step > run.limits.maxStepsPerTurn) {
+          throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
+        }
+        if (run.tokensExhausted()) {
+          throw new BudgetExceeded(`the run's token budget of ${run.limits.maxTokens} is spent`);
+        }
+        const reply = await this.callModel(turn, step, signal);
+        if (reply.text) finalText = reply.text;
+        this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+        if (reply.text) this.owner.append({ type: 'assistant_text', at: now(), text: reply.text });
+        if (reply.toolCalls.length === 0) break;
+        unanswered = reply.toolCalls.slice();
+        for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
+        await this.runTools(reply.toolCalls, signal, unanswered);
+      }
+      return { turn, reason: 'completed', finalText };
+    } catch (err) {
+      if (signal.aborted) {
+        const cause = abortCauseOf(signal) ?? 'user';
+        this.closeUnanswered(unanswered, `Stopped before this tool finished (${cause === 'user' ? 'stopped by the user' : `cancelled: ${cause}`}).`);
+        return { turn, reason: 'aborted', cause, finalText };
+      }
+      if (err instanceof BudgetExceeded || isArborError(err, 'LIMIT_EXCEEDED')) {
+        const why = err.message;
+        this.closeUnanswered(unanswered, `Not run: ${why}.`);
+        const note = `[Arbor] This turn was ended because ${why}. Summarise what you have so far and say what remains.`;
+        this.owner.conversation.push({ role: 'user', content: note });
+        this.owner.append({ type: 'user_message', at: now(), text: note, from: 'system' });
+        return { turn, reason: 'budget', message: why, finalText };
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
+      return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
+    }
+  }
+
+  /** A message joins the conversation and the log says which queued message it was. */
+  private claim(item: InboxItem): void {
+    this.owner.conversation.push({ role: 'user', content: item.text });
+    this.owner.append({ type: 'user_message', at: now(), text: item.text, from: item.from, queuedId: item.id });
+  }
+
+  private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
+    const owner = this.owner;
+    const model = owner.run.model ?? this.services.model;
+    const stream = model.stream({
+      agentId: owner.id,
+      agentLabel: owner.label,
+      call: ++this.modelCalls,
+      turn,
+      step,
+      system: this.services.systemPrompt(),
+      messages: owner.conversation,
+      tools: this.services.toolSpecs(),
+      signal,
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    let text = '';
+    // Appending piece by piece would keep a string node per chunk until the turn ends; pieces
+    // are joined in batches instead, so the reply costs about its own length.
+    let pieces: string[] | undefined;
+    const toolCalls: ToolCall[] = [];
+    let finished = false;
+    try {
+      for (;;) {
+        if (signal.aborted) throw signal.reason;
+        const next = await this.abort.read(iterator);
+        this.abort.waited();
+        if (next.done) {
+          finished = true;
+          break;
+        }
+        // Every provider's output passes here: nothing unparsed reaches the log or the counters.
+        const chunk = parseModelChunk(next.value, model.label);
+        if (chunk.type === 'text') {
+          if (chunk.text === '') continue;
+          if (text === '' && pieces === undefined) text = chunk.text;
+          else if (pieces === undefined) pieces = [chunk.text];
+          else if (pieces.push(chunk.text) === TEXT_BATCH) {
+            text += pieces.join('');
+            pieces.length = 0;
+          }
+        } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
+        else {
+          owner.usage.inputTokens += chunk.inputTokens;
+          owner.usage.outputTokens += chunk.outputTokens;
+          owner.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
+          owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
+          this.services.usageChanged();
+        }
+      }
+    } finally {
+      this.abort.waited();
+      // Aborted, or a malformed chunk: close the provider's stream (and its connection).
+      if (!finished) void Promise.resolve(iterator.return?.(undefined)).catch(ignore);
+    }
+    if (pieces !== undefined && pieces.length > 0) text += pieces.join('');
+    return { text, toolCalls };
+  }
+
+  private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
+    const results = await this.abort.wait(
+      Promise.all(calls.map((call) => this.services.runTool(call, signal).catch((err): ToolResult => toolFailure(err)))),
+      signal,
+    );
+    this.abort.waited();
+    // Results go into the conversation in the order the model asked for them.
+    for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
+    unanswered.length = 0;
+    if (signal.aborted) throw signal.reason;
+    const limit = results.find((r) => r.endsTurn);
+    if (limit) throw new BudgetExceeded(limit.endsTurn!);
+  }
+
+  private recordToolResult(call: ToolCall, result: ToolResult): void {
+    this.owner.conversation.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+    this.owner.append({ type: 'tool_result', at: now(), toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+  }
+
+  private closeUnanswered(calls: ToolCall[], content: string): void {
+    for (const call of calls) this.recordToolResult(call, { content, isError: true });
+    calls.length = 0;
+  }
+}
+
+/** A tool that threw: the model reads the failure as an error result and the turn goes on. */
+function toolFailure(err: unknown): ToolResult {
+  return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
+}
+
+const ignore = (): void => undefined;
+/** Text pieces of a reply joined at a time. */
+const TEXT_BATCH = 256;
