@@ -10,6 +10,7 @@ import { RunBudget, resolveLimits, type RunLimits, type RunLimitsInput } from '.
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { memorySessionLogs } from './sessions/memoryLog';
 import type { AgentKind, InteractionMode, SessionHeader, SessionLogFactory } from './sessions/types';
+import type { RuntimeEvent } from './agents/runtimeEvent';
 import { ContinuationManager, type InterruptResult, type LoadedSettledChild } from './subagents/continuation';
 import type { SessionSnapshot } from './agents/sessionSnapshot';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
@@ -43,10 +44,7 @@ export class Run extends RunBudget implements AgentRun {
   }
 }
 
-export type RuntimeEvent =
-  | { type: 'agent_added'; agent: Agent }
-  | { type: 'agent_removed'; agent: Agent }
-  | { type: 'agent_changed'; agent: Agent; change: AgentChange };
+export type { RuntimeEvent };
 
 export interface RuntimeOptions {
   model: ModelProvider;
@@ -104,14 +102,15 @@ export type SubagentService = Pick<ContinuationManager, 'interrupt' | 'deliver' 
  * ended agents' logs live beside the agents (src/core/agents).
  */
 export class Runtime implements AgentHost {
-  readonly agents = new AgentRegistry();
+  /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
+  private readonly events = new Emitter<RuntimeEvent>();
+  readonly onEvent = this.events.on;
+  readonly agents = new AgentRegistry(this.events);
   readonly subagents: SubagentService;
   readonly model: ModelProvider;
   readonly interaction: UserInteractionService;
   readonly approvals: ApprovalService;
   private readonly ownsInteraction: boolean;
-  private readonly events = new Emitter<RuntimeEvent>();
-  readonly onEvent = this.events.on;
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
   /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
   private readonly store: DurableSessionStore | undefined;
@@ -143,10 +142,14 @@ export class Runtime implements AgentHost {
     this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
     this.tools.add(runCommandTool as unknown as RuntimeTool);
     for (const tool of options.tools ?? []) this.tools.add(tool);
+    // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
+    this.events.on((event) => {
+      if (event.type === 'agent_removed') this.agentLeft(event.agent);
+    });
     this.manager = new ContinuationManager({
       agents: this.agents,
+      onEvent: this.onEvent,
       createContinuable: (parent, label, resume) => this.createChild(parent, 'continuable', label, resume),
-      released: (agent) => this.release(agent),
       loadSettled: this.store ? (caller, targetId) => this.loadSettledChild(caller, targetId) : undefined,
     });
     this.subagents = this.manager;
@@ -215,9 +218,7 @@ export class Runtime implements AgentHost {
     if (agent.kind === 'continuable') {
       return this.subagents.interrupt(agent.id, { kind: 'user', parentSessionId: agent.log.header.parentSession ?? '' });
     }
-    if (this.agents.isLive(agent) && agent.cancel('user', { keepInbox: true })) {
-      agent.append({ type: 'interrupt', at: new Date().toISOString(), authority: 'user' });
-    }
+    if (this.agents.isLive(agent)) agent.interrupt('user');
     return { accepted: true };
   }
 
@@ -233,7 +234,7 @@ export class Runtime implements AgentHost {
     }
     if (agent.kind === 'continuable') return this.manager.end(agent);
     agent.dispose({ dropQueue: true });
-    this.release(agent);
+    this.agents.remove(agent);
     return Promise.resolve();
   }
 
@@ -250,7 +251,11 @@ export class Runtime implements AgentHost {
     this.checkDelegation(parent);
     const child = this.createChild(parent, 'one-shot', label);
     this.register(child, { owner: parent });
-    return runOneShot(child, prompt, signal, (a) => this.release(a), (s, onAbort) => parent.whenTurnAborted(s, onAbort));
+    const release = (done: Agent): void => {
+      // A child the shutdown already removed still gets its log closed.
+      if (!this.agents.remove(done)) this.agentLeft(done);
+    };
+    return runOneShot(child, prompt, signal, release, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
 
   startContinuable(parent: Agent, label: string, prompt: string): Agent {
@@ -268,14 +273,17 @@ export class Runtime implements AgentHost {
     this.disposed = true;
     this.manager.dispose();
     const writes: Promise<void>[] = [];
-    for (const agent of this.agents.all()) {
+    const live = this.agents.all();
+    for (const agent of live) {
       agent.dispose();
-      this.agents.remove(agent);
       // The aborted turn records its end a moment later: write after that, not before.
       writes.push(agent.whenIdle().then(() => agent.log.flush()).catch(() => undefined));
     }
     writes.push(...this.endedLogs.pending());
+    // The channel closes first: a shutdown is not announced agent by agent, and the logs of
+    // agents still live are flushed above, not closed as if they had ended.
     this.events.dispose();
+    for (const agent of live) this.agents.remove(agent);
     this.agents.dispose();
     if (this.ownsInteraction) this.interaction.dispose();
     return Promise.all(writes).then(() => undefined);
@@ -301,9 +309,10 @@ export class Runtime implements AgentHost {
     return systemPromptFor(this.basePrompt, agent, agent.run.policy);
   }
 
+  /** The agent's one output: put on the event channel (the continuation manager hears turn ends there). */
   agentChanged(agent: Agent, change: AgentChange): void {
-    if (change.type === 'turn_end' && agent.kind === 'continuable') this.manager.turnEnded(agent, change.end);
-    if (this.events.hasListeners) this.events.fire({ type: 'agent_changed', agent, change });
+    this.events.fire({ type: 'agent_changed', agent, change });
+    // Not a subscriber: an ended agent's aborted turn may record its end after shutdown closed the channel.
     if (change.type === 'turn_end') this.endedLogs.turnEnded(agent);
   }
 
@@ -339,15 +348,12 @@ export class Runtime implements AgentHost {
 
   private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
     this.agents.add(agent, relations);
-    if (this.events.hasListeners) this.events.fire({ type: 'agent_added', agent });
   }
 
-  private release(agent: Agent): void {
+  /** An agent left the registry (ended, settled, or its one-shot task is done). */
+  private agentLeft(agent: Agent): void {
     // "Allow for this session" ends with the agent's life here: a resume asks again.
     this.approvals.forgetAgent(agent);
-    const parent = this.agents.parentOf(agent);
-    if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });
-    this.manager.agentRemoved(agent, parent);
     // A turn aborted by the disposal still records its end: the log is closed after that.
     if (this.store) this.endedLogs.agentEnded(agent);
   }

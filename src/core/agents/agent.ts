@@ -227,6 +227,18 @@ export class Agent {
   }
 
   /**
+   * A Stop on someone's authority, already checked by the caller: the current turn is cancelled
+   * with its queue parked, and the session records who interrupted it (the one place an
+   * `interrupt` record is written). `by` is the interrupting ancestor's id. Returns whether a
+   * turn was signalled; an idle agent records nothing.
+   */
+  interrupt(authority: 'user' | 'ancestor', by?: string): boolean {
+    if (!this.cancel(authority === 'user' ? 'user' : 'parent', { keepInbox: true })) return false;
+    this.append({ type: 'interrupt', at: now(), authority, by });
+    return true;
+  }
+
+  /**
    * Calls `callback` once when `signal` (normally this agent's turn signal, handed to a tool)
    * aborts; returns the unsubscribe. The one-shot children a turn holds are cancelled this way.
    */

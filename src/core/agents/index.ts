@@ -6,3 +6,4 @@ export { AgentFactory, labelFromPrompt, sessionIdMaker, type AgentSpec } from '.
 export { readSessionSnapshot, type SessionSnapshot } from './sessionSnapshot';
 export { EndedAgentLogs, type ClosableSessionLog, type DurableSessionStore } from './endedAgentLogs';
 export { systemPromptFor, BASE_PROMPT } from './systemPrompt';
+export type { RuntimeEvent } from './runtimeEvent';

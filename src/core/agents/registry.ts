@@ -1,5 +1,6 @@
-import { Emitter } from '../events';
+import { Emitter, type Disposable } from '../events';
 import type { Agent } from './agent';
+import type { RuntimeEvent } from './runtimeEvent';
 
 interface Entry {
   agent: Agent;
@@ -14,13 +15,23 @@ export type RegistryChange = { type: 'added' | 'removed'; agent: Agent };
 /**
  * The process-local map of live agents (`ctx.agents`). Identity is by object: a stale Agent
  * that reuses a live id is not live. `roots()` are the live agents with no runtime owner.
+ * Arrivals and departures are announced on the core's one event channel (`agent_added`,
+ * `agent_removed`), which the runtime passes in; a registry made on its own has a channel of
+ * its own.
  */
 export class AgentRegistry {
   private readonly entries = new Map<string, Entry>();
   /** Live children per creator, so limits and listing never scan the whole registry. */
   private readonly kids = new Map<Agent, Set<Agent>>();
-  private readonly changes = new Emitter<RegistryChange>();
-  readonly onDidChange = this.changes.on;
+
+  constructor(private readonly events: Emitter<RuntimeEvent> = new Emitter<RuntimeEvent>()) {}
+
+  /** Additions and removals only: a view of the event channel for listeners that need no more. */
+  readonly onDidChange = (listener: (change: RegistryChange) => void): Disposable =>
+    this.events.on((e) => {
+      if (e.type === 'agent_added') listener({ type: 'added', agent: e.agent });
+      else if (e.type === 'agent_removed') listener({ type: 'removed', agent: e.agent });
+    });
 
   add(agent: Agent, relations: { owner?: Agent; parent?: Agent } = {}): void {
     const existing = this.entries.get(agent.id);
@@ -35,7 +46,7 @@ export class AgentRegistry {
       if (!set) this.kids.set(parent, (set = new Set()));
       set.add(agent);
     }
-    this.changes.fire({ type: 'added', agent });
+    this.events.fire({ type: 'agent_added', agent });
   }
 
   /** Removes the entry only if it is this exact object. */
@@ -44,7 +55,7 @@ export class AgentRegistry {
     if (!entry || entry.agent !== agent) return false;
     this.entries.delete(agent.id);
     this.unlink(entry);
-    this.changes.fire({ type: 'removed', agent });
+    this.events.fire({ type: 'agent_removed', agent, parent: entry.parent });
     return true;
   }
 
@@ -109,8 +120,9 @@ export class AgentRegistry {
     return this.entries.size;
   }
 
+  /** Stops announcing: nothing is fired after this. */
   dispose(): void {
-    this.changes.dispose();
+    this.events.dispose();
   }
 
   private unlink(entry: Entry): void {

@@ -1,6 +1,8 @@
 import { ArborError } from '../errors';
 import type { Agent, TurnEnd } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
+import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { Disposable } from '../events';
 import type { SessionSnapshot } from '../agents/sessionSnapshot';
 import { formatReport, reportOf } from './report';
 
@@ -66,11 +68,12 @@ export interface LoadedSettledChild extends SessionSnapshot {
 }
 
 export interface ContinuationHost {
+  /** The live agents; a released child leaves it here, and whoever needs to know hears it on the channel. */
   readonly agents: AgentRegistry;
-  /** Creates (but does not start) a continuable agent for `parent`. */
+  /** The core's one event channel: the manager reacts to turn ends and to removals. */
+  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+  /** Creates (but does not start) a live continuable agent for `parent`. */
   createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot): Agent;
-  /** Called when a child was disposed, so the runtime can release it. */
-  released(agent: Agent): void;
   /**
    * Durable sessions, when the runtime has them: the settled continuable child `targetId` of
    * `caller`, taken over for writing, or undefined when the store holds no continuable session
@@ -91,8 +94,15 @@ export class ContinuationManager {
   /** Children being read back from durable sessions; a second message waits for the first. */
   private readonly resuming = new Map<string, Promise<void>>();
   private disposed = false;
+  private readonly subscription: Disposable;
 
-  constructor(private readonly host: ContinuationHost) {}
+  constructor(private readonly host: ContinuationHost) {
+    this.subscription = host.onEvent((event) => {
+      if (event.type === 'agent_changed') {
+        if (event.change.type === 'turn_end' && event.agent.kind === 'continuable') this.childTurnEnded(event.agent, event.change.end);
+      } else if (event.type === 'agent_removed') this.agentRemoved(event.agent, event.parent);
+    });
+  }
 
   get(id: string): Activation | undefined {
     return this.activations.get(id);
@@ -187,21 +197,12 @@ export class ContinuationManager {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} is not one of your descendants.`);
     }
     if (activation.disposing) return { accepted: true };
-    const agent = activation.agent;
-    const cause = authority.kind === 'user' ? 'user' : 'parent';
-    if (agent.cancel(cause, { keepInbox: true })) {
-      agent.append({
-        type: 'interrupt',
-        at: new Date().toISOString(),
-        authority: authority.kind,
-        by: authority.kind === 'ancestor' ? authority.agent.id : undefined,
-      });
-    }
+    activation.agent.interrupt(authority.kind, authority.kind === 'ancestor' ? authority.agent.id : undefined);
     return { accepted: true };
   }
 
   /** A child's turn ended: report to its parent, then settle it if it is done. */
-  turnEnded(agent: Agent, end: TurnEnd): void {
+  private childTurnEnded(agent: Agent, end: TurnEnd): void {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent) return;
     void activation.serialize(() => {
@@ -212,7 +213,7 @@ export class ContinuationManager {
   }
 
   /** A live agent went away: its continuable parent may now be done. */
-  agentRemoved(agent: Agent, parent: Agent | undefined): void {
+  private agentRemoved(agent: Agent, parent: Agent | undefined): void {
     if (!parent) return;
     const activation = this.activations.get(parent.id);
     if (!activation || activation.agent !== parent) return;
@@ -240,6 +241,7 @@ export class ContinuationManager {
   /** Dispose every activation (runtime shutdown). */
   dispose(): void {
     this.disposed = true;
+    this.subscription.dispose();
     for (const activation of [...this.activations.values()]) {
       activation.disposing = true;
       this.release(activation);
@@ -308,7 +310,7 @@ export class ContinuationManager {
   private release(activation: Activation, options: { dropQueue?: boolean } = {}): void {
     if (this.activations.get(activation.agent.id) === activation) this.activations.delete(activation.agent.id);
     activation.agent.dispose(options);
-    this.host.released(activation.agent);
+    this.host.agents.remove(activation.agent);
   }
 
   /**
