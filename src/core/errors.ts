@@ -78,3 +78,22 @@ export function abortCauseOf(signal: AbortSignal): CancelCause | undefined {
   const r: unknown = signal.reason;
   return r instanceof AbortedError ? r.cause : undefined;
 }
+
+/** A run limit was hit: the call fails with LIMIT_EXCEEDED and the turn ends with reason `budget`. */
+export function limitExceeded(message: string): ArborError {
+  return new ArborError('LIMIT_EXCEEDED', message);
+}
+
+/** Anything thrown, as an ArborError: Arbor's own errors as they are, anything else under `code`. */
+export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
+  return err instanceof ArborError ? err : new ArborError(code, err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * A failure as a stable code and a message for the model; unexpected throws become INTERNAL,
+ * their message prefixed with what failed (`Asking the human failed: ...`).
+ */
+export function toFailure(err: unknown, what = 'Asking the human'): { code: string; message: string } {
+  if (err instanceof ArborError) return { code: err.code, message: err.message };
+  return { code: 'INTERNAL', message: `${what} failed: ${err instanceof Error ? err.message : String(err)}` };
+}

@@ -1,96 +1,32 @@
-import { Agent, type AgentChange, type AgentHost, type AgentRun } from './agents/agent';
+import type { Agent, AgentChange, AgentHost } from './agents/agent';
 import { AgentFactory, labelFromPrompt, sessionIdMaker } from './agents/agentFactory';
 import { EndedAgentLogs, isDurableStore, type ClosableSessionLog, type DurableSessionStore } from './agents/endedAgentLogs';
 import { AgentRegistry } from './agents/registry';
-import { readSessionSnapshot } from './agents/sessionSnapshot';
+import type { RuntimeEvent } from './agents/runtimeEvent';
+import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { ArborError, isArborError } from './errors';
 import { Emitter } from './events';
-import { RunBudget, resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
+import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
+import { resolveLimits, type RunLimits } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
+import { Run } from './run';
+import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import { memorySessionLogs } from './sessions/memoryLog';
-import type { AgentKind, InteractionMode, SessionHeader, SessionLogFactory } from './sessions/types';
-import type { RuntimeEvent } from './agents/runtimeEvent';
-import { ContinuationManager, type InterruptResult, type LoadedSettledChild } from './subagents/continuation';
-import type { SessionSnapshot } from './agents/sessionSnapshot';
+import type { AgentKind, SessionHeader } from './sessions/types';
+import { ContinuationManager, type InterruptResult, type LoadedSettledChild, type SubagentService } from './subagents/continuation';
+import { checkDelegationLimits } from './subagents/delegationLimits';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
-import { ApprovalService, EXIT_PLAN_MODE_TOOL, UserInteractionService, resolveInteractionPolicy, type RunContext, type RunInteractionPolicy } from './interaction';
-import { askUserQuestionTool } from './tools/askUserQuestion';
+import { builtinTools } from './tools/builtinTools';
 import { ToolCatalog } from './tools/catalog';
-import { exitPlanModeTool } from './tools/exitPlanMode';
-import { runCommandTool } from './tools/runCommand';
-import type { RuntimeToolContext } from './tools/context';
-import { limitExceeded, subagentTools } from './tools/subagentTools';
-import type { ToolDefinition, ToolResult } from './tools/types';
+import type { RuntimeTool, RuntimeToolContext } from './tools/context';
+import type { ToolResult } from './tools/types';
+import { isToolVisible } from './tools/visibility';
 
-export type { ClosableSessionLog, DurableSessionStore };
-export type { RuntimeToolContext };
-export type RuntimeTool = ToolDefinition<RuntimeToolContext>;
-
-/**
- * One root agent and everything it delegates to share a run: its limits, its token budget and
- * its interaction policy, which is resolved once from the run's context.
- */
-export class Run extends RunBudget implements AgentRun {
-  constructor(
-    limits: RunLimits,
-    readonly policy: RunInteractionPolicy,
-    readonly model?: ModelProvider,
-  ) {
-    super(limits);
-  }
-  get mode(): InteractionMode {
-    return this.policy.mode;
-  }
-}
-
+export { Run };
+export type { SubagentService };
+export type { ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions };
 export type { RuntimeEvent };
-
-export interface RuntimeOptions {
-  model: ModelProvider;
-  /** The human-interaction seam; one is created over this runtime's registry when omitted. */
-  interaction?: UserInteractionService;
-  /**
-   * Where agents write their sessions: in memory by default. A DurableSessionStore also makes
-   * past sessions resumable (`resumeRoot`, and cold resume of settled continuable children).
-   */
-  sessions?: SessionLogFactory | DurableSessionStore;
-  limits?: RunLimitsInput;
-  /** Tools offered in addition to the subagent tools. */
-  tools?: RuntimeTool[];
-  systemPrompt?: string;
-  workspace?: string;
-  /** Session ids; unique across reloads by default. */
-  newId?: (label: string) => string;
-}
-
-export interface StartRootOptions {
-  prompt: string;
-  label?: string;
-  limits?: RunLimitsInput;
-  /**
-   * Internal callers only: public entry points parse their input with the trust boundary's
-   * parsePublicRunRequest, which cannot carry these keys. An invalid mode throws POLICY_INVALID.
-   */
-  context?: RunContext;
-  planMode?: boolean;
-  /** A model for this run only (the demo runs on the scripted model whatever the setting). */
-  model?: ModelProvider;
-}
-
-export interface ResumeRootOptions {
-  limits?: RunLimitsInput;
-  model?: ModelProvider;
-  /** A message from the user to start the resumed agent's next turn with. */
-  message?: string;
-}
-
-/**
- * What the editor and the tools may do with continuable subagents: deliver a message from the
- * exact direct parent, interrupt on behalf of the user or an ancestor, and look at live
- * Activations (for views and tests; never an authority). The continuation manager is it.
- */
-export type SubagentService = Pick<ContinuationManager, 'interrupt' | 'deliver' | 'get' | 'isContinuable' | 'liveContinuableCount'>;
 
 /**
  * The agent runtime: the composition root that creates agents, hosts their turns, and owns
@@ -137,11 +73,7 @@ export class Runtime implements AgentHost {
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
     this.approvals = new ApprovalService({ interaction: this.interaction });
-    for (const tool of subagentTools) this.tools.add(tool as RuntimeTool);
-    this.tools.add(askUserQuestionTool as unknown as RuntimeTool);
-    this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
-    this.tools.add(runCommandTool as unknown as RuntimeTool);
-    for (const tool of options.tools ?? []) this.tools.add(tool);
+    for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
@@ -162,7 +94,7 @@ export class Runtime implements AgentHost {
     const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy, options.model);
     const label = options.label?.trim() || labelFromPrompt(options.prompt);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode });
-    this.register(agent, {});
+    this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
   }
@@ -197,7 +129,7 @@ export class Runtime implements AgentHost {
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
       const run = new Run(limits, policy, options.model);
       const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past: readSessionSnapshot(log) });
-      this.register(agent, {});
+      this.agents.add(agent);
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
       return agent;
     } catch (err) {
@@ -250,7 +182,7 @@ export class Runtime implements AgentHost {
   runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome> {
     this.checkDelegation(parent);
     const child = this.createChild(parent, 'one-shot', label);
-    this.register(child, { owner: parent });
+    this.agents.add(child, { owner: parent });
     const release = (done: Agent): void => {
       // A child the shutdown already removed still gets its log closed.
       if (!this.agents.remove(done)) this.agentLeft(done);
@@ -296,13 +228,13 @@ export class Runtime implements AgentHost {
   // --- AgentHost -----------------------------------------------------------------------
 
   toolSpecs(agent: Agent): readonly ToolSpec[] {
-    return this.tools.specs((def) => this.visible(agent, def));
+    return this.tools.specs((def) => isToolVisible(agent, def));
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
     const policy = agent.run.policy;
     const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: this, policy, interaction: this.interaction, approvals: this.approvals };
-    return this.tools.execute(call, ctx, (def) => this.visible(agent, def));
+    return this.tools.execute(call, ctx, (def) => isToolVisible(agent, def));
   }
 
   systemPrompt(agent: Agent): string {
@@ -318,12 +250,6 @@ export class Runtime implements AgentHost {
 
   // --- internals -------------------------------------------------------------------------
 
-  /** The run's policy decides what a model may see; plan mode narrows it to read-only tools. */
-  private visible(agent: Agent, def: ToolDefinition<RuntimeToolContext>): boolean {
-    if (agent.planMode && !def.readOnly) return false;
-    if (def.name === EXIT_PLAN_MODE_TOOL && !agent.planMode) return false;
-    return agent.run.policy.isToolVisible(def.name);
-  }
   private checkDelegation(parent: Agent): void {
     this.assertOpen();
     // A child needs a live parent: one that has ended (or whose End has begun) would leave it
@@ -331,23 +257,13 @@ export class Runtime implements AgentHost {
     if (!this.agents.isLive(parent) || parent.disposed || this.manager.isEnding(parent)) {
       throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
     }
-    const limits = parent.run.limits;
-    if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
-      throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
-    }
-    if (this.agents.liveChildCount(parent) >= limits.maxLiveChildren) {
-      throw limitExceeded(`an agent may have at most ${limits.maxLiveChildren} live subagents at once`);
-    }
+    checkDelegationLimits(parent, this.agents);
   }
 
   private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot): Agent {
     const agent = this.factory.create({ label, kind, run: parent.run, parent, past });
-    if (kind === 'continuable') this.register(agent, { parent });
+    if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
-  }
-
-  private register(agent: Agent, relations: { owner?: Agent; parent?: Agent }): void {
-    this.agents.add(agent, relations);
   }
 
   /** An agent left the registry (ended, settled, or its one-shot task is done). */

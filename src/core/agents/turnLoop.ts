@@ -1,5 +1,5 @@
 import { isoNow } from '../clock';
-import { ArborError, abortCauseOf, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
+import { abortCauseOf, asArborError, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -202,7 +202,7 @@ export class TurnLoop {
 
 /** A tool that threw: the model reads the failure as an error result and the turn goes on. */
 function toolFailure(err: unknown): ToolResult {
-  return errorResult(isArborError(err) ? err : new ArborError('TOOL_FAILED', err instanceof Error ? err.message : String(err)));
+  return errorResult(asArborError(err, 'TOOL_FAILED'));
 }
 
 const ignore = (): void => undefined;

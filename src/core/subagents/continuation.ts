@@ -84,6 +84,13 @@ export interface ContinuationHost {
 }
 
 /**
+ * What the editor and the tools may do with continuable subagents: deliver a message from the
+ * exact direct parent, interrupt on behalf of the user or an ancestor, and look at live
+ * Activations (for views and tests; never an authority). The continuation manager is it.
+ */
+export type SubagentService = Pick<ContinuationManager, 'interrupt' | 'deliver' | 'get' | 'isContinuable' | 'liveContinuableCount'>;
+
+/**
  * Owns every continuable child's Activation: starts children, delivers messages from the exact
  * direct parent, reports each child turn to the parent, settles idle children, and interrupts a
  * child's current turn on behalf of a user or an ancestor.

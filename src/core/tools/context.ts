@@ -4,6 +4,7 @@ import type { ApprovalService, RunInteractionPolicy, UserInteractionService } fr
 import type { AgentKind, SessionLog } from '../sessions/types';
 import type { InterruptAuthority, InterruptResult } from '../subagents/continuation';
 import type { OneShotOutcome } from '../subagents/oneShot';
+import type { ToolDefinition } from './types';
 
 /**
  * What every tool handler can rely on about its caller. At runtime `agent` is the exact live
@@ -26,20 +27,42 @@ export interface BaseToolContext {
   toolCallId: string;
 }
 
+// --- Capabilities: what tools may ask of the runtime, each as small as its users need ---
+
+/** Start subagents on a task; the runtime checks the caller is live and the run's limits. */
+export interface Delegation {
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome>;
+  startContinuable(parent: Agent, label: string, prompt: string): Agent;
+}
+
+/** Messages and interrupts to continuable subagents, authorised by the caller's exact identity. */
+export interface SubagentMessaging {
+  deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }>;
+  interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult;
+}
+
+/** The live agents, for listing a caller's subagents (a hint, never an authority). */
+export type LiveAgents = Pick<AgentRegistry, 'childrenOf'>;
+
+/** The workspace folder commands run in and paths are relative to; none when no folder is open. */
+export interface WorkspaceFolder {
+  readonly workspaceFolder: string | undefined;
+}
+
+/** Reaching the human: questions and plan approval go through `ask` (see interaction/asking.ts). */
+export type Asking = Pick<UserInteractionService, 'ask'>;
+
+/** Consent for an action (a command, the network, a write outside the workspace). */
+export type Approvals = Pick<ApprovalService, 'request'>;
+
 /**
  * What tools may ask of the runtime that hosts them: delegation, messages and interrupts to
  * subagents, the live registry and the workspace folder. Tools see these capabilities, never
  * the runtime itself, so the runtime can depend on its tools without a loop back.
  */
-export interface ToolHost {
-  readonly workspaceFolder: string | undefined;
+export interface ToolHost extends Delegation, WorkspaceFolder {
   readonly agents: AgentRegistry;
-  readonly subagents: {
-    deliver(caller: Agent, targetId: string, message: string): Promise<{ agentId: string; resumed: boolean }>;
-    interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult;
-  };
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome>;
-  startContinuable(parent: Agent, label: string, prompt: string): Agent;
+  readonly subagents: SubagentMessaging;
 }
 
 /** What every runtime tool handler receives. */
@@ -48,6 +71,9 @@ export interface RuntimeToolContext extends BaseToolContext {
   runtime: ToolHost;
   /** The run's interaction policy, resolved once when the run started. */
   policy: RunInteractionPolicy;
-  interaction: UserInteractionService;
-  approvals: ApprovalService;
+  interaction: Asking;
+  approvals: Approvals;
 }
+
+/** A tool as the runtime's catalog holds it. */
+export type RuntimeTool = ToolDefinition<RuntimeToolContext>;

@@ -1,8 +1,23 @@
 /** Tools the models call: each defined once with a zod schema, a description and a handler. */
 export type { ToolDefinition, ToolResult } from './types';
-export type { BaseToolContext, RuntimeToolContext, ToolCaller, ToolHost } from './context';
+export type {
+  Approvals,
+  Asking,
+  BaseToolContext,
+  Delegation,
+  LiveAgents,
+  RuntimeTool,
+  RuntimeToolContext,
+  SubagentMessaging,
+  ToolCaller,
+  ToolHost,
+  WorkspaceFolder,
+} from './context';
+export { defineTool, type ToolSpecInput } from './defineTool';
+export { builtinTools } from './builtinTools';
+export { isToolVisible } from './visibility';
 export { ToolCatalog, errorResult, jsonResult } from './catalog';
-export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool } from './subagentTools';
+export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool, limitExceeded } from './subagentTools';
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
 export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
 export { runCommandTool, runCommandArgsSchema } from './runCommand';

@@ -3,9 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import type { RuntimeToolContext } from './context';
 import { errorResult, jsonResult } from './catalog';
-import type { ToolDefinition } from './types';
+import { defineTool } from './defineTool';
 
 const MAX_OUTPUT = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -21,7 +20,7 @@ export const runCommandArgsSchema = z.object({
  * for this session, or deny); unattended runs and subagents are denied without any prompt.
  * The turn's signal kills the process, so Stop really stops it.
  */
-export const runCommandTool: ToolDefinition<RuntimeToolContext, typeof runCommandArgsSchema> = {
+export const runCommandTool = defineTool({
   name: 'run_command',
   description:
     'Run a shell command in the workspace folder and get its exit code and output (trimmed to the last 64 KiB). ' +
@@ -54,7 +53,7 @@ export const runCommandTool: ToolDefinition<RuntimeToolContext, typeof runComman
     const outcome = await execute(args.command, cwd, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
     return jsonResult(outcome);
   },
-};
+});
 
 interface CommandOutcome {
   status: 'exited' | 'timed-out' | 'failed-to-start';

@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { ArborError, isArborError } from '../errors';
+import { isArborError, limitExceeded } from '../errors';
 import { listDescendants } from '../subagents/listing';
-import type { RuntimeToolContext } from './context';
-import type { ToolDefinition } from './types';
+import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
 
 const MAX_LABEL_LENGTH = 60;
@@ -33,7 +32,7 @@ function shortLabel(text: string): string {
 }
 const agentId = z.string().min(1).max(300).describe('The agent_id returned when the subagent was started, or from list_agents.');
 
-export const delegateTaskTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ label: string; prompt: string }>> = {
+export const delegateTaskTool = defineTool({
   name: 'delegate_task',
   description:
     'Run a one-shot subagent on a self-contained task and wait for its final answer, which becomes this tool result. ' +
@@ -44,9 +43,9 @@ export const delegateTaskTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ la
     const outcome = await ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal);
     return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
   },
-};
+});
 
-export const startSubagentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ label: string; prompt: string }>> = {
+export const startSubagentTool = defineTool({
   name: 'start_subagent',
   description:
     'Start a continuable subagent that keeps its conversation. Returns its agent_id at once; its report after each of its turns ' +
@@ -57,9 +56,9 @@ export const startSubagentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ l
     const child = ctx.runtime.startContinuable(ctx.agent, args.label, args.prompt);
     return jsonResult({ agent_id: child.id, label: child.label, status: 'started' });
   },
-};
+});
 
-export const sendMessageTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ agent_id: string; message: string }>> = {
+export const sendMessageTool = defineTool({
   name: 'send_message',
   description:
     'Queue a message for one of your own continuable subagents (you must be its direct parent). It starts a turn when the subagent ' +
@@ -75,9 +74,9 @@ export const sendMessageTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ age
       throw err;
     }
   },
-};
+});
 
-export const listAgentsTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ scope: 'children' | 'descendants' }>> = {
+export const listAgentsTool = defineTool({
   name: 'list_agents',
   description:
     'List your live continuable subagents: your direct children, or all descendants in pre-order with parent_id and depth. ' +
@@ -97,9 +96,9 @@ export const listAgentsTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ scop
       })),
     });
   },
-};
+});
 
-export const interruptAgentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ agent_id: string }>> = {
+export const interruptAgentTool = defineTool({
   name: 'interrupt_agent',
   description:
     'Stop the current turn of one of your continuable descendants (a child or deeper). It keeps its conversation and queued ' +
@@ -116,10 +115,8 @@ export const interruptAgentTool: ToolDefinition<RuntimeToolContext, z.ZodType<{ 
       throw err;
     }
   },
-};
+});
 
 export const subagentTools = [delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool];
 
-export function limitExceeded(message: string): ArborError {
-  return new ArborError('LIMIT_EXCEEDED', message);
-}
+export { limitExceeded };

@@ -1,0 +1,22 @@
+import type { AgentRun } from './agents/agent';
+import type { RunInteractionPolicy } from './interaction/policy';
+import { RunBudget, type RunLimits } from './limits';
+import type { ModelProvider } from './models/types';
+import type { InteractionMode } from './sessions/types';
+
+/**
+ * One root agent and everything it delegates to share a run: its limits, its token budget and
+ * its interaction policy, which is resolved once from the run's context.
+ */
+export class Run extends RunBudget implements AgentRun {
+  constructor(
+    limits: RunLimits,
+    readonly policy: RunInteractionPolicy,
+    readonly model?: ModelProvider,
+  ) {
+    super(limits);
+  }
+  get mode(): InteractionMode {
+    return this.policy.mode;
+  }
+}

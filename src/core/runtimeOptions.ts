@@ -1,0 +1,46 @@
+import type { DurableSessionStore } from './agents/endedAgentLogs';
+import type { RunContext, UserInteractionService } from './interaction';
+import type { RunLimitsInput } from './limits';
+import type { ModelProvider } from './models/types';
+import type { SessionLogFactory } from './sessions/types';
+import type { RuntimeTool } from './tools/context';
+
+/** How a runtime is made (the editor passes its model, sessions, settings and workspace). */
+export interface RuntimeOptions {
+  model: ModelProvider;
+  /** The human-interaction seam; one is created over this runtime's registry when omitted. */
+  interaction?: UserInteractionService;
+  /**
+   * Where agents write their sessions: in memory by default. A DurableSessionStore also makes
+   * past sessions resumable (`resumeRoot`, and cold resume of settled continuable children).
+   */
+  sessions?: SessionLogFactory | DurableSessionStore;
+  limits?: RunLimitsInput;
+  /** Tools offered in addition to the subagent tools. */
+  tools?: RuntimeTool[];
+  systemPrompt?: string;
+  workspace?: string;
+  /** Session ids; unique across reloads by default. */
+  newId?: (label: string) => string;
+}
+
+export interface StartRootOptions {
+  prompt: string;
+  label?: string;
+  limits?: RunLimitsInput;
+  /**
+   * Internal callers only: public entry points parse their input with the trust boundary's
+   * parsePublicRunRequest, which cannot carry these keys. An invalid mode throws POLICY_INVALID.
+   */
+  context?: RunContext;
+  planMode?: boolean;
+  /** A model for this run only (the demo runs on the scripted model whatever the setting). */
+  model?: ModelProvider;
+}
+
+export interface ResumeRootOptions {
+  limits?: RunLimitsInput;
+  model?: ModelProvider;
+  /** A message from the user to start the resumed agent's next turn with. */
+  message?: string;
+}

@@ -1,0 +1,12 @@
+import { askUserQuestionTool } from './askUserQuestion';
+import type { RuntimeTool } from './context';
+import { exitPlanModeTool } from './exitPlanMode';
+import { runCommandTool } from './runCommand';
+import { subagentTools } from './subagentTools';
+
+/**
+ * The tools every runtime offers, in the order the model sees them (the run's policy and plan
+ * mode then hide some; see visibility.ts). A new tool is defined with defineTool() in a file
+ * of its own and added here.
+ */
+export const builtinTools: readonly RuntimeTool[] = [...subagentTools, askUserQuestionTool, exitPlanModeTool, runCommandTool];
