@@ -64,3 +64,4 @@ export {
   type PersistableRunContext,
 } from './trustBoundary';
 export { parseRunLinkQuery, RUN_LINK_PARAMETERS, type RunLinkQuery } from './runLink';
+export { askTheHuman, type AskingContext, type AskingOutcome, type HumanQuestion } from './asking';

@@ -1,13 +1,17 @@
-import { ArborError } from '../errors';
+import { toFailure } from '../errors';
 import {
   ASK_USER_QUESTION_TOOL,
   MAX_QUESTIONS,
+  askTheHuman,
   askUserQuestionArgsSchema,
   type RunInteractionPolicy,
   type UserInteractionService,
 } from '../interaction';
 import type { BaseToolContext } from './context';
-import type { ToolDefinition, ToolResult } from './types';
+import { defineTool } from './defineTool';
+import type { ToolResult } from './types';
+
+export { toFailure };
 
 /** What ask_user_question needs besides the caller and the turn's signal. */
 export interface AskUserQuestionContext extends BaseToolContext {
@@ -21,11 +25,12 @@ const DISMISSED_GUIDANCE =
   'or stop and say which decision you need.';
 
 /**
- * Asks the human through UserInteractionService.ask(), which decides whether this caller may
- * (only runtime roots may). The result is `{ answers }` as JSON, or `{ code, message }` with
- * isError when the question could not be asked or answered.
+ * Asks the human through the interaction door (askTheHuman: policy, ask() and its guards, the
+ * log). The result is `{ answers }` as JSON, or `{ code, message }` with isError when the
+ * question could not be asked or answered; an unattended run gets the policy's suppressed
+ * clarification result.
  */
-export const askUserQuestionTool: ToolDefinition<AskUserQuestionContext, typeof askUserQuestionArgsSchema> = {
+export const askUserQuestionTool = defineTool<typeof askUserQuestionArgsSchema, AskUserQuestionContext>({
   name: ASK_USER_QUESTION_TOOL,
   description:
     `Ask the human 1 to ${MAX_QUESTIONS} questions and wait for the answers. Use it only for decisions you cannot settle from the context ` +
@@ -34,30 +39,14 @@ export const askUserQuestionTool: ToolDefinition<AskUserQuestionContext, typeof 
   schema: askUserQuestionArgsSchema,
   readOnly: true,
   async run(args, ctx): Promise<ToolResult> {
-    const log = ctx.agent.log;
-    log.append({ type: 'question', at: new Date().toISOString(), questions: args.questions });
-
-    // The policy hides this tool when unattended; this covers a runtime that offers it anyway.
-    if (ctx.policy.unattended) {
-      log.append({ type: 'answer', at: new Date().toISOString(), error: `SUPPRESSED: ${ctx.policy.mode} run, nobody can answer` });
-      return { content: ctx.policy.suppressedClarificationResult(args.questions.map((q) => q.question).join(' / ')) };
-    }
-
-    try {
-      const answers = await ctx.interaction.ask({ questions: args.questions, agent: ctx.agent, signal: ctx.signal, intent: 'clarify' });
-      log.append({ type: 'answer', at: new Date().toISOString(), answers });
-      return { content: JSON.stringify({ answers }) };
-    } catch (err) {
-      const failure = toFailure(err);
-      log.append({ type: 'answer', at: new Date().toISOString(), error: failure.code });
-      const message = failure.code === 'ASK_CANCELLED' ? DISMISSED_GUIDANCE : failure.message;
-      return { content: JSON.stringify({ code: failure.code, message }), isError: true };
+    const outcome = await askTheHuman(ctx, { questions: args.questions, intent: 'clarify' });
+    switch (outcome.status) {
+      case 'unattended':
+        return { content: ctx.policy.suppressedClarificationResult(args.questions.map((q) => q.question).join(' / ')) };
+      case 'answered':
+        return { content: JSON.stringify({ answers: outcome.answers }) };
+      case 'failed':
+        return { content: JSON.stringify({ code: outcome.code, message: outcome.dismissed ? DISMISSED_GUIDANCE : outcome.message }), isError: true };
     }
   },
-};
-
-/** Every failure as a stable code and a message; unexpected throws become INTERNAL. */
-export function toFailure(err: unknown): { code: string; message: string } {
-  if (err instanceof ArborError) return { code: err.code, message: err.message };
-  return { code: 'INTERNAL', message: `Asking the human failed: ${err instanceof Error ? err.message : String(err)}` };
-}
+});

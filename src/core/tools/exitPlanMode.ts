@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { EXIT_PLAN_MODE_TOOL, MAX_DETAIL_LENGTH, type RunInteractionPolicy, type UserInteractionService } from '../interaction';
-import { toFailure } from './askUserQuestion';
+import { EXIT_PLAN_MODE_TOOL, MAX_DETAIL_LENGTH, askTheHuman, type RunInteractionPolicy, type UserInteractionService } from '../interaction';
+import type { Question } from '../sessions/types';
 import type { BaseToolContext } from './context';
-import type { ToolDefinition, ToolResult } from './types';
+import { defineTool } from './defineTool';
+import type { ToolResult } from './types';
 
 /** What exit_plan_mode needs besides the caller and the turn's signal. */
 export interface ExitPlanModeContext extends BaseToolContext {
@@ -28,7 +29,7 @@ export const PLAN_APPROVAL_OPTIONS = Object.freeze({ approve: 'Approve plan', ke
  * as ask_user_question. Anything but an explicit "Approve plan" (rejection, free text,
  * dismissal, refusal, an unattended run) keeps plan mode on, and the result says so.
  */
-export const exitPlanModeTool: ToolDefinition<ExitPlanModeContext, typeof exitPlanModeArgsSchema> = {
+export const exitPlanModeTool = defineTool<typeof exitPlanModeArgsSchema, ExitPlanModeContext>({
   name: EXIT_PLAN_MODE_TOOL,
   description:
     'Present your finished plan to the human for approval. On approval plan mode ends and you may make changes; ' +
@@ -40,7 +41,8 @@ export const exitPlanModeTool: ToolDefinition<ExitPlanModeContext, typeof exitPl
     if (!agent.planMode) {
       return result({ status: 'not-in-plan-mode', planMode: false, message: 'Plan mode is already off; no approval is needed.' });
     }
-    if (ctx.policy.unattended) {
+    const outcome = await askTheHuman(ctx, { questions: planQuestion(agent.label), intent: 'plan-approval', detail: args.plan });
+    if (outcome.status === 'unattended') {
       return result({
         status: 'blocked',
         planMode: true,
@@ -49,50 +51,45 @@ export const exitPlanModeTool: ToolDefinition<ExitPlanModeContext, typeof exitPl
           'Finish now: make the plan your final result and start it with "BLOCKED: plan approval".',
       });
     }
-
-    const questions = [
-      {
-        id: 'plan',
-        header: 'Plan',
-        question: `Approve this plan and let ${agent.label} start making changes?`,
-        options: [
-          { label: PLAN_APPROVAL_OPTIONS.approve, description: 'Leave plan mode and carry out the plan.' },
-          { label: PLAN_APPROVAL_OPTIONS.keepPlanning, description: 'Stay in plan mode; add feedback as free text.' },
-        ],
-        multiSelect: false,
-      },
-    ];
-    agent.log.append({ type: 'question', at: new Date().toISOString(), questions });
-    try {
-      const [answer] = await ctx.interaction.ask({ questions, agent, signal: ctx.signal, intent: 'plan-approval', detail: args.plan });
-      agent.log.append({ type: 'answer', at: new Date().toISOString(), answers: [answer] });
-      const feedback = answer.custom;
-      if (answer.selected.includes(PLAN_APPROVAL_OPTIONS.approve)) {
-        agent.planMode = false;
-        return result({
-          status: 'approved',
-          planMode: false,
-          message: 'The human approved the plan. Plan mode is off: carry out the plan.',
-          ...(feedback !== undefined ? { feedback } : {}),
-        });
-      }
+    if (outcome.status === 'failed') {
+      const message = outcome.dismissed ? 'The human dismissed the plan approval without deciding. You are still in plan mode; do not make changes.' : outcome.message;
+      return { content: JSON.stringify({ code: outcome.code, message, planMode: true }), isError: true };
+    }
+    const [answer] = outcome.answers;
+    const feedback = answer.custom;
+    if (answer.selected.includes(PLAN_APPROVAL_OPTIONS.approve)) {
+      agent.planMode = false;
       return result({
-        status: 'kept-planning',
-        planMode: true,
-        message: 'The human did not approve the plan. You are still in plan mode: revise the plan (use the feedback, if any) before asking again.',
+        status: 'approved',
+        planMode: false,
+        message: 'The human approved the plan. Plan mode is off: carry out the plan.',
         ...(feedback !== undefined ? { feedback } : {}),
       });
-    } catch (err) {
-      const failure = toFailure(err);
-      agent.log.append({ type: 'answer', at: new Date().toISOString(), error: failure.code });
-      const message =
-        failure.code === 'ASK_CANCELLED'
-          ? 'The human dismissed the plan approval without deciding. You are still in plan mode; do not make changes.'
-          : failure.message;
-      return { content: JSON.stringify({ code: failure.code, message, planMode: true }), isError: true };
     }
+    return result({
+      status: 'kept-planning',
+      planMode: true,
+      message: 'The human did not approve the plan. You are still in plan mode: revise the plan (use the feedback, if any) before asking again.',
+      ...(feedback !== undefined ? { feedback } : {}),
+    });
   },
-};
+});
+
+/** The one question of a plan approval. */
+function planQuestion(label: string): Question[] {
+  return [
+    {
+      id: 'plan',
+      header: 'Plan',
+      question: `Approve this plan and let ${label} start making changes?`,
+      options: [
+        { label: PLAN_APPROVAL_OPTIONS.approve, description: 'Leave plan mode and carry out the plan.' },
+        { label: PLAN_APPROVAL_OPTIONS.keepPlanning, description: 'Stay in plan mode; add feedback as free text.' },
+      ],
+      multiSelect: false,
+    },
+  ];
+}
 
 function result(body: { status: string; planMode: boolean; message: string; feedback?: string }): ToolResult {
   return { content: JSON.stringify(body) };
