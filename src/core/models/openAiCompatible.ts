@@ -1,3 +1,8 @@
+// Why this file stays whole: one streamed request is one state machine (connect, retry with
+// backoff, read SSE events under byte and idle limits, assemble tool calls, classify failures),
+// and its timers and abort paths must be read together to see that every path settles once.
+// The pieces without that shared state already live beside it (openAiErrors, openAiMessages,
+// toolCallAssembler, modelRetry).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';

@@ -1,3 +1,7 @@
+// Why this file stays whole: one log's write pipeline (buffer, batch, append, fsync, detect a
+// replaced or deleted file and rewrite it, retry after a failed close, flush synchronously at
+// exit) shares one in-flight state; split, each half would need the other's invariants. The
+// parts without that state already live beside it (filePool, lineChecksum, sessionLock).
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

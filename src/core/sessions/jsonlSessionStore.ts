@@ -1,3 +1,7 @@
+// Why this file stays whole: the store is the one owner of the session folder (create,
+// reopen under a lock, load and salvage, list through the index); its methods share the open
+// logs and the lock table, and the folder's rules are easiest to check in one place. Parsing,
+// scanning, indexing, naming and locking already live in their own files beside it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError, type ArborErrorCode } from '../errors';

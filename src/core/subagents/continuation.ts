@@ -4,56 +4,12 @@ import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { Disposable } from '../events';
 import type { SessionSnapshot } from '../agents/sessionSnapshot';
+import { Activation, newActivation } from './activation';
+import { interruptTarget, type InterruptAuthority, type InterruptResult } from './interrupt';
 import { formatReport, reportOf } from './report';
 
-/** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
-export type InterruptAuthority = { kind: 'user'; parentSessionId: string } | { kind: 'ancestor'; agent: Agent };
-
-/**
- * `accepted` means the cancel signal was issued, or there was nothing to stop; never "the turn
- * has ended". A one-shot target is accepted too, but says that nothing was signalled and why:
- * its lifecycle belongs to the agent holding it, so it is stopped only through that holder.
- */
-export type InterruptResult =
-  | { accepted: true; effect?: undefined }
-  | {
-      accepted: true;
-      effect: 'none';
-      reason: 'one-shot';
-      /** The live agent whose turn holds the one-shot target; stopping it stops the target. */
-      holderId?: string;
-      message: string;
-    };
-
-/**
- * A live continuable child. Its lifetime belongs to the continuation manager, not to the
- * parent agent, so the child is a runtime root. Its ancestry is fixed when it is created.
- */
-export class Activation {
-  /** Set once disposal has begun: later interrupts are accepted no-ops. */
-  disposing = false;
-  /** Reports that could not reach the parent because it was not live. */
-  readonly undelivered: string[] = [];
-  private chain: Promise<unknown> = Promise.resolve();
-
-  constructor(
-    readonly agent: Agent,
-    /** The durable address of the direct parent (its session id). */
-    readonly parentSessionId: string,
-    /** The direct parent as it was at creation; authority for delivery. */
-    readonly parent: Agent,
-    readonly ancestry: WeakSet<Agent>,
-    /** The same ancestors, for building a child's ancestry from this one's. */
-    readonly ancestors: readonly WeakRef<Agent>[],
-  ) {}
-
-  /** Delivery, settlement and disposal of one child run one at a time, in arrival order. */
-  serialize<T>(work: () => T | Promise<T>): Promise<T> {
-    const next = this.chain.then(work, work);
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-}
+export { Activation };
+export type { InterruptAuthority, InterruptResult };
 
 /** What a settled child leaves behind so its direct parent can resume it cold: its session snapshot. */
 export type SettledChild = SessionSnapshot;
@@ -157,7 +113,7 @@ export class ContinuationManager {
     if (activation.parent !== caller) {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} is not your direct subagent; only its direct parent can send it messages.`);
     }
-    return activation.serialize(() => {
+    return activation.inOrder(() => {
       if (this.activations.get(targetId) !== activation || activation.disposing) {
         return this.resumeCold(caller, targetId, message);
       }
@@ -166,54 +122,17 @@ export class ContinuationManager {
     });
   }
 
-  /**
-   * Stop only the live target's current turn. Authorises synchronously and returns at once:
-   * accepted means the signal was issued (or there was nothing to stop), not that it stopped.
-   */
+  /** Stop only the live target's current turn (see interruptTarget for the rules). */
   interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult {
-    if (authority.kind === 'ancestor') {
-      if (!this.host.agents.isLive(authority.agent)) {
-        throw new ArborError('SUBAGENT_UNAUTHORIZED', 'The interrupting agent is not live.');
-      }
-      if (authority.agent.id === targetSessionId) {
-        throw new ArborError('SUBAGENT_UNAUTHORIZED', 'An agent cannot interrupt itself; finish the turn instead.');
-      }
-    }
-    const activation = this.activations.get(targetSessionId);
-    if (!activation) {
-      const oneShot = this.host.agents.get(targetSessionId);
-      if (oneShot?.kind === 'one-shot') {
-        const holder = this.host.agents.ownerOf(oneShot);
-        return {
-          accepted: true,
-          effect: 'none',
-          reason: 'one-shot',
-          holderId: holder?.id,
-          message:
-            `"${oneShot.label}" is a one-shot subagent: it belongs to ${holder ? `"${holder.label}" (${holder.id}), which is waiting for its result` : 'the agent waiting for its result'}, ` +
-            'and cannot be stopped on its own. Nothing was stopped; stop that agent to stop it.',
-        };
-      }
-      return { accepted: true };
-    }
-    if (authority.kind === 'user') {
-      if (activation.agent.log.header.parentSession !== authority.parentSessionId) {
-        throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} does not belong to parent ${authority.parentSessionId}.`);
-      }
-    } else if (!activation.ancestry.has(authority.agent)) {
-      throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} is not one of your descendants.`);
-    }
-    if (activation.disposing) return { accepted: true };
-    activation.agent.interrupt(authority.kind, authority.kind === 'ancestor' ? authority.agent.id : undefined);
-    return { accepted: true };
+    return interruptTarget(targetSessionId, authority, this.host.agents, this.activations.get(targetSessionId));
   }
 
   /** A child's turn ended: report to its parent, then settle it if it is done. */
   private childTurnEnded(agent: Agent, end: TurnEnd): void {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent) return;
-    void activation.serialize(() => {
-      const settles = this.quiet(activation) && end.reason !== 'aborted';
+    void activation.inOrder(() => {
+      const settles = this.canSettle(activation) && end.reason !== 'aborted';
       this.report(activation, end, settles);
       if (settles) this.settle(activation);
     });
@@ -224,10 +143,10 @@ export class ContinuationManager {
     if (!parent) return;
     const activation = this.activations.get(parent.id);
     if (!activation || activation.agent !== parent) return;
-    void activation.serialize(() => {
+    void activation.inOrder(() => {
       if (this.activations.get(parent.id) !== activation) return;
       const last = parent.lastTurnEnd;
-      if (this.quiet(activation) && last && last.reason !== 'aborted') {
+      if (this.canSettle(activation) && last && last.reason !== 'aborted') {
         this.report(activation, undefined, true);
         this.settle(activation);
       }
@@ -242,7 +161,7 @@ export class ContinuationManager {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent || activation.disposing) return Promise.resolve();
     activation.disposing = true;
-    return activation.serialize(() => this.release(activation, { dropQueue: true }));
+    return activation.inOrder(() => this.release(activation, { dropQueue: true }));
   }
 
   /** Dispose every activation (runtime shutdown). */
@@ -257,31 +176,18 @@ export class ContinuationManager {
   }
 
   private activate(parent: Agent, child: Agent): void {
-    const ancestry = new WeakSet<Agent>();
-    const ancestors: WeakRef<Agent>[] = [];
-    const addAncestor = (a: Agent): void => {
-      if (ancestry.has(a)) return;
-      ancestry.add(a);
-      ancestors.push(new WeakRef(a));
-    };
-    // The live lineage at creation: the parent, its holders and creators, and for a
-    // continuable parent the ancestry recorded when it was created.
-    for (let a: Agent | undefined = parent; a && this.host.agents.isLive(a); a = this.host.agents.parentOf(a)) {
-      addAncestor(a);
-      const act = this.activations.get(a.id);
-      if (act && act.agent === a) {
-        for (const ref of act.ancestors) {
-          const anc = ref.deref();
-          if (anc && this.host.agents.isLive(anc)) addAncestor(anc);
-        }
-        break;
-      }
-    }
-    this.activations.set(child.id, new Activation(child, parent.id, parent, ancestry, ancestors));
+    this.activations.set(child.id, newActivation(parent, child, this.host.agents, (a) => this.activationOf(a)));
     this.settled.delete(child.id);
   }
 
-  private quiet(activation: Activation): boolean {
+  /** `agent`'s own live Activation, if it is a continuable child. */
+  private activationOf(agent: Agent): Activation | undefined {
+    const activation = this.activations.get(agent.id);
+    return activation && activation.agent === agent ? activation : undefined;
+  }
+
+  /** The child may settle: idle, nothing queued, no live children of its own, not already going. */
+  private canSettle(activation: Activation): boolean {
     const agent = activation.agent;
     return (
       !this.disposed &&

@@ -4,3 +4,7 @@ export type { ContinuationHost, InterruptAuthority, InterruptResult, LoadedSettl
 export { listDescendants, type AgentListing } from './listing';
 export { runOneShot, type OneShotOutcome } from './oneShot';
 export { formatReport, readReport, reportOf, reportTitle, type ReportOutcome, type SubagentReport } from './report';
+export { interruptTarget } from './interrupt';
+export { newActivation } from './activation';
+export { checkDelegationLimits } from './delegationLimits';
+export type { SubagentService } from './continuation';
