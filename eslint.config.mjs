@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import js from '@eslint/js';
 import globals from 'globals';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 const root = path.dirname(new URL(import.meta.url).pathname);
@@ -30,7 +31,8 @@ const coreDoors = {
   },
   create(context) {
     const check = (node) => {
-      const source = node.source?.value;
+      // import/export ... from, import(), import('...').Type, import x = require('...')
+      const source = node.source?.value ?? node.argument?.literal?.value ?? node.moduleReference?.expression?.value;
       if (typeof source !== 'string' || !source.startsWith('.')) return;
       const target = path.resolve(path.dirname(context.filename), source);
       const relative = path.relative(coreDir, target);
@@ -40,18 +42,18 @@ const coreDoors = {
       if (isDoor) return;
       const folder = parts.length > 1 && fs.existsSync(path.join(coreDir, parts[0], 'index.ts')) ? parts[0] : '';
       const door = path.relative(path.dirname(context.filename), folder ? path.join(coreDir, folder) : coreDir).split(path.sep).join('/');
-      context.report({ node: node.source, messageId: 'deep', data: { source, door } });
+      context.report({ node, messageId: 'deep', data: { source, door } });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, TSImportType: check, TSImportEqualsDeclaration: check };
   },
 };
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: ['node_modules/**', 'dist/**', 'out/**', 'media/dist/**', '.vscode-test/**', 'test-results/**', 'reports/**', '.stryker-tmp/**', 'demo/**', '*.vsix'],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
     languageOptions: {
