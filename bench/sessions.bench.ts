@@ -21,6 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../src/core/sessions';
+import { saveSessionIndexNow } from '../test/support/forged';
 
 const RUNS = 7;
 const APPEND_EVENTS = 50_000;
@@ -238,7 +239,7 @@ async function historyAtScale(): Promise<void> {
       const c = await measured(() => cold.listSessions());
       if (c.result.sessions.length !== 2001) throw new Error('History lost sessions');
       line(`listSessions, cold (no index)${run ? '' : ' [warm-up]'}`, c);
-      await (cold as unknown as { index: { save(): Promise<void> } }).index.save();
+      await saveSessionIndexNow(cold);
       const warm = new JsonlSessionStore(root);
       line('listSessions, new window (index on disk)', await measured(() => warm.listSessions()));
       // A turn ends in one session: the refresh History does while visible.

@@ -4,7 +4,7 @@
 // from deep inside a handler.
 import * as z from 'zod';
 import { Agent } from '../core/agents';
-import { ArborError } from '../core/errors';
+import { ArborError } from '../core';
 import type { Runtime } from '../core';
 
 const idSchema = z.string().min(1).max(1000);

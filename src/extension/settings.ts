@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { runLimitsSchema, type RunLimitsInput } from '../core/limits';
+import { runLimitsSchema, type RunLimitsInput } from '../core';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */
 const providerSchema = z.enum(['auto', 'scripted', 'vscode-lm', 'openai-compatible']);
@@ -45,7 +45,7 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
   return {
     provider: provider.success ? provider.data : 'scripted',
     scriptFile: typeof scriptFile === 'string' ? scriptFile : '',
-    limits: limits.success ? (limits.data as RunLimitsInput) : {},
+    limits: limits.success ? limits.data : {},
     vscodeLm: {
       family: text(config, 'model.vscodeLm.family', onProblem),
       id: text(config, 'model.vscodeLm.id', onProblem),

@@ -29,14 +29,14 @@ describe('Approval prompts show the whole action', function () {
       'Reviewer',
     );
     await waitFor(() => t.runtime.interaction.pending().some((p) => p.agent?.id === agent.id), 'the approval prompt');
-    await waitFor(() => t.previews.shown.some((p) => p.text.includes(command)), 'the preview of the whole command');
-    const shown = t.previews.shown.find((p) => p.text.includes(command))!;
+    await waitFor(() => t.observed.previews.some((p) => p.text.includes(command)), 'the preview of the whole command');
+    const shown = t.observed.previews.find((p) => p.text.includes(command))!;
     assert.ok(shown.text.endsWith(`${TAIL}\n`), 'the preview ends with the command tail');
     await waitFor(() => vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === shown.uri), 'the preview editor to be visible');
     const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown.uri)!;
     assert.ok(editor.document.getText().includes(command), 'the visible document holds the whole command');
     assert.strictEqual(editor.document.languageId, 'arbor-review', 'long lines wrap in the preview');
-    assert.ok(t.picker.opened.some((o) => o.agentId === agent.id && /in full in the preview/.test(o.title)), 'the prompt points to the preview');
+    assert.ok(t.observed.prompts.some((o) => o.agentId === agent.id && /in full in the preview/.test(o.title)), 'the prompt points to the preview');
     if (ui.available) {
       const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
       editor.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.InCenter);

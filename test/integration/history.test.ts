@@ -4,7 +4,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
-import type { DiagnosticNode, SessionNode } from '../../src/extension/historyNodes';
+import type { DiagnosticNode, SessionNode } from '../../src/extension/history/historyNodes';
 import { arborTesting, EXTENSION_ID, toolResults, turnEnds, userMessages, waitFor } from './support';
 import { ui } from './ui';
 import { windowReload } from './windowReload';
@@ -139,7 +139,7 @@ if (windowReload.phase() === 'before') {
       const kid = (await t.history.sessions()).find((n) => n.entry.header.label === 'History kid');
       assert.ok(kid);
       const uri = await vscode.commands.executeCommand<string>('arbor.openSessionTranscript', kid);
-      assert.strictEqual(vscode.Uri.parse(uri!).scheme, 'arbor-transcript', 'a content-provider document: no way to write back');
+      assert.strictEqual(vscode.Uri.parse(uri).scheme, 'arbor-transcript', 'a content-provider document: no way to write back');
       const text = await transcriptText(uri);
       assert.match(text, /Count the apples in the basket/);
       assert.match(text, /There are 3 apples/);
@@ -172,7 +172,7 @@ if (windowReload.phase() === 'before') {
 
     it('before a window reload: records a lead and its settled subagent, and asks for the reload', async function () {
       if (!windowReload.available) {
-        (this.test as unknown as Record<symbol, string>)[Symbol.for('arbor.test.skipReason')] = windowReload.unavailableReason;
+        if (this.test) Reflect.set(this.test, Symbol.for('arbor.test.skipReason'), windowReload.unavailableReason);
         this.skip();
       }
       const { lead, kidId } = await startFamily(t, 'Reload lead', 'Reload kid');

@@ -4,6 +4,9 @@
 // PASS/FAIL/SKIP line per test, and appends each result as a JSON line to ARBOR_TEST_RESULTS
 // so the runner can count results even when the run is cut short.
 //
+// Suites run in the order of the build's list, except the LAST_SUITES, which tear Arbor down
+// and so run after all the others.
+//
 // A run has a second phase when a suite asks for a real window reload (see windowReload.ts):
 // after the last suite this host records 'reload' instead of 'end' and reloads the window; the
 // extension host the reload starts runs this entry again, runs only the suites that asked,
@@ -22,6 +25,12 @@ export type ResultRecord =
   | { type: 'reload'; passed: number; failed: number; skipped: number; suites: string[] }
   | { type: 'end'; passed: number; failed: number; skipped: number };
 
+/**
+ * Suites that tear Arbor down (deactivation disposes every agent and command): they run after
+ * every other suite of the phase, whatever their names.
+ */
+const LAST_SUITES = ['deactivation.test.js'];
+
 /** The window gets this long to reload before the first phase reports that it did not. */
 const RELOAD_TIMEOUT_MS = 60_000;
 
@@ -37,6 +46,12 @@ function suiteFiles(): string[] {
   const list = path.join(__dirname, 'suites.json');
   if (!fs.existsSync(list)) throw new Error(`${list} is missing: build first (npm run build)`);
   return (JSON.parse(fs.readFileSync(list, 'utf8')) as string[]).map((file) => path.join(__dirname, file));
+}
+
+/** The suites in the order they run: every suite, then the last ones. */
+function runOrder(files: string[]): string[] {
+  const isLast = (file: string): boolean => LAST_SUITES.includes(path.basename(file));
+  return [...files.filter((file) => !isLast(file)), ...files.filter(isLast)];
 }
 
 function fileNameFor(title: string): string {
@@ -61,7 +76,7 @@ export function run(): Promise<void> {
     },
   });
   const files = phase === 'after' ? windowReload.requestedSuites().map((file) => path.join(__dirname, file)) : suiteFiles();
-  for (const file of files) mocha.addFile(file);
+  for (const file of runOrder(files)) mocha.addFile(file);
 
   return new Promise((resolve, reject) => {
     let passed = 0;
@@ -100,8 +115,8 @@ export function run(): Promise<void> {
     });
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => {
       skipped++;
-      const reason = (test as unknown as Record<symbol, string | undefined>)[SKIP_REASON];
-      console.log(`SKIP ${test.fullTitle()}${reason ? `: ${reason}` : ''}`);
+      const reason: unknown = Reflect.get(test, SKIP_REASON);
+      console.log(`SKIP ${test.fullTitle()}${typeof reason === 'string' && reason ? `: ${reason}` : ''}`);
       record({ type: 'test', state: 'skipped', title: test.fullTitle() });
     });
   });

@@ -90,7 +90,7 @@ export const ui: UiBridge = {
   requireBrowser(context) {
     if (endpoint) return;
     const test = context.currentTest ?? context.test;
-    if (test) (test as unknown as Record<symbol, string>)[SKIP_REASON] = unavailableReason;
+    if (test) Reflect.set(test, SKIP_REASON, unavailableReason);
     context.skip();
   },
   async screenshot(name) {

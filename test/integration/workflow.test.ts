@@ -88,7 +88,7 @@ describe('Agents view during the demo', function () {
     const asked = toolResults(summarizer!).find((r) => r.name === 'ask_user_question');
     assert.ok(asked, 'the Summarizer tried to ask');
     assert.strictEqual(JSON.parse(asked.content).code, 'DELEGATED_CALLER');
-    assert.ok(!t.picker.opened.some((o) => o.agentId === summarizer!.id), 'no prompt was ever opened for the one-shot child');
+    assert.ok(!t.observed.prompts.some((o) => o.agentId === summarizer!.id), 'no prompt was ever opened for the one-shot child');
     const delegated = toolResults(root).find((r) => r.name === 'delegate_task');
     assert.match(delegated!.content, /Open question for the user/, "the parent received the child's question in its result");
   });
@@ -272,7 +272,7 @@ describe('Stop and questions from the command palette', function () {
     await waitFor(() => boss.pendingCount === 2, "both children's reports to reach Boss");
     await waitFor(() => !t.tree.repaintPending, 'the repaints of the stops to be done');
     const fired: Array<readonly Agent[] | undefined> = [];
-    const sub = t.tree.onDidChangeTreeData((e) => fired.push(e === undefined ? undefined : Array.isArray(e) ? e : [e as Agent]));
+    const sub = t.tree.onDidChangeTreeData((e) => fired.push(e === undefined ? undefined : Array.isArray(e) ? e : [e]));
     let events = 0;
     const counter = t.runtime.onEvent(() => events++);
     for (let i = 0; i < 50; i++) kid.send(`note ${i}`, { from: 'user', wake: false }); // one synchronous burst

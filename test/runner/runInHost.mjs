@@ -231,7 +231,7 @@ async function startBridge() {
   const focusOpenPrompt = async () => {
     const input = page.locator('.quick-input-widget:visible .quick-input-box input').first();
     if ((await input.count()) === 0) return;
-    const focused = await input.evaluate((el) => el === document.activeElement).catch(() => true);
+    const focused = await input.evaluate((el) => el === el.ownerDocument.activeElement).catch(() => true);
     if (!focused) await input.focus();
   };
   const actions = {

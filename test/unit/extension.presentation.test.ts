@@ -1,6 +1,6 @@
 import * as assert from 'assert';
-import { formatElapsed, formatTokens, presentAgent } from '../../src/extension/agentPresentation';
-import { renderTranscript } from '../../src/extension/transcriptRenderer';
+import { formatElapsed, formatTokens, presentAgent } from '../../src/extension/agents/agentPresentation';
+import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
 import { childByLabel, makeRuntime, tick, until } from './support/runtimeFixture';
 
 describe('agent presentation in the tree', () => {

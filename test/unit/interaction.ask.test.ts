@@ -6,6 +6,7 @@ import {
   type PendingChange,
 } from '../../src/core/interaction';
 import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from './interaction.fakes';
+import { forged } from '../support/forged';
 
 function setup() {
   const directory = new FakeDirectory();
@@ -104,7 +105,7 @@ describe('UserInteractionService.ask guards', () => {
       oneQuestion({ options: [{ label: 'Same' }, { label: 'Same' }] }),
       [...oneQuestion(), ...oneQuestion()],
       Array.from({ length: 5 }, (_, i) => oneQuestion({ id: `q${i}` })[0]),
-      oneQuestion({ multiSelect: 'yes' as unknown as boolean }),
+      oneQuestion({ multiSelect: forged<boolean>('yes') }),
       'not a list',
     ];
     for (const questions of cases) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { isArborError } from '../../src/core/errors';
 import { resolveInteractionPolicy, type RunContext } from '../../src/core/interaction';
+import { forged } from '../support/forged';
 
 const a = (mode: string) => (mode.startsWith('a') ? `an ${mode}` : `a ${mode}`);
 
@@ -39,7 +40,7 @@ describe('resolveInteractionPolicy', () => {
   });
 
   it('rejects a hint of the wrong type instead of reading it as false', () => {
-    assert.throws(() => resolveInteractionPolicy({ nonInteractive: 'true' } as unknown as RunContext), (e) => isArborError(e, 'POLICY_INVALID'));
+    assert.throws(() => resolveInteractionPolicy(forged<RunContext>({ nonInteractive: 'true' })), (e) => isArborError(e, 'POLICY_INVALID'));
   });
 
   it('records which rule chose the mode', () => {

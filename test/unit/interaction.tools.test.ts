@@ -86,7 +86,7 @@ describe('ask_user_question tool', () => {
   });
 
   it('converts its schema to JSON Schema for the model and stays offered in plan mode', () => {
-    const json = z.toJSONSchema(askUserQuestionTool.schema) as unknown as { properties: { questions: { maxItems: number; minItems: number } } };
+    const json = z.object({ properties: z.object({ questions: z.object({ maxItems: z.number(), minItems: z.number() }) }) }).parse(z.toJSONSchema(askUserQuestionTool.schema));
     assert.equal(json.properties.questions.minItems, 1);
     assert.equal(json.properties.questions.maxItems, 4);
     assert.equal(askUserQuestionTool.readOnly, true);

@@ -83,7 +83,7 @@ describe('model output is parsed at the provider boundary', () => {
       const { agent, runtime } = await runOneTurn(model, [noop]);
       assert.equal(agent.lastTurnEnd?.reason, 'error');
       assert.equal(agent.lastTurnEnd?.code, 'MODEL_BAD_OUTPUT');
-      assert.match(agent.lastTurnEnd!.message!, new RegExp(`'${field.replace('.', '\\.')}' is invalid`));
+      assert.match(agent.lastTurnEnd.message!, new RegExp(`'${field.replace('.', '\\.')}' is invalid`));
       assert.equal(ran, 0);
       assert.ok(!agent.log.events.some((e) => e.type === 'tool_call'));
       assertLoadable(agent);

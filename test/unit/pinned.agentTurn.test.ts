@@ -27,7 +27,7 @@ describe('agent turn loop, pinned', () => {
     assert.strictEqual(results.length, 2);
     assert.deepStrictEqual(
       results.map((m) => (m.role === 'tool' ? m.toolCallId : '')),
-      assistant.toolCalls!.map((c) => c.id),
+      assistant.toolCalls.map((c) => c.id),
     );
     await runtime.dispose();
   });
@@ -256,11 +256,11 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.strictEqual(root.lastTurnEnd?.reason, 'error');
-    assert.match(root.lastTurnEnd!.message!, /down/);
+    assert.match(root.lastTurnEnd.message!, /down/);
     assert.strictEqual(root.lastTurnEnd?.finalText, 'partial');
     const end = root.log.events.find((e) => e.type === 'turn_end');
     assert.ok(end && end.type === 'turn_end');
-    assert.strictEqual(end.message, root.lastTurnEnd!.message);
+    assert.strictEqual(end.message, root.lastTurnEnd.message);
     await runtime.dispose();
   });
 

@@ -13,6 +13,7 @@ import {
   type PendingChange,
 } from '../../src/core/interaction';
 import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from './interaction.fakes';
+import { forged } from '../support/forged';
 
 // The human-interaction seam as its callers see it: outcomes of a prompt, the signal the UI
 // holds, which UI's prompts close with it, and the internal keys public callers cannot set.
@@ -359,7 +360,7 @@ describe('interaction policy, pinned', () => {
       assert.deepStrictEqual((e as ArborError).details, { interactionMode: 'robot' });
     }
     assert.throws(
-      () => resolveInteractionPolicy({ nonInteractive: 'yes' as unknown as boolean, channelName: 5 as unknown as string }),
+      () => resolveInteractionPolicy({ nonInteractive: forged<boolean>('yes'), channelName: forged<string>(5) }),
       (e: unknown) => e instanceof ArborError && /^The run context is invalid \(nonInteractive: [^;]+; channelName: [^;]+\)\.$/.test(e.message),
     );
     assert.throws(
@@ -370,7 +371,7 @@ describe('interaction policy, pinned', () => {
         e.message === 'Unknown interaction mode "robot"; expected one of interactive, scheduled, webhook, autonomous.',
     );
     assert.throws(
-      () => resolveInteractionPolicy({ nonInteractive: 'true' as unknown as boolean }),
+      () => resolveInteractionPolicy({ nonInteractive: forged<boolean>('true') }),
       (e: unknown) => e instanceof ArborError && e.code === 'POLICY_INVALID' && /^The run context is invalid \(nonInteractive: /.test(e.message),
     );
   });

@@ -1,13 +1,14 @@
 import * as assert from 'assert';
 import type { Agent } from '../../src/core/agents/agent';
 import { AgentRegistry, byCreation, type RegistryChange } from '../../src/core/agents/registry';
+import { forged } from '../support/forged';
 
 // The registry of live agents, by object identity: who is live, who is a root, who created whom,
 // and in which order the tree lists them.
 
 /** Only what the registry reads of an agent. */
 function fake(id: string, creationOrder: number, disposed = false): Agent {
-  return { id, creationOrder, disposed } as unknown as Agent;
+  return forged<Agent>({ id, creationOrder, disposed });
 }
 
 describe('agent registry, pinned', () => {

@@ -38,7 +38,7 @@ function watchFileHandles() {
       return sync();
     };
     return handle;
-  }) as typeof original;
+  });
   return { counts, restore: () => (fs.promises.open = original) };
 }
 
@@ -130,7 +130,7 @@ describe('session files, pinned', () => {
     nodeFs.fsyncSync = ((fd: number) => {
       syncSyncs++;
       return fsyncSync(fd);
-    }) as typeof fs.fsyncSync;
+    });
     try {
       const store = new JsonlSessionStore(dir, { fsync: true });
       const log = store.create(header('synced'));
@@ -305,11 +305,11 @@ describe('session log writes, pinned', () => {
       const fd = openSync(...args);
       fds.add(fd);
       return fd;
-    }) as typeof openSync;
+    });
     nodeFs.closeSync = ((fd: number) => {
       fds.delete(fd);
       return closeSync(fd);
-    }) as typeof closeSync;
+    });
     try {
       const log = new JsonlSessionLog({ file: path.join(dir, 'sync.jsonl'), header: header('sync'), policy: { ...DEFAULT_WRITE_POLICY } });
       log.append(event('one'));

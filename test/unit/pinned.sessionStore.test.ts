@@ -72,7 +72,7 @@ describe('session store, pinned', () => {
     assert.equal(inUse.code, 'SESSION_IN_USE');
     assert.equal(inUse.message, 'Session one is already open for writing.');
     assert.deepEqual(inUse.details, { id: 'one' });
-    const version = await arborError(() => store.create({ ...header('v'), version: 0 } as never));
+    const version = await arborError(() => store.create({ ...header('v'), version: 0 }));
     assert.equal(version.code, 'INPUT_INVALID');
     const missing = await arborError(store.loadSession('ghost'));
     assert.equal(missing.code, 'SESSION_NOT_FOUND');

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
-import { presentAgent } from '../../src/extension/agentPresentation';
+import { presentAgent } from '../../src/extension/agents/agentPresentation';
 import { makeTempDir } from './sessions.fixtures';
 import { until } from './support/runtimeFixture';
 

@@ -38,7 +38,7 @@ describe('durable sessions: session ids as file names', () => {
   it('never produces a separator, a leading dot or an over-long name', () => {
     for (const id of hostileIds) {
       const name = sessionFileName(id);
-      assert.ok(!/[\\/\u0000]/.test(name), `${JSON.stringify(id)} -> ${name}`);
+      assert.ok(!/[\\/]/.test(name) && !name.includes('\u0000'), `${JSON.stringify(id)} -> ${name}`);
       assert.ok(!name.startsWith('.'), name);
       assert.ok(Buffer.byteLength(name) <= 255, `${Buffer.byteLength(name)} bytes`);
       assert.equal(path.basename(name), name);

@@ -3,12 +3,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore, type SessionCatalog, type SessionEvent } from '../../src/core/sessions';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
+import { forged, saveSessionIndexNow } from '../support/forged';
 
 const SESSION_INDEX_FILE = 'session-index.json';
 
 /** Counts how often `file` is opened or read whole while `run` runs. */
 async function readsOf<T>(file: string, run: () => Promise<T>): Promise<{ result: T; reads: number }> {
-  const promises = fs.promises as unknown as Record<'open' | 'readFile', (...args: unknown[]) => Promise<unknown>>;
+  const promises = forged<Record<'open' | 'readFile', (...args: unknown[]) => Promise<unknown>>>(fs.promises);
   const original = { open: promises.open, readFile: promises.readFile };
   let reads = 0;
   const counted =
@@ -45,12 +46,12 @@ describe('durable sessions: the session index', () => {
   async function listAndSave(): Promise<SessionCatalog> {
     const store = new JsonlSessionStore(dir);
     const catalog = await store.listSessions();
-    await (store as unknown as { index?: { save(): Promise<void> } }).index?.save();
+    await saveSessionIndexNow(store);
     return catalog;
   }
 
   it('lists an unchanged session from the index, without reading its file again', async () => {
-    const big = await writeSession('big', Array.from({ length: 2000 }, (_, i) => ({ type: 'assistant_text', at: tick(), text: `line ${i} ${'x'.repeat(200)}` }) as SessionEvent));
+    const big = await writeSession('big', Array.from({ length: 2000 }, (_, i) => ({ type: 'assistant_text', at: tick(), text: `line ${i} ${'x'.repeat(200)}` })));
     await writeSession('small', everyEventType());
     const first = await listAndSave();
     const { result: second, reads } = await readsOf(big, () => listAndSave());

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
-import { historyNodes, presentSession, type SessionNode } from '../../src/extension/historyNodes';
+import { historyNodes, presentSession, type SessionNode } from '../../src/extension/history/historyNodes';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
 
 /* One damaged line costs only what follows it; flipped bytes are caught by the line checksums. */

@@ -11,6 +11,7 @@ import {
   type SessionEvent,
 } from '../../src/core/sessions';
 import { everyEventType, header, makeTempDir, tick } from './sessions.fixtures';
+import { forged } from '../support/forged';
 
 /** Lines of a session file as parsed JSON. */
 function fileLines(file: string): unknown[] {
@@ -172,7 +173,7 @@ describe('durable sessions: JsonlSessionStore', () => {
       const log = store.create(header('s-cyclic'));
       const cyclic: Record<string, unknown> = { type: 'assistant_text', at: tick(), text: 'x' };
       cyclic.self = cyclic;
-      log.append(cyclic as unknown as SessionEvent);
+      log.append(forged<SessionEvent>(cyclic));
       log.append({ type: 'user_message', at: tick(), text: 'still writable', from: 'user' });
       await log.flush();
       assert.deepEqual((await new JsonlSessionStore(dir).loadSession('s-cyclic')).events, log.events);

@@ -7,6 +7,7 @@ import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore, sessionEventSchema, type SessionEvent } from '../../src/core/sessions';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 import { until } from './support/runtimeFixture';
+import { forged } from '../support/forged';
 
 /*
  * Any session the writer produces can be loaded back: random event sequences, many of them
@@ -143,7 +144,7 @@ describe('durable sessions: whatever is appended, the session loads', () => {
         { type: 'tool_call', at: tick(), call: { id: 'c1', name: 42, arguments: '{}' } },
       ];
       const before = agent.log.events.length;
-      for (const event of bad) agent.append(event as unknown as SessionEvent);
+      for (const event of bad) agent.append(forged<SessionEvent>(event));
       agent.append({ type: 'assistant_text', at: tick(), text: 'still saved' });
       await agent.log.flush();
 

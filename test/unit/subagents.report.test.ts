@@ -24,7 +24,7 @@ describe("subagent reports: the model's text and a person's line", () => {
       assert.match(text, /agent_id: researcher-7/);
       const read = readReport(text);
       assert.deepEqual(read, { label: 'Researcher', agentId: 'researcher-7', outcome: report.outcome, released });
-      assert.equal(reportTitle(read!), title);
+      assert.equal(reportTitle(read), title);
       if (turnEnd?.finalText) assert.ok(text.includes(turnEnd.finalText));
     });
   }

@@ -186,7 +186,7 @@ export class TurnLoop {
     unanswered.length = 0;
     if (signal.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
-    if (limit) throw new BudgetExceeded(limit.endsTurn!);
+    if (limit) throw new BudgetExceeded(limit.endsTurn);
   }
 
   private recordToolResult(call: ToolCall, result: ToolResult): void {

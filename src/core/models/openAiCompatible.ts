@@ -280,7 +280,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         model: endpoint.model,
       });
     }
-    if (event.event === 'error' || (typeof value === 'object' && value !== null && 'error' in value && (value as { error: unknown }).error)) {
+    if (event.event === 'error' || (typeof value === 'object' && value !== null && 'error' in value && (value).error)) {
       throw streamedError(value, endpoint);
     }
     const parsed = wireChunkSchema.safeParse(value);

@@ -180,7 +180,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         // load would reach them. The damaged file is kept beside it, never listed.
         bytes = await this.pool.run(() => replaceWithSalvage(file, parsed));
         this.onError?.(
-          new ArborError('SESSION_CORRUPT', `Session ${id} was resumed from its undamaged part. ${describeDamage(parsed.damage!)} The damaged file was kept as ${path.basename(file)}.damaged-*.`, {
+          new ArborError('SESSION_CORRUPT', `Session ${id} was resumed from its undamaged part. ${describeDamage(parsed.damage)} The damaged file was kept as ${path.basename(file)}.damaged-*.`, {
             id,
             file,
             line: parsed.damage.line,

@@ -14,8 +14,9 @@ const PREFIX = '{"crc":"';
 const PREFIX_LENGTH = PREFIX.length + 8 + 2;
 const HEX8 = /^[0-9a-f]{8}$/;
 
-const crc32: (text: string) => number =
-  typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (text) => (zlib as unknown as { crc32(data: string): number }).crc32(text) : crc32Fallback;
+/** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallback below. */
+const nodeCrc32 = (zlib as { crc32?: (data: string) => number }).crc32;
+const crc32: (text: string) => number = typeof nodeCrc32 === 'function' ? (text) => nodeCrc32(text) : crc32Fallback;
 
 function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ArborError } from '../../core/errors';
+import { ArborError } from '../../core';
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest } from '../../core/models';
 
 /**

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isArborError } from '../../core/errors';
+import { isArborError } from '../../core';
 import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, ScriptedModel, type ModelChunk, type ModelProvider, type ModelRequest } from '../../core/models';
-import { reportError } from '../commands';
+import { reportError } from '../errorReporting';
 import { demoScript } from '../demo/demoScript';
 import type { ArborSettings } from '../settings';
 import type { ApiKeyStore } from './apiKeys';

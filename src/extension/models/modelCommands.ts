@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { openAiCompatibleSettingsSchema } from '../../core/models';
-import { reportError } from '../commands';
+import { reportError } from '../errorReporting';
 import type { ArborSettings, ModelProviderSetting } from '../settings';
 import { ApiKeyStore, normalizeBaseUrl } from './apiKeys';
 import { listLanguageModels, type LanguageModelInfo } from './languageModelProvider';

@@ -1,6 +1,6 @@
 // Renders an agent's session log as a read-only Markdown transcript. Pure (no 'vscode'
 // import): the transcript content provider calls it on every change.
-import type { SessionEvent, SessionHeader } from '../core/sessions';
+import type { SessionEvent, SessionHeader } from '../../core/sessions';
 
 const FROM: Record<string, string> = { user: 'You', parent: 'Parent agent', child: 'Subagent report', system: 'Arbor' };
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import type { Runtime } from '../core';
-import type { AgentsTreeProvider } from './agentsTree';
-import { parseAgentArgument } from './commandArguments';
-import { parsedArgument } from './commands';
+import type { Agent } from '../../core/agents';
+import type { Runtime } from '../../core';
+import type { AgentsTreeProvider } from '../agents/agentsTree';
+import { parseAgentArgument } from '../commandArguments';
+import { parsedArgument } from '../errorReporting';
 import type { ConversationPanels } from './conversationPanels';
 
 export interface ConversationCommandDeps {

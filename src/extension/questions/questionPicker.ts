@@ -1,10 +1,16 @@
 import * as vscode from 'vscode';
-import { ArborError } from '../core/errors';
-import type { InteractionPrompt, InteractionProvider } from '../core/interaction';
-import type { Answer, Question } from '../core/sessions';
+import { ArborError } from '../../core';
+import type { InteractionPrompt, InteractionProvider } from '../../core/interaction';
+import type { Answer, Question } from '../../core/sessions';
 import type { OpenPreview, ReviewPreviews } from './reviewPreview';
 
 const OTHER = 'Other…';
+
+/** A question put in front of the human: which agent asks, and the picker's title. */
+export interface OpenedPrompt {
+  agentId?: string;
+  title: string;
+}
 
 interface Queued {
   prompt: InteractionPrompt;
@@ -22,8 +28,9 @@ interface Queued {
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   private readonly queue: Queued[] = [];
   private active: { item: Queued; picker?: vscode.QuickPick<vscode.QuickPickItem>; input?: vscode.InputBox } | undefined;
-  /** Prompts opened so far (tests prove an owned child never opens one). */
-  opened: Array<{ agentId?: string; title: string }> = [];
+  private readonly opened = new vscode.EventEmitter<OpenedPrompt>();
+  /** Fires as each question of a prompt opens in front of the human. */
+  readonly onDidOpenPrompt = this.opened.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -57,6 +64,7 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   dispose(): void {
     for (const item of this.queue.splice(0)) item.reject(new ArborError('ASK_ABORTED', 'Arbor is shutting down.'));
     if (this.active) this.abandon(this.active.item);
+    this.opened.dispose();
   }
 
   private abandon(item: Queued): void {
@@ -103,7 +111,7 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
         const q = prompt.questions[i];
         const step = prompt.questions.length > 1 ? ` (${i + 1}/${prompt.questions.length})` : '';
         const title = `${who} asks${q.header ? `: ${q.header}` : ''}${step}${preview ? ' (in full in the preview beside)' : ''}`;
-        this.opened.push({ agentId: prompt.agent?.id, title });
+        this.opened.fire({ agentId: prompt.agent?.id, title });
         answers.push(await this.pick(item, q, title));
       }
       return answers;

@@ -1,8 +1,8 @@
 // What the History view shows: past sessions from the durable store, roots at the top and
 // children under the session their header names as parent, plus a warning for each file that
 // could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
-import type { SessionCatalog, SessionCatalogEntry, SessionDiagnostic, TurnEndReason } from '../core/sessions';
-import { kindText } from './agentPresentation';
+import type { SessionCatalog, SessionCatalogEntry, SessionDiagnostic, TurnEndReason } from '../../core/sessions';
+import { kindText } from '../agents/agentPresentation';
 
 export interface SessionNode {
   type: 'session';

@@ -1,14 +1,15 @@
+// The commands on live agents: run, run unattended, demo, stop, send, end, answer, open transcript.
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import { ArborError, isArborError } from '../core/errors';
-import { parseAgentArgument } from './commandArguments';
-import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/interaction';
-import type { Runtime } from '../core';
+import { ArborError, type Runtime } from '../../core';
+import type { Agent } from '../../core/agents';
+import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
+import { parseAgentArgument } from '../commandArguments';
+import type { TranscriptProvider } from '../conversation/transcripts';
+import { parsedArgument, reportError } from '../errorReporting';
+import type { QuestionPicker } from '../questions/questionPicker';
 import type { AgentsTreeProvider } from './agentsTree';
-import type { QuestionPicker } from './questionPicker';
-import type { TranscriptProvider } from './transcripts';
 
-export interface CommandDeps {
+export interface AgentCommandDeps {
   runtime: Runtime;
   tree: AgentsTreeProvider;
   picker: QuestionPicker;
@@ -19,29 +20,7 @@ export interface CommandDeps {
   startDemo(): Agent;
 }
 
-/** Shows an error that says what to do next; Arbor errors carry their own wording. */
-export function reportError(log: vscode.LogOutputChannel, what: string, err: unknown): void {
-  const message = isArborError(err) ? err.message : err instanceof Error ? err.message : String(err);
-  log.error(`${what}: ${message}`);
-  void vscode.window.showErrorMessage(`Arbor: ${what}. ${message}`, 'Show Log').then((pick) => {
-    if (pick) log.show();
-  });
-}
-
-/**
- * Runs a command's argument parser: a bad argument is reported and rejects the command with
- * its ArborError (INPUT_INVALID), before the command has changed anything.
- */
-export function parsedArgument<T>(log: vscode.LogOutputChannel, parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    reportError(log, 'A command was given an argument it cannot use', err);
-    throw err;
-  }
-}
-
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable[] {
   const { runtime, tree, picker, transcripts, log } = deps;
 
   const pickAgent = async (title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> => {
@@ -71,6 +50,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     } catch (err) {
       reportError(log, `Could not stop "${agent.label}"`, err);
     }
+  };
+
+  /** Stops the node's agent, or (from the palette, or with no node) the running agent the user picks. */
+  const stopNodeOrPick = async (node: unknown): Promise<string | undefined> => {
+    const agent = await nodeOrPick(node, 'Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
+    if (agent) stop(agent);
+    return agent?.id;
   };
 
   const askPrompt = async (title: string, request?: unknown, question = 'What should the agent do?'): Promise<PublicRunRequest | undefined> => {
@@ -121,14 +107,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.commands.executeCommand('arbor.agents.focus');
       return agent.id;
     }),
-    vscode.commands.registerCommand('arbor.stopAgent', async (node?: unknown) => {
-      const agent = await nodeOrPick(node, 'Arbor: Stop Agent', (a) => a.status === 'running' && a.kind !== 'one-shot', 'No agent is running a turn that can be stopped.');
-      if (agent) stop(agent);
-      return agent?.id;
-    }),
+    vscode.commands.registerCommand('arbor.stopAgent', (node?: unknown) => stopNodeOrPick(node)),
     // The tree's inline Stop: the node says which agent, so nothing is asked. VS Code can hand
     // the action no node while it re-reads the tree; then ask which agent rather than drop it.
-    vscode.commands.registerCommand('arbor.stop', (node?: unknown) => vscode.commands.executeCommand('arbor.stopAgent', node)),
+    vscode.commands.registerCommand('arbor.stop', (node?: unknown) => stopNodeOrPick(node)),
     vscode.commands.registerCommand('arbor.sendMessage', async (node?: unknown) => {
       const agent = await nodeOrPick(node, 'Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
       if (!agent) return undefined;

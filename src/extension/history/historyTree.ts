@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../core';
-import type { JsonlSessionStore, SessionCatalog } from '../core/sessions';
+import type { Runtime } from '../../core';
+import type { JsonlSessionStore, SessionCatalog } from '../../core/sessions';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
 
 /** Agents start and end in bursts (a lead and its subagents): one re-read of the folder per burst. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import type { UserInteractionService } from '../core/interaction';
-import type { Runtime } from '../core';
+import type { Agent } from '../../core/agents';
+import type { UserInteractionService } from '../../core/interaction';
+import type { Runtime } from '../../core';
 import { presentAgent, type AgentPresentation } from './agentPresentation';
 
 /** How long a burst of runtime events is gathered before one repaint. */
@@ -20,8 +20,6 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   private timer: NodeJS.Timeout | undefined;
   private readonly ticker: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** Repaints fired so far (tests check that bursts coalesce). */
-  repaints = 0;
 
   constructor(
     private readonly runtime: Runtime,
@@ -136,7 +134,6 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   private flush(): void {
     this.timer = undefined;
-    this.repaints++;
     if (this.structural) {
       this.structural = false;
       this.dirty.clear();

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import { ArborError, isArborError } from '../core/errors';
-import type { UserInteractionService } from '../core/interaction';
+import type { Agent } from '../../core/agents';
+import { ArborError, isArborError } from '../../core';
+import type { UserInteractionService } from '../../core/interaction';
 import {
   ConversationModel,
   conversationErrorCodeSchema,
@@ -11,9 +11,9 @@ import {
   parseWebviewMessage,
   type ConversationErrorCode,
   type HostToWebviewMessage,
-} from '../core/rpc';
-import type { Runtime, RuntimeEvent } from '../core';
-import type { AgentKind, SessionEvent, SessionHeader } from '../core/sessions';
+} from '../../core/rpc';
+import type { Runtime, RuntimeEvent } from '../../core';
+import type { AgentKind, SessionEvent, SessionHeader } from '../../core/sessions';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import type { Runtime } from '../core';
-import type { SessionLog } from '../core/sessions';
+import type { Agent } from '../../core/agents';
+import type { Runtime } from '../../core';
+import type { SessionLog } from '../../core/sessions';
 import { renderTranscript } from './transcriptRenderer';
 
 export const TRANSCRIPT_SCHEME = 'arbor-transcript';

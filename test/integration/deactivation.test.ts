@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { arborTesting, waitFor } from './support';
 
-// Runs last (suites run in file-name order): it tears Arbor down as deactivation does.
+// Tears Arbor down as deactivation does, so the mocha entry (index.ts) runs it after every other suite.
 describe('Deactivation', function () {
   this.timeout(30_000);
 

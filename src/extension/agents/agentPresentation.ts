@@ -1,6 +1,6 @@
 // How one live agent is shown in the Agents view. Pure (no 'vscode' import) so it is
 // unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
-import type { Agent } from '../core/agents';
+import type { Agent } from '../../core/agents';
 
 export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 

@@ -20,8 +20,9 @@ export interface OpenPreview {
 export class ReviewPreviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
   private next = 0;
-  /** Every preview opened so far (tests read what the human was shown). */
-  readonly shown: Array<{ uri: string; text: string }> = [];
+  private readonly opened = new vscode.EventEmitter<{ uri: string; text: string }>();
+  /** Fires with each preview's exact text as it opens. */
+  readonly onDidOpenPreview = this.opened.event;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.toString()) ?? 'This preview has been closed.';
@@ -32,7 +33,7 @@ export class ReviewPreviews implements vscode.TextDocumentContentProvider, vscod
     const uri = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${name}.arbor-review`, query: String(++this.next) });
     const text = `${header}\n\n${body}\n`;
     this.texts.set(uri.toString(), text);
-    this.shown.push({ uri: uri.toString(), text });
+    this.opened.fire({ uri: uri.toString(), text });
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
     return { uri, text, close: () => this.close(uri) };
@@ -46,5 +47,6 @@ export class ReviewPreviews implements vscode.TextDocumentContentProvider, vscod
 
   dispose(): void {
     this.texts.clear();
+    this.opened.dispose();
   }
 }

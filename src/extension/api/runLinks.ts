@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import { parsePublicRunRequestFrom, parseRunLinkQuery, type PublicRunRequest } from '../core/interaction';
-import { reportError } from './commands';
-import type { ReviewPreviews } from './reviewPreview';
+import type { Agent } from '../../core/agents';
+import { parsePublicRunRequestFrom, parseRunLinkQuery, type PublicRunRequest } from '../../core/interaction';
+import { reportError } from '../errorReporting';
+import type { ReviewPreviews } from '../questions/reviewPreview';
 
 /**
  * Links such as `vscode://arbor.arbor/run?prompt=...&label=...` (values encoded with

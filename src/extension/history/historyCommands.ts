@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../core/agents';
-import { ArborError } from '../core/errors';
-import type { Runtime } from '../core';
-import { MemorySessionLog, type JsonlSessionStore } from '../core/sessions';
-import { kindText } from './agentPresentation';
-import { parseSessionArgument } from './commandArguments';
-import { parsedArgument, reportError } from './commands';
+import type { Agent } from '../../core/agents';
+import { ArborError } from '../../core';
+import type { Runtime } from '../../core';
+import { MemorySessionLog, type JsonlSessionStore } from '../../core/sessions';
+import { kindText } from '../agents/agentPresentation';
+import { parseSessionArgument } from '../commandArguments';
+import { parsedArgument, reportError } from '../errorReporting';
 import { relativeTime } from './historyNodes';
 import type { HistoryTreeProvider } from './historyTree';
-import type { TranscriptProvider } from './transcripts';
+import type { TranscriptProvider } from '../conversation/transcripts';
 
 export interface HistoryCommandDeps {
   runtime: Runtime;

@@ -1,0 +1,44 @@
+// Starting root agents from the editor: the extension is the internal caller here, so the
+// interaction mode comes from which command the human chose, never from the request.
+import type * as vscode from 'vscode';
+import type { RunLimitsInput, Runtime } from '../../core';
+import type { Agent } from '../../core/agents';
+import type { PublicRunRequest } from '../../core/interaction';
+import { ScriptedModel, type ModelProvider } from '../../core/models';
+import { DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
+
+export type RunMode = 'interactive' | 'autonomous';
+
+export interface AgentRuns {
+  start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput): Agent;
+  /** The demo always plays on the scripted model, whatever the model setting. */
+  startDemo(): Agent;
+  /** A root on a scripted model the caller brings (its script is parsed like a script file). */
+  startScripted(script: unknown, request: PublicRunRequest, mode: RunMode): Agent;
+}
+
+export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel): AgentRuns {
+  const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput): Agent => {
+    const agent = runtime.startRoot({
+      prompt: request.prompt,
+      label: request.label,
+      limits,
+      context: mode === 'autonomous' ? { interactionMode: 'autonomous' } : undefined,
+      model,
+    });
+    log.info(`Started ${mode} agent "${agent.label}" (${agent.id})`);
+    return agent;
+  };
+  return {
+    start,
+    startDemo: () =>
+      start(
+        { prompt: 'Plan the weekly shopping: compare prices, keep an eye on the build, and summarise the list.', label: DEMO_ROOT_LABEL },
+        'interactive',
+        new ScriptedModel(demoScript),
+        // The Watcher loops until you stop it: give it ten minutes of steps.
+        { maxStepsPerTurn: 400 },
+      ),
+    startScripted: (script, request, mode) => start(request, mode, new ScriptedModel(script)),
+  };
+}

@@ -1,0 +1,63 @@
+// The core as the editor hosts it: the runtime on the model the settings choose, its durable
+// session store, and the settings themselves, kept current. Deactivation disposes the runtime
+// and closes every session file.
+import * as vscode from 'vscode';
+import { Runtime } from '../core';
+import { SwitchableModel } from '../core/models';
+import type { JsonlSessionStore } from '../core/sessions';
+import { openSessionStore } from './history/sessionStorage';
+import { ApiKeyStore } from './models/apiKeys';
+import { ModelChoice } from './models/modelChoice';
+import { readSettings, type ArborSettings } from './settings';
+
+export interface RuntimeHost {
+  runtime: Runtime;
+  /** The model new turns use (the current provider is `model.provider`). */
+  model: SwitchableModel;
+  /** Absent when the editor gives Arbor no local storage folder. */
+  store: JsonlSessionStore | undefined;
+  apiKeys: ApiKeyStore;
+  /** The settings as last read (they are read again whenever an `arbor.*` setting changes). */
+  settings(): ArborSettings;
+}
+
+export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RuntimeHost {
+  let settings: ArborSettings = readSettings((problem) => log.warn(problem));
+  const apiKeys = new ApiKeyStore(context.secrets);
+  const models = new ModelChoice({
+    log,
+    apiKeys,
+    onProblem: (problem) => {
+      log.warn(problem);
+      void vscode.window.showWarningMessage(`Arbor: ${problem}`, 'Select Model...').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('arbor.selectModel');
+      });
+    },
+  });
+  const model = new SwitchableModel(models.providerFor(settings));
+  const store = openSessionStore(context, log);
+  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
+
+  context.subscriptions.push(
+    // Deactivation disposes the runtime: every turn aborted, every listener released. Then
+    // every session event still buffered is written before the extension host goes away.
+    {
+      dispose: () => {
+        void runtime.dispose();
+        // Closing (not only flushing) releases each session's lock, so another window can resume it.
+        for (const error of store?.closeAllSync() ?? []) console.error(`Arbor: ${error.message}`);
+      },
+    },
+    models,
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('arbor')) return;
+      settings = readSettings((problem) => {
+        log.warn(problem);
+        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+      });
+      model.use(models.providerFor(settings));
+      log.info(`Model for new turns: ${model.label}`);
+    }),
+  );
+  return { runtime, model, store, apiKeys, settings: () => settings };
+}

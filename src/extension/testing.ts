@@ -1,0 +1,89 @@
+// The handle Arbor's own integration tests use to look inside, exported only when the extension
+// host runs them (ARBOR_TESTING=1). What tests count (repaints, prompts, previews) is counted
+// here, from the events the parts fire, so no production class keeps a tally for them.
+import type * as vscode from 'vscode';
+import type { Runtime } from '../core';
+import type { Agent } from '../core/agents';
+import type { SwitchableModel } from '../core/models';
+import type { JsonlSessionStore } from '../core/sessions';
+import type { AgentsTreeProvider } from './agents/agentsTree';
+import type { AgentRuns } from './agents/agentRuns';
+import type { RunLinkHandler } from './api/runLinks';
+import type { ConversationPanels } from './conversation/conversationPanels';
+import type { TranscriptProvider } from './conversation/transcripts';
+import type { HistoryNode } from './history/historyNodes';
+import type { HistoryTreeProvider } from './history/historyTree';
+import type { OpenedPrompt, QuestionPicker } from './questions/questionPicker';
+import type { ReviewPreviews } from './questions/reviewPreview';
+import type { RuntimeHost } from './runtimeHost';
+import type { ArborViews } from './views';
+
+/** What the parts did that the human saw, counted since activation. */
+export interface ArborObservations {
+  /** Repaints the Agents view was asked for (tests check that bursts coalesce). */
+  repaints: number;
+  /** Every question put in front of the human (tests prove an owned child never opens one). */
+  readonly prompts: OpenedPrompt[];
+  /** Every preview a prompt opened, with its exact text (what the human was shown). */
+  readonly previews: Array<{ uri: string; text: string }>;
+}
+
+/** Handles the integration tests use to look inside; absent in normal use. */
+export interface ArborTesting {
+  runtime: Runtime;
+  tree: AgentsTreeProvider;
+  treeView: vscode.TreeView<Agent>;
+  picker: QuestionPicker;
+  /** The read-only previews prompts open for what they ask the human to decide on. */
+  previews: ReviewPreviews;
+  transcripts: TranscriptProvider;
+  /** The agents' conversation views; `receive` injects a raw message as if a view had posted it. */
+  conversations: ConversationPanels;
+  history: HistoryTreeProvider;
+  historyView: vscode.TreeView<HistoryNode>;
+  /** The durable session store (absent when the editor gives Arbor no local storage folder). */
+  sessions: JsonlSessionStore | undefined;
+  /** The model new turns use (the current provider is `model.provider`). */
+  model: SwitchableModel;
+  /** Repaints, prompts and previews seen since activation. */
+  observed: ArborObservations;
+  /** Start a root on a scripted model (tests bring their own script). */
+  startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+  /** The handler behind vscode://arbor.arbor/... links. */
+  links: RunLinkHandler;
+  /** The Arbor log (the Output channel Show Log opens). */
+  log: vscode.LogOutputChannel;
+  /** Dispose everything Arbor registered, exactly as deactivation does. */
+  deactivate(): void;
+}
+
+export interface TestingParts {
+  context: vscode.ExtensionContext;
+  host: RuntimeHost;
+  views: ArborViews;
+  runs: AgentRuns;
+  links: RunLinkHandler;
+  log: vscode.LogOutputChannel;
+}
+
+export function createTestingHandle({ context, host, views, runs, links, log }: TestingParts): ArborTesting {
+  const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
+  context.subscriptions.push(
+    views.tree.onDidChangeTreeData(() => observed.repaints++),
+    views.picker.onDidOpenPrompt((prompt) => observed.prompts.push(prompt)),
+    views.previews.onDidOpenPreview((preview) => observed.previews.push(preview)),
+  );
+  return {
+    ...views,
+    runtime: host.runtime,
+    sessions: host.store,
+    model: host.model,
+    observed,
+    links,
+    log,
+    startScripted: (script, prompt, label, mode = 'interactive') => runs.startScripted(script, { prompt, label }, mode),
+    deactivate: () => {
+      for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Everything Arbor shows: the Agents and History views, transcripts, conversation views,
+// question prompts and the previews they open. Each is registered with the editor here and
+// owned by the extension's subscriptions.
+import * as vscode from 'vscode';
+import type { Agent } from '../core/agents';
+import { AgentsTreeProvider } from './agents/agentsTree';
+import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversation/conversationPanels';
+import { TRANSCRIPT_SCHEME, TranscriptProvider } from './conversation/transcripts';
+import type { HistoryNode } from './history/historyNodes';
+import { HistoryTreeProvider } from './history/historyTree';
+import { QuestionPicker } from './questions/questionPicker';
+import { REVIEW_SCHEME, ReviewPreviews } from './questions/reviewPreview';
+import type { RuntimeHost } from './runtimeHost';
+
+export interface ArborViews {
+  tree: AgentsTreeProvider;
+  treeView: vscode.TreeView<Agent>;
+  history: HistoryTreeProvider;
+  historyView: vscode.TreeView<HistoryNode>;
+  picker: QuestionPicker;
+  previews: ReviewPreviews;
+  transcripts: TranscriptProvider;
+  conversations: ConversationPanels;
+}
+
+export function createViews(context: vscode.ExtensionContext, { runtime, store }: RuntimeHost, log: vscode.LogOutputChannel): ArborViews {
+  const previews = new ReviewPreviews();
+  const picker = new QuestionPicker(log, previews);
+  const tree = new AgentsTreeProvider(runtime, runtime.interaction);
+  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
+  const transcripts = new TranscriptProvider(runtime);
+  const conversations = new ConversationPanels({
+    runtime,
+    interaction: runtime.interaction,
+    extensionUri: context.extensionUri,
+    log,
+    loadSession: store && ((id) => store.loadSession(id)),
+  });
+  // Conversation views open at a window reload come back on their agent's session. This one
+  // registration stays for the life of the extension host, outside context.subscriptions: VS
+  // Code keeps an open view across a reload only while its serializer is registered, and the
+  // window saves its editors while Arbor is being deactivated.
+  vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, { deserializeWebviewPanel: (panel, state) => conversations.restore(panel, state) });
+  const history = new HistoryTreeProvider(runtime, store);
+  const historyView = vscode.window.createTreeView('arbor.history', { treeDataProvider: history, showCollapseAll: true });
+  history.attach(historyView);
+
+  context.subscriptions.push(
+    history,
+    historyView,
+    runtime.interaction.registerProvider(picker),
+    picker,
+    previews,
+    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, previews),
+    tree,
+    treeView,
+    transcripts,
+    conversations,
+    vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
+  );
+  return { tree, treeView, history, historyView, picker, previews, transcripts, conversations };
+}
