@@ -31,6 +31,10 @@ import { askUserQuestionTool } from './tools/askUserQuestion';
 import { ToolCatalog } from './tools/catalog';
 import { exitPlanModeTool } from './tools/exitPlanMode';
 import { runCommandTool } from './tools/runCommand';
+import { workspaceTools } from './tools/workspaceTools';
+import { ChangeSets, MemoryChangeSetStorage, type ChangeSetStorage } from './workspace/changeSets';
+import { NodeWorkspace } from './workspace/nodeWorkspace';
+import type { WorkspacePort } from './workspace/port';
 import type { RuntimeToolContext } from './tools/context';
 import { limitExceeded, subagentTools } from './tools/subagentTools';
 import type { ToolDefinition, ToolResult } from './tools/types';
@@ -93,6 +97,13 @@ export interface RuntimeOptions {
   tools?: RuntimeTool[];
   systemPrompt?: string;
   workspace?: string;
+  /**
+   * The files the workspace tools work on: the editor passes its own implementation; by default
+   * a Node one over `workspace` (none when no folder is open).
+   */
+  workspaceFiles?: WorkspacePort;
+  /** Where each agent's change set is kept (in memory by default; the editor keeps it beside the sessions). */
+  changeSets?: ChangeSetStorage;
   /** Session ids; unique across reloads by default. */
   newId?: (label: string) => string;
 }
@@ -165,11 +176,15 @@ export class Runtime implements AgentHost {
   private readonly defaultLimits: RunLimits;
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
-  private readonly workspace: string | undefined;
+  private readonly folder: string | undefined;
+  /** The user's files, confined to the workspace folders; none when no folder is open. */
+  readonly workspace: WorkspacePort | undefined;
+  /** Per agent (session id), the files it changed and their content before its first change. */
+  readonly changes: ChangeSets;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
-    return this.workspace;
+    return this.folder;
   }
   private readonly newId: (label: string) => string;
   private created = 0;
@@ -181,7 +196,9 @@ export class Runtime implements AgentHost {
     this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
-    this.workspace = options.workspace;
+    this.folder = options.workspace;
+    this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
+    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace);
     this.newId = options.newId ?? idMaker();
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
@@ -190,6 +207,7 @@ export class Runtime implements AgentHost {
     this.tools.add(askUserQuestionTool as unknown as RuntimeTool);
     this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
     this.tools.add(runCommandTool as unknown as RuntimeTool);
+    for (const tool of workspaceTools) this.tools.add(tool);
     for (const tool of options.tools ?? []) this.tools.add(tool);
     this.manager = new ContinuationManager({
       agents: this.agents,
@@ -419,7 +437,7 @@ export class Runtime implements AgentHost {
         delegationDepth: parent ? parent.delegationDepth + 1 : 0,
         kind,
         label,
-        workspace: this.workspace,
+        workspace: this.folder,
         interactionMode: run.mode,
       });
     }
