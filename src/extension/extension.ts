@@ -6,6 +6,7 @@ import { parsePublicRunRequestFrom, type PublicRunRequest } from '../core/intera
 import { Runtime, type RunLimitsInput } from '../core';
 import { ScriptedModel, SwitchableModel, type ModelProvider } from '../core/models';
 import { JsonlSessionStore } from '../core/sessions';
+import { FileChangeSetStorage } from '../core/workspace';
 import { AgentsTreeProvider } from './agentsTree';
 import { registerCommands } from './commands';
 import { registerConversationCommands } from './conversationCommands';
@@ -22,6 +23,7 @@ import { REVIEW_SCHEME, ReviewPreviews } from './reviewPreview';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
 import { RunLinkHandler } from './uriHandler';
+import { VsCodeWorkspace, findRipgrep } from './workspace';
 
 /** A live agent as the exported API describes it. */
 export interface AgentSummary {
@@ -94,7 +96,14 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
-  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
+  const runtime = new Runtime({
+    model,
+    limits: settings.limits,
+    workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    sessions: store,
+    workspaceFiles: new VsCodeWorkspace(findRipgrep(vscode.env.appRoot)),
+    changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
+  });
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
