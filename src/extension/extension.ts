@@ -96,12 +96,14 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
+  const ripgrep = findRipgrep(vscode.env.appRoot);
+  log.info(ripgrep ? `Agents search with ${ripgrep}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
   const runtime = new Runtime({
     model,
     limits: settings.limits,
     workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     sessions: store,
-    workspaceFiles: new VsCodeWorkspace(findRipgrep(vscode.env.appRoot)),
+    workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
   });
   const previews = new ReviewPreviews();

@@ -104,7 +104,13 @@ export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: Ripg
     args.push('--regexp', query.pattern, ...roots);
     await runLines(rg, args, folder, scope.signal, (line) => {
       if (!line.startsWith('{"type":"match"')) return true;
-      const parsed = rgMatchSchema.safeParse(JSON.parse(line));
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch {
+        return true;
+      }
+      const parsed = rgMatchSchema.safeParse(json);
       if (!parsed.success) return true;
       const { data } = parsed.data;
       const file = stripDotSlash(data.path.text);
