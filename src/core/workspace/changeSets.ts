@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
 import type { WorkspacePath, WorkspacePort } from './port';
 
 /**
@@ -44,12 +45,16 @@ export class MemoryChangeSetStorage implements ChangeSetStorage {
   }
 }
 
-/** `<folder>/<session id>.changes.json`: the sessions folder keeps each change set beside its session. */
+/**
+ * `<folder>/<session file stem>.changes.json`: each change set beside its session, named like
+ * its session file (so any id makes a safe name) but never listed as a session.
+ */
 export class FileChangeSetStorage implements ChangeSetStorage {
   constructor(readonly folder: string) {}
 
   fileOf(sessionId: string): string {
-    return path.join(this.folder, `${encodeURIComponent(sessionId)}.changes.json`);
+    const stem = sessionFileName(sessionId).slice(0, -SESSION_FILE_EXTENSION.length);
+    return path.join(this.folder, `${stem}.changes.json`);
   }
 
   async load(sessionId: string): Promise<ChangedFile[]> {

@@ -85,7 +85,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const hadUnsavedChanges = document.isDirty;
     edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused the edit of "${p.relative}".`, { path: p.relative });
-    if (!hadUnsavedChanges && !(await document.save())) {
+    if (!hadUnsavedChanges && document.isDirty && !(await saveEdited(document))) {
       throw new ArborError('TOOL_FAILED', `"${p.relative}" was changed in the editor but could not be saved.`, { path: p.relative });
     }
   }
@@ -183,4 +183,21 @@ export function findRipgrep(appRoot: string): string | undefined {
       return false;
     }
   });
+}
+
+/** Attempts at saving an edited document; the first can fail right after the edit under load. */
+const SAVE_ATTEMPTS = 5;
+const SAVE_RETRY_MS = 300;
+
+/**
+ * Saves a document the agent just edited. Right after `applyEdit`, a save can be refused while
+ * the workbench is still busy with the edit (seen under heavy load: the first attempt returns
+ * false, one a moment later succeeds), so it is tried again a few times before giving up.
+ */
+async function saveEdited(document: vscode.TextDocument): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    if ((await document.save()) || !document.isDirty) return true;
+    if (attempt === SAVE_ATTEMPTS) return false;
+    await new Promise((resolve) => setTimeout(resolve, SAVE_RETRY_MS));
+  }
 }
