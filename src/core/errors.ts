@@ -19,6 +19,18 @@ export type ArborErrorCode =
   | 'MODEL_TIMEOUT'
   | 'MODEL_TOO_LARGE'
   | 'SCRIPT_INVALID'
+  // workspace
+  | 'WORKSPACE_NONE'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'FILE_NOT_FOUND'
+  | 'FILE_BINARY'
+  | 'FILE_TOO_LARGE'
+  | 'FILE_EXISTS'
+  | 'EDIT_NOT_FOUND'
+  | 'EDIT_AMBIGUOUS'
+  | 'EDIT_STALE'
+  | 'SEARCH_INVALID'
+  | 'CHANGES_UNREADABLE'
   // interaction
   | 'ASK_ABORTED'
   | 'EMPTY_QUESTIONS'

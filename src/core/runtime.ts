@@ -22,6 +22,9 @@ import { ToolCatalog } from './tools/catalog';
 import type { RuntimeTool, RuntimeToolContext } from './tools/context';
 import type { ToolResult } from './tools/types';
 import { isToolVisible } from './tools/visibility';
+import { ChangeSets, MemoryChangeSetStorage } from './workspace/changeSets';
+import { NodeWorkspace } from './workspace/nodeWorkspace';
+import type { WorkspacePort } from './workspace/port';
 
 export { Run };
 export type { SubagentService };
@@ -55,12 +58,16 @@ export class Runtime implements AgentHost {
   private readonly defaultLimits: RunLimits;
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
-  private readonly workspace: string | undefined;
+  private readonly folder: string | undefined;
+  /** The user's files, confined to the workspace folders; none when no folder is open. */
+  readonly workspace: WorkspacePort | undefined;
+  /** Per agent (session id), the files it changed and their content before its first change. */
+  readonly changes: ChangeSets;
   private disposed = false;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
-    return this.workspace;
+    return this.folder;
   }
 
   constructor(options: RuntimeOptions) {
@@ -68,7 +75,9 @@ export class Runtime implements AgentHost {
     this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
-    this.workspace = options.workspace;
+    this.folder = options.workspace;
+    this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
+    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace);
     this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });

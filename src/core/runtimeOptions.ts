@@ -4,6 +4,8 @@ import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { SessionLogFactory } from './sessions/types';
 import type { RuntimeTool } from './tools/context';
+import type { ChangeSetStorage } from './workspace/changeSets';
+import type { WorkspacePort } from './workspace/port';
 
 /** How a runtime is made (the editor passes its model, sessions, settings and workspace). */
 export interface RuntimeOptions {
@@ -20,6 +22,13 @@ export interface RuntimeOptions {
   tools?: RuntimeTool[];
   systemPrompt?: string;
   workspace?: string;
+  /**
+   * The files the workspace tools work on: the editor passes its own implementation; by default
+   * a Node one over `workspace` (none when no folder is open).
+   */
+  workspaceFiles?: WorkspacePort;
+  /** Where each agent's change set is kept (in memory by default; the editor keeps it beside the sessions). */
+  changeSets?: ChangeSetStorage;
   /** Session ids; unique across reloads by default. */
   newId?: (label: string) => string;
 }

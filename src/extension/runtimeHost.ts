@@ -5,10 +5,12 @@ import * as vscode from 'vscode';
 import { Runtime } from '../core';
 import { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
+import { FileChangeSetStorage } from '../core/workspace';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
 import { readSettings, type ArborSettings } from './settings';
+import { VsCodeWorkspace, findRipgrep } from './workspace';
 
 export interface RuntimeHost {
   runtime: Runtime;
@@ -36,7 +38,16 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
-  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
+  const ripgrep = findRipgrep(vscode.env.appRoot);
+  log.info(ripgrep ? `Agents search with ${ripgrep}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
+  const runtime = new Runtime({
+    model,
+    limits: settings.limits,
+    workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    sessions: store,
+    workspaceFiles: new VsCodeWorkspace(ripgrep),
+    changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
+  });
 
   context.subscriptions.push(
     // Deactivation disposes the runtime: every turn aborted, every listener released. Then

@@ -1,8 +1,14 @@
 import * as assert from 'assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { InteractionPrompt } from '../../src/core/interaction';
+import type { Answer } from '../../src/core/sessions/types';
+import { toolResults, until } from './support/runtimeFixture';
 import { parseScript } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
 import { ScriptedModel } from '../../src/core/models/scriptedModel';
-import { DEMO_ROOT_LABEL, demoScript } from '../../src/extension/demo/demoScript';
+import { DEMO_EDIT, DEMO_ROOT_LABEL, demoScript } from '../../src/extension/demo/demoScript';
 
 describe('the demo script', () => {
   it('is a valid script with the four demo agents', () => {
@@ -17,6 +23,37 @@ describe('the demo script', () => {
     assert.match(agent.lastTurnEnd!.finalText, /scripted demo model/);
     assert.match(agent.lastTurnEnd!.finalText, /"Refactor the parser"/);
     assert.match(agent.lastTurnEnd!.finalText, /Arbor: Select Model/);
+    await runtime.dispose();
+  });
+});
+
+describe('the demo shows an edit', () => {
+  let workspace: string;
+  beforeEach(() => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-demo-'));
+    fs.cpSync(path.join(__dirname, '..', '..', 'demo'), workspace, { recursive: true });
+  });
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  it('the lead finds, reads and edits src/shoppingList.js of the demo workspace once the edit is approved on its diff', async () => {
+    const file = path.join(workspace, 'src', 'shoppingList.js');
+    const before = fs.readFileSync(file, 'utf8');
+    assert.ok(before.includes(DEMO_EDIT.oldText), 'the demo workspace holds the text the demo edits');
+    const runtime = new Runtime({ model: new ScriptedModel(demoScript), workspace });
+    const approvals: string[] = [];
+    runtime.interaction.registerProvider({
+      ask: async (p: InteractionPrompt): Promise<Answer[]> => {
+        if (p.intent === 'approval') approvals.push(p.detail ?? '');
+        return p.questions.map((q) => ({ id: q.id, selected: [q.options[0].label] }));
+      },
+    });
+    const lead = runtime.startRoot({ prompt: 'Run the demo', label: DEMO_ROOT_LABEL });
+    await until(() => toolResults(lead).some((r) => r.name === 'edit_file'), 'the demo edit', 20_000);
+    assert.strictEqual(approvals.length, 1);
+    assert.ok(approvals[0].includes(`+    if (price === undefined) ${DEMO_EDIT.newText}`), 'the approval shows the diff');
+    assert.strictEqual(JSON.parse(toolResults(lead).find((r) => r.name === 'edit_file')!.content).status, 'edited');
+    assert.strictEqual(fs.readFileSync(file, 'utf8'), before.replace(DEMO_EDIT.oldText, DEMO_EDIT.newText));
+    assert.match(toolResults(lead).find((r) => r.name === 'search_text')!.content, /^src\/shoppingList\.js:22:/);
     await runtime.dispose();
   });
 });

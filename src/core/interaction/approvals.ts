@@ -4,7 +4,7 @@ import type { RunInteractionPolicy } from './policy';
 import { MAX_QUESTION_LENGTH } from './questions';
 import { MAX_DETAIL_LENGTH, type InteractionCaller, type UserInteractionService } from './userInteraction';
 
-export type ApprovalAction = 'run-command' | 'network' | 'write-outside-workspace';
+export type ApprovalAction = 'run-command' | 'edit-file' | 'network' | 'write-outside-workspace';
 
 export interface ApprovalRequest {
   /** The exact live Agent asking (the interaction guards authenticate it). */
@@ -15,6 +15,8 @@ export interface ApprovalRequest {
   action: ApprovalAction;
   /** What exactly would happen: the command line, the host, the path. */
   detail: string;
+  /** What a remembered rule matches: the workspace-relative path for edit-file, the command line for run-command. */
+  subject?: string;
   signal?: AbortSignal;
   /** Where the decision is recorded (the asking agent's session log). */
   log: SessionLog;
@@ -34,6 +36,7 @@ export const APPROVAL_OPTIONS = Object.freeze({
 
 const ACTION_WORDING: Record<ApprovalAction, string> = {
   'run-command': 'run a command',
+  'edit-file': 'edit files',
   network: 'access the network',
   'write-outside-workspace': 'write outside the workspace',
 };

@@ -4,6 +4,8 @@ import type { ApprovalService, RunInteractionPolicy, UserInteractionService } fr
 import type { AgentKind, SessionLog } from '../sessions/types';
 import type { InterruptAuthority, InterruptResult } from '../subagents/continuation';
 import type { OneShotOutcome } from '../subagents/oneShot';
+import type { ChangeSets } from '../workspace/changeSets';
+import type { WorkspacePort } from '../workspace/port';
 import type { ToolDefinition } from './types';
 
 /**
@@ -57,10 +59,15 @@ export type Approvals = Pick<ApprovalService, 'request'>;
 
 /**
  * What tools may ask of the runtime that hosts them: delegation, messages and interrupts to
- * subagents, the live registry and the workspace folder. Tools see these capabilities, never
+ * subagents, the live registry, the workspace folder and its files, and the record of what each
+ * agent changed. Tools see these capabilities, never
  * the runtime itself, so the runtime can depend on its tools without a loop back.
  */
 export interface ToolHost extends Delegation, WorkspaceFolder {
+  /** The user's files, confined to the workspace folders; none when no folder is open. */
+  readonly workspace: WorkspacePort | undefined;
+  /** Per agent, the files it changed and their content before its first change. */
+  readonly changes: ChangeSets;
   readonly agents: AgentRegistry;
   readonly subagents: SubagentMessaging;
 }

@@ -21,3 +21,23 @@ export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, li
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
 export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
 export { runCommandTool, runCommandArgsSchema } from './runCommand';
+export {
+  workspaceTools,
+  readFileTool,
+  listFilesTool,
+  searchTextTool,
+  editFileTool,
+  createFileTool,
+  getDiagnosticsTool,
+  numberedLines,
+  replaceExact,
+  unifiedDiff,
+  MAX_READ_LINES,
+  MAX_READ_CHARS,
+  MAX_LINE_CHARS,
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_DIAGNOSTICS,
+} from './workspaceTools';

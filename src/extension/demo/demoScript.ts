@@ -2,12 +2,19 @@ import type { ModelScript } from '../../core/models';
 
 export const DEMO_ROOT_LABEL = 'Demo lead';
 
+/** The one edit the demo proposes, to `src/shoppingList.js` of the demo workspace. */
+export const DEMO_EDIT = Object.freeze({
+  oldText: 'throw new Error(`no price for ${item}`);',
+  newText: 'throw new Error(`no price for ${item} in data/prices.csv`);',
+});
+
 /**
  * The built-in demo, played by the scripted model so it needs no API key. A root delegates to
  * two continuable subagents and one one-shot subagent; the Watcher loops until you stop it
  * (a message from the lead waits in its queue); the one-shot Summarizer tries to ask you and
- * gets the structured refusal; the lead asks you two questions through quick picks; a message
- * you send to the stopped Watcher resumes its parked queue in order.
+ * gets the structured refusal; the lead asks you two questions through quick picks, then finds,
+ * reads and proposes a one-line edit of src/shoppingList.js that you approve on its diff; a
+ * message you send to the stopped Watcher resumes its parked queue in order.
  */
 export const demoScript: ModelScript = {
   version: 1,
@@ -69,7 +76,21 @@ export const demoScript: ModelScript = {
               },
             ],
           },
-          { text: 'Thanks, I will write it up that way. The Researcher and the Watcher keep working: stop either one from the Agents view.' },
+          {
+            text: 'Thanks, I will write it up that way. One small fix meanwhile: the error for a missing price should say where prices come from.',
+            toolCalls: [{ name: 'search_text', arguments: { query: 'no price for' } }],
+          },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'src/shoppingList.js', start_line: 18, end_line: 26 } }] },
+          {
+            text: 'Proposing the edit: you see its whole diff before anything changes, and Undo in the editor reverts it.',
+            toolCalls: [
+              {
+                name: 'edit_file',
+                arguments: { path: 'src/shoppingList.js', old_text: DEMO_EDIT.oldText, new_text: DEMO_EDIT.newText },
+              },
+            ],
+          },
+          { text: 'Done. The Researcher and the Watcher keep working: stop either one from the Agents view.' },
         ],
         [{ text: 'Noted the report from my subagent.' }],
       ],

@@ -1,0 +1,18 @@
+/** The workspace port: the files agents read, search and edit, confined to the workspace folders. */
+export type {
+  ListFilesQuery,
+  ListFilesResult,
+  SearchTextQuery,
+  SearchTextResult,
+  TextContent,
+  TextMatch,
+  WorkspaceDiagnostic,
+  WorkspacePath,
+  WorkspacePort,
+  WriteOptions,
+} from './port';
+export { resolveWorkspacePath, noWorkspace, isInside, toPosix } from './paths';
+export { NodeWorkspace, MAX_FILE_BYTES, checkExpected, globMatcher, type NodeWorkspaceOptions } from './nodeWorkspace';
+export { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, type ChangeSetStorage, type ChangedFile } from './changeSets';
+export { binaryRefused, clipMatchLine, decodeText, lineMatcher, looksBinary, notFound, MAX_MATCH_TEXT } from './text';
+export { ripgrepListFiles, ripgrepSearch, type RipgrepScope, type RipgrepSearch } from './ripgrep';

@@ -1,0 +1,246 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import { ArborError } from '../errors';
+import { noWorkspace, resolveWorkspacePath, toPosix } from './paths';
+import type {
+  ListFilesQuery,
+  ListFilesResult,
+  SearchTextQuery,
+  SearchTextResult,
+  TextContent,
+  TextMatch,
+  WorkspaceDiagnostic,
+  WorkspacePath,
+  WorkspacePort,
+  WriteOptions,
+} from './port';
+import { clipMatchLine, decodeText, lineMatcher, looksBinary, notFound } from './text';
+
+export interface NodeWorkspaceOptions {
+  folders: readonly string[];
+  /** Globs (workspace-relative) left out of listings and searches, besides `.gitignore`d files. */
+  exclude?: readonly string[];
+  /** What get_diagnostics reports; plain Node has no language services, so none by default. */
+  diagnostics?: () => WorkspaceDiagnostic[];
+}
+
+/** Files larger than this are not read whole into memory. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Files searched at once. */
+const SEARCH_CONCURRENCY = 32;
+
+/**
+ * The workspace port on plain Node: `fs` for reading and writing, a directory walk that honours
+ * every `.gitignore` on the way (and never enters `.git`) for listing, and a scan of those files
+ * for search. Used by unit tests and benchmarks, and by the editor as the fallback when ripgrep
+ * is missing.
+ */
+export class NodeWorkspace implements WorkspacePort {
+  private readonly roots: string[];
+  private readonly excluded: (relative: string) => boolean;
+  private readonly diagnosticsSource: () => WorkspaceDiagnostic[];
+
+  constructor(options: NodeWorkspaceOptions) {
+    this.roots = options.folders.map((f) => path.resolve(f));
+    const exclude = options.exclude ?? [];
+    this.excluded = exclude.length ? picomatch([...exclude], { dot: true }) : () => false;
+    this.diagnosticsSource = options.diagnostics ?? (() => []);
+  }
+
+  folders(): readonly string[] {
+    return this.roots;
+  }
+
+  resolve(p: string): Promise<WorkspacePath> {
+    return resolveWorkspacePath(this.roots, p);
+  }
+
+  async readText(p: WorkspacePath, signal?: AbortSignal): Promise<TextContent> {
+    signal?.throwIfAborted();
+    const bytes = await readBytes(p);
+    return { text: decodeText(bytes, p.relative), source: 'disk' };
+  }
+
+  async exists(p: WorkspacePath): Promise<boolean> {
+    try {
+      await fs.promises.stat(p.absolute);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
+    if (options.expected !== undefined) {
+      const current = (await this.exists(p)) ? (await this.readText(p)).text : null;
+      checkExpected(p.relative, current, options.expected);
+    }
+    await fs.promises.mkdir(path.dirname(p.absolute), { recursive: true });
+    await fs.promises.writeFile(p.absolute, text, 'utf8');
+  }
+
+  async deleteFile(p: WorkspacePath): Promise<void> {
+    await fs.promises.rm(p.absolute, { force: true });
+  }
+
+  async listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
+    const include = query.glob ? globMatcher(query.glob) : undefined;
+    const files: string[] = [];
+    let truncated = false;
+    for await (const file of this.walk(query.signal)) {
+      if (include && !include(file.display)) continue;
+      if (files.length === query.limit) {
+        truncated = true;
+        break;
+      }
+      files.push(file.display);
+    }
+    return { files, truncated };
+  }
+
+  async searchText(query: SearchTextQuery): Promise<SearchTextResult> {
+    const match = lineMatcher(query.pattern, query.isRegex, query.caseSensitive);
+    const include = query.glob ? globMatcher(query.glob) : undefined;
+    const matches: TextMatch[] = [];
+    let batch: WalkedFile[] = [];
+    const flush = async (): Promise<boolean> => {
+      const found = await Promise.all(batch.map((file) => searchFile(file, match, query.limit + 1)));
+      batch = [];
+      for (const list of found) {
+        for (const m of list) {
+          if (matches.length === query.limit) return true;
+          matches.push(m);
+        }
+      }
+      return false;
+    };
+    for await (const file of this.walk(query.signal)) {
+      if (include && !include(file.display)) continue;
+      batch.push(file);
+      if (batch.length === SEARCH_CONCURRENCY && (await flush())) return { matches, truncated: true };
+    }
+    const truncated = await flush();
+    query.signal?.throwIfAborted();
+    return { matches, truncated };
+  }
+
+  diagnostics(p?: WorkspacePath): Promise<WorkspaceDiagnostic[]> {
+    const all = this.diagnosticsSource();
+    return Promise.resolve(p ? all.filter((d) => d.path === p.relative) : all);
+  }
+
+  /** Every file of every folder, in a stable order, minus `.git`, ignored and excluded files. */
+  private async *walk(signal: AbortSignal | undefined): AsyncGenerator<WalkedFile> {
+    if (this.roots.length === 0) throw noWorkspace();
+    const prefixed = this.roots.length > 1;
+    for (const root of this.roots) {
+      const prefix = prefixed ? `${path.basename(root)}/` : '';
+      const stack: { dir: string; rules: { base: string; ig: Ignore }[] }[] = [{ dir: root, rules: [] }];
+      while (stack.length) {
+        signal?.throwIfAborted();
+        const { dir, rules: inherited } = stack.pop()!;
+        let entries: fs.Dirent[];
+        try {
+          entries = await fs.promises.readdir(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        const rules = [...inherited];
+        if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
+          const ig = await readIgnore(path.join(dir, '.gitignore'));
+          if (ig) rules.push({ base: dir, ig });
+        }
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const subdirs: string[] = [];
+        for (const entry of entries) {
+          if (entry.name === '.git') continue;
+          const absolute = path.join(dir, entry.name);
+          const isDir = entry.isDirectory();
+          if (!isDir && !entry.isFile()) continue;
+          const relative = toPosix(path.relative(root, absolute));
+          if (this.excluded(relative) || ignored(rules, absolute, isDir)) continue;
+          if (isDir) subdirs.push(absolute);
+          else yield { absolute, display: prefix + relative };
+        }
+        for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i], rules });
+      }
+    }
+  }
+}
+
+interface WalkedFile {
+  absolute: string;
+  display: string;
+}
+
+function ignored(rules: { base: string; ig: Ignore }[], absolute: string, isDir: boolean): boolean {
+  for (const { base, ig } of rules) {
+    const rel = toPosix(path.relative(base, absolute));
+    if (ig.ignores(isDir ? `${rel}/` : rel)) return true;
+  }
+  return false;
+}
+
+async function readIgnore(file: string): Promise<Ignore | undefined> {
+  try {
+    return ignore().add(await fs.promises.readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function searchFile(file: WalkedFile, match: (line: string) => number, limit: number): Promise<TextMatch[]> {
+  let bytes: Buffer;
+  try {
+    // One read, no stat first: most files are small, and a huge one is dropped after reading.
+    bytes = await fs.promises.readFile(file.absolute);
+  } catch {
+    return [];
+  }
+  if (bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return [];
+  const out: TextMatch[] = [];
+  const lines = bytes.toString('utf8').split('\n');
+  for (let i = 0; i < lines.length && out.length < limit; i++) {
+    const at = match(lines[i]);
+    if (at >= 0) out.push({ path: file.display, line: i + 1, text: clipMatchLine(lines[i], at) });
+  }
+  return out;
+}
+
+async function readBytes(p: WorkspacePath): Promise<Buffer> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(p.absolute);
+  } catch {
+    throw notFound(p.relative);
+  }
+  if (stat.isDirectory()) throw new ArborError('FILE_NOT_FOUND', `"${p.relative}" is a folder, not a file. Use list_files to see what it holds.`, { path: p.relative });
+  if (stat.size > MAX_FILE_BYTES) {
+    throw new ArborError('FILE_TOO_LARGE', `"${p.relative}" is ${stat.size} bytes, more than the ${MAX_FILE_BYTES} Arbor reads; use search_text to find what you need in it.`, { path: p.relative });
+  }
+  return fs.promises.readFile(p.absolute);
+}
+
+/** A glob with the editor's meaning: `*.ts` matches at any depth, like the search view's include. */
+export function globMatcher(glob: string): (relative: string) => boolean {
+  const patterns = glob.includes('/') ? [glob] : [glob, `**/${glob}`];
+  return picomatch(patterns, { dot: true });
+}
+
+/** The stale/exists check of `writeText`, shared by the implementations. */
+export function checkExpected(relative: string, current: string | null, expected: string | null): void {
+  if (expected === null && current !== null) {
+    throw new ArborError('FILE_EXISTS', `"${relative}" already exists; use edit_file to change it.`, { path: relative });
+  }
+  if (expected !== null && current !== expected) {
+    throw new ArborError(
+      'EDIT_STALE',
+      current === null
+        ? `"${relative}" was deleted after you read it; nothing was written.`
+        : `"${relative}" changed after you read it (someone edited or saved it meanwhile); nothing was written. Read it again and redo the edit.`,
+      { path: relative },
+    );
+  }
+}

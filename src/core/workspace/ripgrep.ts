@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import * as z from 'zod';
+import { ArborError } from '../errors';
+import type { ListFilesResult, SearchTextResult, TextMatch } from './port';
+import { clipMatchLine, lineMatcher } from './text';
+import { MAX_FILE_BYTES, globMatcher } from './nodeWorkspace';
+
+/**
+ * Listing and search with ripgrep, the engine of the editor's own search view: it honours
+ * `.gitignore` (with or without a git repository), skips binary files and walks in parallel.
+ * Each folder is searched by one `rg` process reading JSON lines; the process is killed as soon
+ * as the cap is reached or the signal aborts (Stop ends a long search at once).
+ */
+export interface RipgrepScope {
+  /** The folders to search, absolute. */
+  folders: readonly string[];
+  /** Globs (workspace-relative) to leave out: the editor's `files.exclude` and `search.exclude`. */
+  exclude: readonly string[];
+  signal?: AbortSignal;
+}
+
+const COMMON_ARGS = ['--no-config', '--hidden', '--no-require-git', '--glob', '!.git', '--max-filesize', String(MAX_FILE_BYTES)];
+
+/**
+ * rg's arguments for a scope, and the paths to walk. Exclusions are negated `--glob`s. An
+ * include glob cannot be one (a positive `--glob` overrides `.gitignore`): a name-only glob
+ * becomes a file type, which honours ignore files; a glob with folders starts the walk at its
+ * literal folder prefix; `keep` then checks every path against the whole glob.
+ */
+function scopeArgs(folder: string, exclude: readonly string[], include: string | undefined): { args: string[]; roots: string[]; keep: (p: string) => boolean } {
+  const args = [...COMMON_ARGS];
+  for (const glob of exclude) args.push('--glob', `!${glob}`);
+  if (!include) return { args, roots: ['.'], keep: () => true };
+  const keep = globMatcher(include);
+  if (!include.includes('/')) {
+    args.push('--type-add', `arborinclude:${include}`, '--type', 'arborinclude');
+    return { args, roots: ['.'], keep };
+  }
+  const literal: string[] = [];
+  for (const segment of include.split('/').slice(0, -1)) {
+    if (/[*?[\]{}!]/.test(segment)) break;
+    literal.push(segment);
+  }
+  const start = literal.join('/');
+  if (!start) return { args, roots: ['.'], keep };
+  return { args, roots: fs.existsSync(path.join(folder, start)) ? [start] : [], keep };
+}
+
+export async function ripgrepListFiles(rg: string, scope: RipgrepScope, glob: string | undefined, limit: number): Promise<ListFilesResult> {
+  const files: string[] = [];
+  let truncated = false;
+  for (const folder of scope.folders) {
+    const prefix = scope.folders.length > 1 ? `${path.basename(folder)}/` : '';
+    const { args, roots, keep } = scopeArgs(folder, scope.exclude, glob);
+    if (roots.length === 0) continue;
+    // Sorted, so the first `limit` files are always the same ones and rg can stop early.
+    await runLines(rg, [...args, '--files', '--sort', 'path', ...roots], folder, scope.signal, (line) => {
+      const file = stripDotSlash(line);
+      if (!keep(file)) return true;
+      if (files.length === limit) {
+        truncated = true;
+        return false;
+      }
+      files.push(prefix + file);
+      return true;
+    });
+    if (truncated) break;
+  }
+  return { files, truncated };
+}
+
+const rgMatchSchema = z.object({
+  type: z.literal('match'),
+  data: z.object({
+    path: z.object({ text: z.string() }),
+    line_number: z.number().int(),
+    lines: z.object({ text: z.string() }).or(z.object({ bytes: z.string() })),
+    submatches: z.array(z.object({ start: z.number().int() })),
+  }),
+});
+
+export interface RipgrepSearch {
+  pattern: string;
+  isRegex: boolean;
+  caseSensitive: boolean;
+  glob?: string;
+  limit: number;
+}
+
+export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: RipgrepSearch): Promise<SearchTextResult> {
+  // The model writes JavaScript regular expressions: an invalid one is named before rg runs.
+  lineMatcher(query.pattern, query.isRegex, query.caseSensitive);
+  const matches: TextMatch[] = [];
+  let truncated = false;
+  for (const folder of scope.folders) {
+    const prefix = scope.folders.length > 1 ? `${path.basename(folder)}/` : '';
+    const { args, roots, keep } = scopeArgs(folder, scope.exclude, query.glob);
+    if (roots.length === 0) continue;
+    args.push('--json', query.caseSensitive ? '--case-sensitive' : '--ignore-case');
+    if (!query.isRegex) args.push('--fixed-strings');
+    args.push('--regexp', query.pattern, ...roots);
+    await runLines(rg, args, folder, scope.signal, (line) => {
+      if (!line.startsWith('{"type":"match"')) return true;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch {
+        return true;
+      }
+      const parsed = rgMatchSchema.safeParse(json);
+      if (!parsed.success) return true;
+      const { data } = parsed.data;
+      const file = stripDotSlash(data.path.text);
+      if (!('text' in data.lines) || !keep(file)) return true;
+      if (matches.length === query.limit) {
+        truncated = true;
+        return false;
+      }
+      const text = data.lines.text.replace(/\r?\n$/, '');
+      matches.push({ path: prefix + file, line: data.line_number, text: clipMatchLine(text, data.submatches[0]?.start ?? 0) });
+      return true;
+    });
+    if (truncated) break;
+  }
+  // rg finds files in parallel: sort so the same search reads the same way every time.
+  matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  return { matches, truncated };
+}
+
+/**
+ * Runs rg in `cwd` and feeds `onLine` every stdout line until it returns false (then rg is
+ * killed). Exit code 1 ("nothing found") is success; 2 with nothing printed is an error whose
+ * message says what rg disliked (a regular expression it cannot compile, a bad glob).
+ */
+function runLines(rg: string, args: string[], cwd: string, signal: AbortSignal | undefined, onLine: (line: string) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stopped = false;
+    let stderr = '';
+    let sawOutput = false;
+    const onAbort = (): void => {
+      stopped = true;
+      child.kill();
+      reject(abortReason(signal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      if (stopped) return;
+      sawOutput = true;
+      if (!onLine(line)) {
+        stopped = true;
+        lines.close();
+        child.kill();
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4_000) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (err) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(new ArborError('TOOL_FAILED', `ripgrep could not start (${err.message}).`));
+    });
+    child.on('close', (code) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) return;
+      if (stopped || code === 0 || code === 1 || (code === 2 && sawOutput)) return resolve();
+      reject(new ArborError('SEARCH_INVALID', `The search failed: ${stderr.trim() || `ripgrep exited with code ${String(code)}`}`));
+    });
+  });
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('aborted');
+}
+
+function stripDotSlash(p: string): string {
+  const posix = p.split(path.sep).join('/');
+  return posix.startsWith('./') ? posix.slice(2) : posix;
+}
