@@ -90,7 +90,6 @@ export interface AgentRun extends RunBudget {
 
 /** Changes without data are shared, not allocated per notification. */
 const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
-const USAGE_CHANGED: AgentChange = Object.freeze({ type: 'usage' });
 
 const now = isoNow;
 
@@ -119,7 +118,7 @@ export class Agent {
   private readonly host: AgentHost;
   private readonly inbox: Inbox;
   private readonly abort = new TurnAbort();
-  private readonly loop: TurnLoop;
+  private modelCalls = 0;
   private turns: number;
   private current: { turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
@@ -143,20 +142,6 @@ export class Agent {
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
-    const host = this.host;
-    this.loop = new TurnLoop(
-      this,
-      {
-        model: host.model,
-        systemPrompt: () => host.systemPrompt(this),
-        toolSpecs: () => host.toolSpecs(this),
-        runTool: (call, signal) => host.runTool(this, call, signal),
-        claimAtNextStep: () => this.inbox.claimAtNextStep(),
-        turnStarted: (turn) => host.agentChanged(this, { type: 'turn_start', turn }),
-        usageChanged: () => host.agentChanged(this, USAGE_CHANGED),
-      },
-      this.abort,
-    );
   }
 
   /** The creation order under its former name; it was never a time. */
@@ -295,7 +280,10 @@ export class Agent {
   }
 
   private async runAndFinishTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<void> {
-    this.finishTurn(await this.loop.run(first, turn, signal));
+    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, this.abort, this.modelCalls);
+    const end = await loop.run(first, turn, signal);
+    this.modelCalls = loop.modelCalls;
+    this.finishTurn(end);
   }
 
   private finishTurn(end: TurnEnd): void {

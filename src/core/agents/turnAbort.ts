@@ -18,7 +18,8 @@ export class TurnAbort {
   private controller: AbortController | undefined;
   private spare: AbortController | undefined;
   private rejectWait: ((reason: unknown) => void) | undefined;
-  private readonly callbacks = new Set<() => void>();
+  /** Made on first use: most turns hold no one-shot child. */
+  private callbacks: Set<() => void> | undefined;
 
   /** A signal for a new turn. */
   begin(): AbortSignal {
@@ -32,7 +33,7 @@ export class TurnAbort {
   end(reusable: boolean): void {
     const controller = this.controller;
     this.controller = undefined;
-    this.callbacks.clear();
+    this.callbacks = undefined;
     this.rejectWait = undefined;
     if (reusable && controller && !controller.signal.aborted && getEventListeners(controller.signal, 'abort').length === 0) this.spare = controller;
   }
@@ -46,8 +47,9 @@ export class TurnAbort {
     const controller = this.controller;
     if (!controller || controller.signal.aborted) return false;
     controller.abort(new AbortedError(cause));
-    for (const callback of [...this.callbacks]) callback();
-    this.callbacks.clear();
+    const callbacks = this.callbacks;
+    this.callbacks = undefined;
+    if (callbacks) for (const callback of callbacks) callback();
     const reject = this.rejectWait;
     this.rejectWait = undefined;
     reject?.(controller.signal.reason);
@@ -60,8 +62,9 @@ export class TurnAbort {
    */
   whenAborted(signal: AbortSignal, callback: () => void): () => void {
     if (signal === this.controller?.signal && !signal.aborted) {
-      this.callbacks.add(callback);
-      return () => void this.callbacks.delete(callback);
+      const callbacks = (this.callbacks ??= new Set());
+      callbacks.add(callback);
+      return () => void callbacks.delete(callback);
     }
     return whenAborted(signal, callback);
   }

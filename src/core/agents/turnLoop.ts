@@ -6,7 +6,7 @@ import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/t
 import type { SessionEvent, TurnEndReason } from '../sessions/types';
 import { errorResult } from '../tools/catalog';
 import type { ToolResult } from '../tools/types';
-import type { InboxItem } from './inbox';
+import type { Inbox, InboxItem } from './inbox';
 import type { TurnAbort } from './turnAbort';
 
 export interface TurnEnd {
@@ -30,17 +30,17 @@ export interface TurnOwner {
   append(event: SessionEvent): void;
 }
 
-/** What the loop needs from the runtime hosting the agent, already bound to the agent. */
-export interface TurnServices {
+/** What the loop needs from the runtime hosting the agent (the runtime's AgentHost is one). */
+export interface TurnHost<O extends TurnOwner> {
   readonly model: ModelProvider;
-  systemPrompt(): string;
-  toolSpecs(): readonly ToolSpec[];
-  runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
-  /** Messages meant to join the running turn before its next model call. */
-  claimAtNextStep(): InboxItem[];
-  turnStarted(turn: number): void;
-  usageChanged(): void;
+  systemPrompt(agent: O): string;
+  toolSpecs(agent: O): readonly ToolSpec[];
+  runTool(agent: O, call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
+  agentChanged(agent: O, change: { type: 'turn_start'; turn: number } | { type: 'usage' }): void;
 }
+
+/** Changes without data are shared, not allocated per notification. */
+const USAGE_CHANGED = Object.freeze({ type: 'usage' as const });
 
 class BudgetExceeded extends Error {}
 
@@ -50,20 +50,22 @@ const now = isoNow;
  * One turn: claim the message that started it, then model call, tool calls, results, repeat
  * until the model answers without tool calls. It never throws: every way a turn can end (done,
  * aborted, a run limit, a failure) becomes a TurnEnd, and a tool call left without its result is
- * closed with one, so the conversation stays well-formed for the next turn.
+ * closed with one, so the conversation stays well-formed for the next turn. One is made per
+ * turn, so an idle agent holds none.
  */
-export class TurnLoop {
-  private modelCalls = 0;
-
+export class TurnLoop<O extends TurnOwner> {
   constructor(
-    private readonly owner: TurnOwner,
-    private readonly services: TurnServices,
+    private readonly owner: O,
+    private readonly host: TurnHost<O>,
+    private readonly inbox: Pick<Inbox, 'claimAtNextStep'>,
     private readonly abort: TurnAbort,
+    /** Model calls the agent made before this turn; requests are numbered on from it. */
+    public modelCalls: number,
   ) {}
 
   async run(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {
     this.owner.append({ type: 'turn_start', at: now(), turn });
-    this.services.turnStarted(turn);
+    this.host.agentChanged(this.owner, { type: 'turn_start', turn });
     const run = this.owner.run;
     let finalText = '';
     let unanswered: ToolCall[] = [];
@@ -74,7 +76,7 @@ export class TurnLoop {
       }
       for (let step = 1; ; step++) {
         if (signal.aborted) throw signal.reason;
-        for (const item of this.services.claimAtNextStep()) this.claim(item);
+        for (const item of this.inbox.claimAtNextStep()) this.claim(item);
         if (step > run.limits.maxStepsPerTurn) {
           throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
         }
@@ -119,16 +121,16 @@ export class TurnLoop {
 
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
     const owner = this.owner;
-    const model = owner.run.model ?? this.services.model;
+    const model = owner.run.model ?? this.host.model;
     const stream = model.stream({
       agentId: owner.id,
       agentLabel: owner.label,
       call: ++this.modelCalls,
       turn,
       step,
-      system: this.services.systemPrompt(),
+      system: this.host.systemPrompt(owner),
       messages: owner.conversation,
-      tools: this.services.toolSpecs(),
+      tools: this.host.toolSpecs(owner),
       signal,
     });
     const iterator = stream[Symbol.asyncIterator]();
@@ -163,7 +165,7 @@ export class TurnLoop {
           owner.usage.outputTokens += chunk.outputTokens;
           owner.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
-          this.services.usageChanged();
+          this.host.agentChanged(owner, USAGE_CHANGED);
         }
       }
     } finally {
@@ -177,7 +179,7 @@ export class TurnLoop {
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
     const results = await this.abort.wait(
-      Promise.all(calls.map((call) => this.services.runTool(call, signal).catch((err): ToolResult => toolFailure(err)))),
+      Promise.all(calls.map((call) => this.host.runTool(this.owner, call, signal).catch((err): ToolResult => toolFailure(err)))),
       signal,
     );
     this.abort.waited();
