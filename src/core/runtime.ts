@@ -26,7 +26,14 @@ import {
   type SettledChild,
 } from './subagents/continuation';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
-import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunContext, type RunInteractionPolicy } from './interaction';
+import {
+  ApprovalService,
+  UserInteractionService,
+  resolveInteractionPolicy,
+  type ApprovalRuleStore,
+  type RunContext,
+  type RunInteractionPolicy,
+} from './interaction';
 import { askUserQuestionTool } from './tools/askUserQuestion';
 import { ToolCatalog } from './tools/catalog';
 import { exitPlanModeTool } from './tools/exitPlanMode';
@@ -91,6 +98,8 @@ export interface RuntimeOptions {
   limits?: RunLimitsInput;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
+  /** Remembered approval rules (the editor keeps them per workspace and user); in memory when omitted. */
+  approvalRules?: ApprovalRuleStore;
   systemPrompt?: string;
   workspace?: string;
   /** Session ids; unique across reloads by default. */
@@ -185,7 +194,7 @@ export class Runtime implements AgentHost {
     this.newId = options.newId ?? idMaker();
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
-    this.approvals = new ApprovalService({ interaction: this.interaction });
+    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
     for (const tool of subagentTools) this.tools.add(tool as RuntimeTool);
     this.tools.add(askUserQuestionTool as unknown as RuntimeTool);
     this.tools.add(exitPlanModeTool as unknown as RuntimeTool);
@@ -465,7 +474,7 @@ export class Runtime implements AgentHost {
   }
 
   private release(agent: Agent): void {
-    // "Allow for this session" ends with the agent's life here: a resume asks again.
+    // "Allow for this agent" ends with the agent's life here: a resume asks again.
     this.approvals.forgetAgent(agent);
     const parent = this.agents.parentOf(agent);
     if (this.agents.remove(agent) && this.events.hasListeners) this.events.fire({ type: 'agent_removed', agent });

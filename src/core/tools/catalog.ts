@@ -75,6 +75,24 @@ export function errorResult(err: ArborError): ToolResult {
   return { content: JSON.stringify(err.toJSON()), isError: true };
 }
 
+/**
+ * What a tool returns when approval is denied: a structured error that names the action, the
+ * subject, why it was denied and, when there is one, the rule that would allow it.
+ */
+export function deniedResult(action: string, subject: string | undefined, outcome: { reason: string; suggestedRule?: string }): ToolResult {
+  return {
+    content: JSON.stringify({
+      status: 'denied',
+      code: 'APPROVAL_DENIED',
+      action,
+      ...(subject !== undefined ? { subject } : {}),
+      reason: outcome.reason,
+      ...(outcome.suggestedRule ? { rule_that_would_allow: outcome.suggestedRule } : {}),
+    }),
+    isError: true,
+  };
+}
+
 export function jsonResult(value: unknown): ToolResult {
   return { content: JSON.stringify(value) };
 }
