@@ -7,6 +7,8 @@ import { Runtime, type RunLimitsInput } from '../core';
 import { ScriptedModel, SwitchableModel, type ModelProvider } from '../core/models';
 import { JsonlSessionStore } from '../core/sessions';
 import { AgentsTreeProvider } from './agentsTree';
+import { ManageApprovals } from './approvals/manageApprovals';
+import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { registerCommands } from './commands';
 import { registerConversationCommands } from './conversationCommands';
 import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversationPanels';
@@ -69,6 +71,9 @@ export interface ArborTesting {
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
   /** The handler behind vscode://arbor.arbor/... links. */
   links: RunLinkHandler;
+  /** Remembered approval rules (setting, workspace, always) and the Manage Approvals list. */
+  approvalRules: EditorApprovalRuleStore;
+  manageApprovals: ManageApprovals;
   /** The Arbor log (the Output channel Show Log opens). */
   log: vscode.LogOutputChannel;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
@@ -94,7 +99,18 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
-  const runtime = new Runtime({ model, limits: settings.limits, workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, sessions: store });
+  const approvalRules = new EditorApprovalRuleStore(context, (problem) => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  });
+  const manageApprovals = new ManageApprovals(approvalRules, log);
+  const runtime = new Runtime({
+    model,
+    limits: settings.limits,
+    workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    sessions: store,
+    approvalRules,
+  });
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
@@ -148,6 +164,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       },
     },
     models,
+    approvalRules,
+    manageApprovals,
+    manageApprovals.register(),
     history,
     historyView,
     runtime.interaction.registerProvider(picker),
@@ -235,6 +254,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       model,
       links,
       log,
+      approvalRules,
+      manageApprovals,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
       deactivate: () => {
         for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
