@@ -209,6 +209,15 @@ export class Runtime implements AgentHost {
     this.subagents = new SubagentService(this.manager);
   }
 
+  /**
+   * Offer one more tool from now on (a tool another extension contributes); disposing withdraws
+   * it. A name already taken is refused (Error), so no tool can shadow another.
+   */
+  registerTool(tool: RuntimeTool): { dispose(): void } {
+    this.tools.add(tool);
+    return { dispose: () => this.tools.remove(tool) };
+  }
+
   /** Start a root agent on a prompt. */
   startRoot(options: StartRootOptions): Agent {
     this.assertOpen();

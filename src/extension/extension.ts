@@ -16,6 +16,7 @@ import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { registerHistoryCommands } from './historyCommands';
 import type { HistoryNode } from './historyNodes';
 import { HistoryTreeProvider } from './historyTree';
+import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { ApiKeyStore } from './models/apiKeys';
 import { registerModelCommands } from './models/modelCommands';
 import { ModelChoice } from './models/modelChoice';
@@ -74,6 +75,8 @@ export interface ArborTesting {
   /** Remembered approval rules (setting, workspace, always) and the Manage Approvals list. */
   approvalRules: EditorApprovalRuleStore;
   manageApprovals: ManageApprovals;
+  /** The tools of other extensions (vscode.lm.tools) offered to agents. */
+  vscodeTools: VscodeToolBridge;
   /** The Arbor log (the Output channel Show Log opens). */
   log: vscode.LogOutputChannel;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
@@ -111,6 +114,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     sessions: store,
     approvalRules,
   });
+  const vscodeTools = new VscodeToolBridge(runtime, log, (problem) => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  });
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
@@ -138,6 +145,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   };
 
   const startRun = (request: PublicRunRequest, mode: 'interactive' | 'autonomous', runModel?: ModelProvider, limits?: RunLimitsInput): Agent => {
+    // Tools another extension registered since the last run (an MCP server that started) join now.
+    vscodeTools.sync();
     const agent = runtime.startRoot({
       prompt: request.prompt,
       label: request.label,
@@ -167,6 +176,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     approvalRules,
     manageApprovals,
     manageApprovals.register(),
+    vscodeTools,
     history,
     historyView,
     runtime.interaction.registerProvider(picker),
@@ -256,6 +266,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       log,
       approvalRules,
       manageApprovals,
+      vscodeTools,
       startScripted: (script, prompt, label, mode = 'interactive') => startRun({ prompt, label }, mode, new ScriptedModel(script)),
       deactivate: () => {
         for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

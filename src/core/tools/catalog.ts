@@ -12,10 +12,14 @@ export class ToolCatalog<C> {
 
   add(def: ToolDefinition<C>): this {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
-    const parameters = z.toJSONSchema(def.schema, { io: 'input' }) as Record<string, unknown>;
-    delete parameters.$schema;
+    const parameters = def.parameters ?? generatedParameters(def.schema);
     this.tools.set(def.name, { def, spec: { name: def.name, description: def.description, parameters } });
     return this;
+  }
+
+  /** Withdraws a tool, only if `def` is the one registered under its name. */
+  remove(def: ToolDefinition<C>): void {
+    if (this.tools.get(def.name)?.def === def) this.tools.delete(def.name);
   }
 
   get(name: string): ToolDefinition<C> | undefined {
@@ -69,6 +73,12 @@ export class ToolCatalog<C> {
       throw err;
     }
   }
+}
+
+function generatedParameters(schema: z.ZodType): Record<string, unknown> {
+  const parameters = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  delete parameters.$schema;
+  return parameters;
 }
 
 export function errorResult(err: ArborError): ToolResult {

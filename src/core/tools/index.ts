@@ -6,3 +6,4 @@ export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, li
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
 export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
 export { runCommandTool, runCommandArgsSchema } from './runCommand';
+export { externalTool, externalToolArgsSchema, type ExternalToolArgs, type ExternalToolSpec } from './externalTool';
