@@ -75,6 +75,10 @@ describe('Approval rules in the editor', function () {
     await vscode.workspace.getConfiguration('arbor').update('approvals.rules', undefined, vscode.ConfigurationTarget.Global);
     for (const rule of t.approvalRules.rules()) await t.approvalRules.remove(rule);
   });
+  after(async () => {
+    // The runs' "done" toasts and the setting's warning would cover later suites' buttons.
+    await vscode.commands.executeCommand('notifications.clearAll');
+  });
 
   it("an unattended run's command is denied without a prompt unless a rule in the setting allows it; an invalid entry is named and ignored", async () => {
     const script = { version: 1, agents: { Nightly: { turns: [[{ toolCalls: [commandRun('echo ok > by-rule.txt'), commandRun('echo no > no-rule.txt')] }, { text: 'done' }]] } } };
