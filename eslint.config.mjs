@@ -74,6 +74,12 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node } },
   },
   {
+    // A fixture extension loaded by the editor as CommonJS, as any extension's main file is.
+    files: ['test/fixtures/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: {

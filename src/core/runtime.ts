@@ -5,7 +5,7 @@ import { AgentRegistry } from './agents/registry';
 import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
-import { ArborError, isArborError } from './errors';
+import { ArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits } from './limits';
@@ -13,9 +13,10 @@ import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import { memorySessionLogs } from './sessions/memoryLog';
-import type { AgentKind, SessionHeader } from './sessions/types';
-import { ContinuationManager, type InterruptResult, type LoadedSettledChild, type SubagentService } from './subagents/continuation';
+import type { AgentKind } from './sessions/types';
+import { ContinuationManager, type InterruptResult, type SubagentService } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
+import { settledChildLoader } from './subagents/settledChildLoader';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
 import { builtinTools } from './tools/builtinTools';
 import { ToolCatalog } from './tools/catalog';
@@ -81,7 +82,7 @@ export class Runtime implements AgentHost {
     this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
-    this.approvals = new ApprovalService({ interaction: this.interaction });
+    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
@@ -91,9 +92,18 @@ export class Runtime implements AgentHost {
       agents: this.agents,
       onEvent: this.onEvent,
       createContinuable: (parent, label, resume) => this.createChild(parent, 'continuable', label, resume),
-      loadSettled: this.store ? (caller, targetId) => this.loadSettledChild(caller, targetId) : undefined,
+      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs) : undefined,
     });
     this.subagents = this.manager;
+  }
+
+  /**
+   * Offer one more tool from now on (a tool another extension contributes); disposing withdraws
+   * it. A name already taken is refused (Error), so no tool can shadow another.
+   */
+  registerTool(tool: RuntimeTool): { dispose(): void } {
+    this.tools.add(tool);
+    return { dispose: () => this.tools.remove(tool) };
   }
 
   /** Start a root agent on a prompt. */
@@ -277,35 +287,10 @@ export class Runtime implements AgentHost {
 
   /** An agent left the registry (ended, settled, or its one-shot task is done). */
   private agentLeft(agent: Agent): void {
-    // "Allow for this session" ends with the agent's life here: a resume asks again.
+    // "Allow for this agent" ends with the agent's life here: a resume asks again.
     this.approvals.forgetAgent(agent);
     // A turn aborted by the disposal still records its end: the log is closed after that.
     if (this.store) this.endedLogs.agentEnded(agent);
-  }
-
-  /**
-   * The continuation manager's loader: a continuable session whose recorded parent is exactly
-   * `caller`, taken over for writing. Durable lineage only selects which past session the
-   * caller may reopen; it never grants authority over a live agent.
-   */
-  private async loadSettledChild(caller: Agent, targetId: string): Promise<LoadedSettledChild | undefined> {
-    const store = this.store;
-    if (!store) return undefined;
-    const live = this.agents.get(targetId);
-    if (live) {
-      throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} ("${live.label}") was reopened by the user and runs on its own now; it no longer takes messages from you.`);
-    }
-    await this.endedLogs.whenClosed(targetId);
-    let header: SessionHeader;
-    try {
-      header = (await store.loadSession(targetId)).header;
-    } catch (err) {
-      if (isArborError(err, 'SESSION_NOT_FOUND')) return undefined;
-      throw err;
-    }
-    if (header.kind !== 'continuable' || header.parentSession !== caller.id) return undefined;
-    const log = await store.reopenLog(targetId);
-    return { ...readSessionSnapshot(log), discard: () => void log.close().catch(() => undefined) };
   }
 
   private assertOpen(): void {

@@ -1,5 +1,5 @@
 import type { DurableSessionStore } from './agents/endedAgentLogs';
-import type { RunContext, UserInteractionService } from './interaction';
+import type { ApprovalRuleStore, RunContext, UserInteractionService } from './interaction';
 import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { SessionLogFactory } from './sessions/types';
@@ -20,6 +20,8 @@ export interface RuntimeOptions {
   limits?: RunLimitsInput;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
+  /** Remembered approval rules (the editor keeps them per workspace and user); in memory when omitted. */
+  approvalRules?: ApprovalRuleStore;
   systemPrompt?: string;
   workspace?: string;
   /**

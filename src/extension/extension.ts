@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { registerAgentCommands } from './agents/agentCommands';
+import { ManageApprovals } from './approvals/manageApprovals';
 import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
@@ -15,6 +16,7 @@ import { createArborApi, type ArborApi } from './api/arborApi';
 import { RunLinkHandler } from './api/runLinks';
 import { registerConversationCommands } from './conversation/conversationCommands';
 import { registerHistoryCommands } from './history/historyCommands';
+import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
 import { createTestingHandle } from './testing';
@@ -36,7 +38,14 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const { runtime, store } = host;
   const views = createViews(context, host, log);
   const { tree, treeView, history, picker, previews, transcripts, conversations } = views;
-  const runs = createAgentRuns(runtime, log);
+  const manageApprovals = new ManageApprovals(host.approvalRules, log);
+  const vscodeTools = new VscodeToolBridge(runtime, log, (problem) => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  });
+  context.subscriptions.push(manageApprovals, manageApprovals.register(), vscodeTools);
+  // Tools another extension registered since the last run (an MCP server that started) join at each start.
+  const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
 
   context.subscriptions.push(
@@ -52,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
   const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive') });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools }) });
   return api;
 }
 

@@ -6,6 +6,7 @@ import { Runtime } from '../core';
 import { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import { FileChangeSetStorage } from '../core/workspace';
+import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
@@ -19,6 +20,8 @@ export interface RuntimeHost {
   /** Absent when the editor gives Arbor no local storage folder. */
   store: JsonlSessionStore | undefined;
   apiKeys: ApiKeyStore;
+  /** Remembered approval rules: the setting, this workspace's, and the user's ("always"). */
+  approvalRules: EditorApprovalRuleStore;
   /** The settings as last read (they are read again whenever an `arbor.*` setting changes). */
   settings(): ArborSettings;
 }
@@ -38,6 +41,11 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
+  const approvalRules = new EditorApprovalRuleStore(context, (problem) => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  });
+  context.subscriptions.push(approvalRules);
   const ripgrep = findRipgrep(vscode.env.appRoot);
   log.info(ripgrep ? `Agents search with ${ripgrep}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
   const runtime = new Runtime({
@@ -47,6 +55,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     sessions: store,
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
+    approvalRules,
   });
 
   context.subscriptions.push(
@@ -70,5 +79,5 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       log.info(`Model for new turns: ${model.label}`);
     }),
   );
-  return { runtime, model, store, apiKeys, settings: () => settings };
+  return { runtime, model, store, apiKeys, approvalRules, settings: () => settings };
 }

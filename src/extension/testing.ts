@@ -8,11 +8,14 @@ import type { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import type { AgentsTreeProvider } from './agents/agentsTree';
 import type { AgentRuns } from './agents/agentRuns';
+import type { ManageApprovals } from './approvals/manageApprovals';
+import type { EditorApprovalRuleStore } from './approvals/ruleStore';
 import type { RunLinkHandler } from './api/runLinks';
 import type { ConversationPanels } from './conversation/conversationPanels';
 import type { TranscriptProvider } from './conversation/transcripts';
 import type { HistoryNode } from './history/historyNodes';
 import type { HistoryTreeProvider } from './history/historyTree';
+import type { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import type { OpenedPrompt, QuestionPicker } from './questions/questionPicker';
 import type { ReviewPreviews } from './questions/reviewPreview';
 import type { RuntimeHost } from './runtimeHost';
@@ -51,6 +54,11 @@ export interface ArborTesting {
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
   /** The handler behind vscode://arbor.arbor/... links. */
   links: RunLinkHandler;
+  /** Remembered approval rules (setting, workspace, always) and the Manage Approvals list. */
+  approvalRules: EditorApprovalRuleStore;
+  manageApprovals: ManageApprovals;
+  /** The tools of other extensions (vscode.lm.tools) offered to agents. */
+  vscodeTools: VscodeToolBridge;
   /** The Arbor log (the Output channel Show Log opens). */
   log: vscode.LogOutputChannel;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
@@ -64,9 +72,11 @@ export interface TestingParts {
   runs: AgentRuns;
   links: RunLinkHandler;
   log: vscode.LogOutputChannel;
+  manageApprovals: ManageApprovals;
+  vscodeTools: VscodeToolBridge;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -81,6 +91,9 @@ export function createTestingHandle({ context, host, views, runs, links, log }: 
     observed,
     links,
     log,
+    approvalRules: host.approvalRules,
+    manageApprovals,
+    vscodeTools,
     startScripted: (script, prompt, label, mode = 'interactive') => runs.startScripted(script, { prompt, label }, mode),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

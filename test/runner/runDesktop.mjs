@@ -22,7 +22,8 @@ try {
   await runTests({
     version: process.env.VSCODE_VERSION,
     vscodeExecutablePath: process.env.VSCODE_EXECUTABLE_PATH,
-    extensionDevelopmentPath: ROOT,
+    // Arbor, and a tiny extension that contributes a tool to vscode.lm.tools.
+    extensionDevelopmentPath: [ROOT, path.join(ROOT, 'test/fixtures/tool-extension')],
     extensionTestsPath: path.join(ROOT, 'out/test/integration/index.js'),
     extensionTestsEnv: { ARBOR_TEST_RESULTS: resultsFile, ARBOR_TESTING: '1' },
     launchArgs: [

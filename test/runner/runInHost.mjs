@@ -41,6 +41,7 @@ import { readResults, printSummary } from './results.mjs';
 const RUN_TIMEOUT_MS = Number(process.env.ARBOR_IT_TIMEOUT_MS ?? 15 * 60_000);
 const START_TIMEOUT_MS = Number(process.env.ARBOR_IT_START_TIMEOUT_MS ?? 4 * 60_000);
 const TESTS_DIR = path.join(ROOT, 'out/test/integration');
+const TOOL_EXTENSION = path.join(ROOT, 'test/fixtures/tool-extension');
 const RESULTS_DIR = path.join(ROOT, 'test-results');
 const SCREENSHOTS_DIR = path.join(RESULTS_DIR, 'screenshots');
 
@@ -77,6 +78,7 @@ try {
   ensureCodeServer();
   bridge = await startBridge();
   writeUserSettings(dirs['user-data']);
+  installToolExtension(dirs.extensions);
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# Arbor integration workspace\n');
 
   // Port 0: code-server binds a free port itself, so concurrent runs never share a server.
@@ -161,6 +163,26 @@ const { failed } = printSummary(results, { runnerErrors, suiteExitCode, print: c
 if (failed > 0) await keepArtifacts();
 await cleanUp();
 process.exit(failed > 0 ? 1 : 0);
+
+/**
+ * Installs the test extension that contributes a tool to vscode.lm.tools, as other extensions
+ * do, for the suite that offers such tools to Arbor's agents. The workbench route loads only one
+ * extension under development, so this one is installed like any extension: its folder in the
+ * extensions folder, listed in extensions.json.
+ */
+function installToolExtension(extensionsDir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(TOOL_EXTENSION, 'package.json'), 'utf8'));
+  const id = `${manifest.publisher}.${manifest.name}`;
+  const folder = `${id}-${manifest.version}`;
+  fs.cpSync(TOOL_EXTENSION, path.join(extensionsDir, folder), { recursive: true });
+  const entry = {
+    identifier: { id },
+    version: manifest.version,
+    location: { $mid: 1, path: path.join(extensionsDir, folder), scheme: 'file' },
+    relativeLocation: folder,
+  };
+  fs.writeFileSync(path.join(extensionsDir, 'extensions.json'), JSON.stringify([entry]));
+}
 
 function buildIfMissing() {
   const outputs = ['dist/extension.js', 'out/test/integration/index.js', 'out/test/integration/suites.json'];

@@ -42,7 +42,7 @@ describe('ApprovalService', () => {
     const prompt = w.provider.prompts[0];
     assert.equal(prompt.intent, 'approval');
     assert.equal(prompt.detail, 'npm test');
-    assert.deepEqual(prompt.questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this session', 'Deny']);
+    assert.deepEqual(prompt.questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Deny']);
     assert.match(prompt.questions[0].question, /Lead wants to run a command: npm test/);
   });
 
@@ -54,7 +54,7 @@ describe('ApprovalService', () => {
     assert.equal(w.provider.calls, 2);
   });
 
-  it('remembers "allow for this session" per session and action, without opening UI again', async () => {
+  it('remembers "allow for this agent" per session and action, without opening UI again', async () => {
     const w = world();
     w.provider.choose(APPROVAL_OPTIONS.session);
     assert.equal((await w.approvals.request(w.request(w.root, interactive))).decision, 'allow-session');
@@ -198,6 +198,6 @@ describe('ApprovalService', () => {
       assert.ok(e.reason.length > 0);
       assert.equal(e.at, '2025-02-03T04:05:06.000Z');
     }
-    assert.match(events[1].reason, /for this session/);
+    assert.match(events[1].reason, /allowed this agent/);
   });
 });

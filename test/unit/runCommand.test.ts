@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { InteractionPrompt } from '../../src/core/interaction';
+import { MemoryApprovalRuleStore, type InteractionPrompt } from '../../src/core/interaction';
 import type { Answer } from '../../src/core/sessions/types';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
@@ -39,9 +39,9 @@ describe('run_command behind the approval seam', () => {
     await runtime.dispose();
   });
 
-  it('"allow for this session" is remembered, and a denial runs nothing', async () => {
+  it('"allow for this agent" is remembered, and a denial runs nothing', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { toolCalls: [run('true')] }, { text: 'ok' }]] } } }, { workspace });
-    const { prompts, provider } = approver('Allow for this session');
+    const { prompts, provider } = approver('Allow for this agent');
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
@@ -57,12 +57,12 @@ describe('run_command behind the approval seam', () => {
     await denied.runtime.dispose();
   });
 
-  it('"allow for this session" ends with the agent: after End and Resume of the same session it asks again', async () => {
+  it('"allow for this agent" ends with the agent: after End and Resume of the same session it asks again', async () => {
     const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-sessions-'));
     try {
       const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { text: 'ok' }]], afterLastTurn: 'repeat-last' } } });
       const runtime = new Runtime({ model, workspace, sessions: new JsonlSessionStore(sessionsDir, { flushDelayMs: 1 }), newId: () => 'main-1' });
-      const { prompts, provider } = approver('Allow for this session');
+      const { prompts, provider } = approver('Allow for this agent');
       runtime.interaction.registerProvider(provider);
       const root = runtime.startRoot({ prompt: 'go', label: 'main' });
       await root.whenIdle();
@@ -114,6 +114,41 @@ describe('run_command behind the approval seam', () => {
     assert.match(kidResult, /delegated agent cannot get approval/);
     assert.strictEqual(fs.existsSync(path.join(workspace, 'b.txt')), false);
     await interactive.runtime.dispose();
+  });
+
+  it('a remembered rule lets an unattended run and its subagent run exactly that command; another is denied with a structured error', async () => {
+    const script = {
+      version: 1 as const,
+      agents: {
+        main: { turns: [[{ toolCalls: [run('touch a.txt'), run('touch b.txt'), { name: 'delegate_task', arguments: { label: 'kid', prompt: 'x' } }] }, { text: 'ok' }]] },
+        kid: { turns: [[{ toolCalls: [run('touch a.txt')] }, { text: 'kid done' }]] },
+      },
+    };
+    const rules = new MemoryApprovalRuleStore([{ kind: 'command', pattern: 'touch a.txt', scope: 'workspace' }]);
+    const { model } = recordingModel(script);
+    const runtime = new Runtime({ model, workspace, approvalRules: rules });
+    const { prompts, provider } = approver('Allow once');
+    runtime.interaction.registerProvider(provider);
+    let kidDecision: string | undefined;
+    runtime.onEvent((e) => {
+      if (e.type === 'agent_changed' && e.agent.label === 'kid' && e.change.type === 'log' && e.change.event.type === 'approval') kidDecision = e.change.event.decision;
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'autonomous' } });
+    await root.whenIdle();
+    assert.strictEqual(prompts.length, 0, 'nobody is asked');
+    const [allowed, denied] = toolResults(root).slice(0, 2).map((r) => JSON.parse(r.content));
+    assert.strictEqual(allowed.exit_code, 0);
+    assert.strictEqual(fs.existsSync(path.join(workspace, 'a.txt')), true);
+    assert.deepStrictEqual(
+      { status: denied.status, code: denied.code, action: denied.action, subject: denied.subject, rule: denied.rule_that_would_allow },
+      { status: 'denied', code: 'APPROVAL_DENIED', action: 'run-command', subject: 'touch b.txt', rule: 'command: touch b.txt' },
+    );
+    assert.match(denied.reason, /autonomous run is unattended/);
+    assert.strictEqual(fs.existsSync(path.join(workspace, 'b.txt')), false);
+    assert.strictEqual(kidDecision, 'allow-rule', 'the rule covers the subagent too');
+    const logged = root.log.events.flatMap((e) => (e.type === 'approval' ? [[e.decision, e.rule]] : []));
+    assert.deepStrictEqual(logged, [['allow-rule', 'command: touch a.txt'], ['deny', undefined]]);
+    await runtime.dispose();
   });
 
   it('Stop kills the running command and its shell', async () => {

@@ -1,10 +1,11 @@
 import { isArborError } from '../errors';
 import type { ApprovalDecision, SessionLog } from '../sessions/types';
+import { findMatchingRule, formatApprovalRule, MemoryApprovalRuleStore, ruleForSubject, type ApprovalRule, type ApprovalRulePattern, type ApprovalRuleStore, type StoredRuleScope } from './approvalRules';
 import type { RunInteractionPolicy } from './policy';
 import { MAX_QUESTION_LENGTH } from './questions';
 import { MAX_DETAIL_LENGTH, type InteractionCaller, type UserInteractionService } from './userInteraction';
 
-export type ApprovalAction = 'run-command' | 'edit-file' | 'network' | 'write-outside-workspace';
+export type ApprovalAction = 'run-command' | 'edit-file' | 'vscode-tool' | 'network' | 'write-outside-workspace';
 
 export interface ApprovalRequest {
   /** The exact live Agent asking (the interaction guards authenticate it). */
@@ -26,20 +27,34 @@ export interface ApprovalOutcome {
   decision: ApprovalDecision;
   /** Why, in words the tool can pass to the model and the log keeps. */
   reason: string;
+  /** The remembered rule that allowed the action, or that the human just created. */
+  rule?: ApprovalRule;
+  /** On a denial: the rule that would allow this action, as a person would write it. */
+  suggestedRule?: string;
 }
 
+/**
+ * The prompt's answers. `session` keeps its key for callers of the earlier API; it allows the
+ * asking agent (that exact agent, until it ends in this window).
+ */
 export const APPROVAL_OPTIONS = Object.freeze({
   once: 'Allow once',
-  session: 'Allow for this session',
+  session: 'Allow for this agent',
+  workspace: 'Allow for this workspace',
+  always: 'Allow always',
   deny: 'Deny',
 });
 
 const ACTION_WORDING: Record<ApprovalAction, string> = {
   'run-command': 'run a command',
   'edit-file': 'edit files',
+  'vscode-tool': 'use a tool from another extension',
   network: 'access the network',
   'write-outside-workspace': 'write outside the workspace',
 };
+
+/** Where a person manages rules, named in every denial a rule could have prevented. */
+const WHERE_RULES_LIVE = 'Arbor: Manage Approvals... or the setting arbor.approvals.rules';
 
 /** Up to this length the action is also quoted in the question line itself. */
 const QUESTION_DETAIL_LIMIT = 1_000;
@@ -55,6 +70,8 @@ export const MAX_REVIEWABLE_DETAIL = MAX_DETAIL_LENGTH;
 
 export interface ApprovalServiceOptions {
   interaction: Pick<UserInteractionService, 'ask'>;
+  /** Remembered rules (workspace, user, setting); in memory when omitted. */
+  rules?: ApprovalRuleStore;
   now?: () => Date;
 }
 
@@ -68,6 +85,7 @@ export interface ApprovalServiceOptions {
 export class ApprovalService {
   private readonly interaction: Pick<UserInteractionService, 'ask'>;
   private readonly now: () => Date;
+  readonly rules: ApprovalRuleStore;
   /**
    * Session id -> the exact agent the human answered and the actions allowed to it. A grant
    * lives as long as that agent does in this window: it is dropped when the agent ends
@@ -79,6 +97,7 @@ export class ApprovalService {
   constructor(options: ApprovalServiceOptions) {
     this.interaction = options.interaction;
     this.now = options.now ?? (() => new Date());
+    this.rules = options.rules ?? new MemoryApprovalRuleStore();
   }
 
   async request(req: ApprovalRequest): Promise<ApprovalOutcome> {
@@ -90,11 +109,12 @@ export class ApprovalService {
       detail: clip(req.detail, LOG_DETAIL_LIMIT),
       decision: outcome.decision,
       reason: outcome.reason,
+      ...(outcome.rule ? { rule: formatApprovalRule(outcome.rule), ruleScope: outcome.rule.scope } : {}),
     });
     return outcome;
   }
 
-  /** Drops remembered "allow for this session" grants; the runtime calls it when an agent ends. */
+  /** Drops remembered "allow for this agent" grants; the runtime calls it when an agent ends. */
   forgetSession(sessionId: string): void {
     this.allowedForSession.delete(sessionId);
   }
@@ -106,23 +126,36 @@ export class ApprovalService {
 
   private async decide(req: ApprovalRequest): Promise<ApprovalOutcome> {
     const wording = ACTION_WORDING[req.action];
+    const matched = this.matchingRule(req);
+    if (matched) {
+      return { decision: 'allow-rule', reason: `Allowed without asking by the ${SCOPE_WORDING[matched.scope]} rule "${formatApprovalRule(matched)}".`, rule: matched };
+    }
+    const offered = ruleForSubject(req.action, req.subject);
+    const suggestedRule = offered ? formatApprovalRule(offered) : undefined;
+    const what = req.subject !== undefined && req.subject !== '' ? ` (${JSON.stringify(clip(req.subject, 200))})` : '';
+    const ruleHint = suggestedRule
+      ? ` No approval rule allows it; the rule "${suggestedRule}" (${WHERE_RULES_LIVE}) would let it run without asking.`
+      : '';
     if (req.policy.approvalEligibility({ isSubagent: req.isSubagent }) === 'deny') {
       return {
         decision: 'deny',
+        suggestedRule,
         reason: req.isSubagent
-          ? `Denied without asking: a delegated agent cannot get approval to ${wording}. Include what you needed in your final result; your parent receives it.`
-          : `Denied without asking: this ${req.policy.mode} run is unattended, so nobody can approve a request to ${wording}.`,
+          ? `Denied without asking: a delegated agent cannot get approval to ${wording}${what}.${ruleHint} Include what you needed in your final result; your parent receives it.`
+          : `Denied without asking: this ${req.policy.mode} run is unattended, so nobody can approve a request to ${wording}${what}.${ruleHint} ` +
+            'Do not wait for approval: carry on without this action and list it in your final result.',
       };
     }
     if (req.detail.length > MAX_REVIEWABLE_DETAIL) {
       return {
         decision: 'deny',
+        suggestedRule,
         reason: `Denied without asking: the request to ${wording} is ${req.detail.length} characters long, more than the ${MAX_REVIEWABLE_DETAIL} a person can be shown to review. Split it into smaller steps.`,
       };
     }
     const grant = this.allowedForSession.get(req.agent.id);
     if (grant && grant.agent === req.agent && grant.actions.has(req.action)) {
-      return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} for this session.` };
+      return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} until it ends.` };
     }
 
     let selected: string[];
@@ -142,6 +175,12 @@ export class ApprovalService {
             options: [
               { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
               { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until it ends in this window (a resumed session asks again).` },
+              ...(suggestedRule
+                ? [
+                    { label: APPROVAL_OPTIONS.workspace, description: `Remember the rule "${clip(suggestedRule, 300)}" in this workspace; it also applies to unattended runs and subagents.` },
+                    { label: APPROVAL_OPTIONS.always, description: `Remember the rule "${clip(suggestedRule, 300)}" in every workspace; it also applies to unattended runs and subagents.` },
+                  ]
+                : []),
               { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
             ],
           },
@@ -150,14 +189,16 @@ export class ApprovalService {
       selected = answer.selected;
       custom = answer.custom;
     } catch (err) {
-      return { decision: 'deny', reason: deniedBecause(err) };
+      return { decision: 'deny', reason: deniedBecause(err), suggestedRule };
     }
 
+    const scope: StoredRuleScope | undefined = selected.includes(APPROVAL_OPTIONS.always) ? 'user' : selected.includes(APPROVAL_OPTIONS.workspace) ? 'workspace' : undefined;
+    if (scope && offered) return this.rememberAndAllow(offered, scope);
     if (selected.includes(APPROVAL_OPTIONS.session)) {
       let grant = this.allowedForSession.get(req.agent.id);
       if (!grant || grant.agent !== req.agent) this.allowedForSession.set(req.agent.id, (grant = { agent: req.agent, actions: new Set() }));
       grant.actions.add(req.action);
-      return { decision: 'allow-session', reason: `Allowed by the human for the rest of this session.` };
+      return { decision: 'allow-session', reason: `Allowed by the human for this agent until it ends.` };
     }
     if (selected.includes(APPROVAL_OPTIONS.once)) {
       return { decision: 'allow-once', reason: 'Allowed once by the human.' };
@@ -168,7 +209,35 @@ export class ApprovalService {
     }
     return { decision: 'deny', reason: 'Denied by the human.' };
   }
+
+  /** The first rule in force that allows the request; a store that fails to answer allows nothing. */
+  private matchingRule(req: ApprovalRequest): ApprovalRule | undefined {
+    let rules: readonly ApprovalRule[];
+    try {
+      rules = this.rules.rules();
+    } catch {
+      return undefined;
+    }
+    return findMatchingRule(rules, req.action, req.subject);
+  }
+
+  private async rememberAndAllow(pattern: ApprovalRulePattern, scope: StoredRuleScope): Promise<ApprovalOutcome> {
+    const rule: ApprovalRule = { ...pattern, scope };
+    const decision = scope === 'user' ? 'allow-always' : 'allow-workspace';
+    try {
+      await this.rules.remember(pattern, scope);
+    } catch (err) {
+      return { decision, rule, reason: `Allowed by the human, but the rule "${formatApprovalRule(pattern)}" could not be saved (${err instanceof Error ? err.message : String(err)}).` };
+    }
+    return { decision, rule, reason: `Allowed by the human, who added the ${SCOPE_WORDING[scope]} rule "${formatApprovalRule(pattern)}".` };
+  }
 }
+
+const SCOPE_WORDING: Record<ApprovalRule['scope'], string> = {
+  workspace: 'workspace',
+  user: 'always (every workspace)',
+  setting: 'arbor.approvals.rules setting',
+};
 
 /** The question: the action itself when short, else an excerpt that says where the rest is. */
 function questionLine(label: string, wording: string, detail: string): string {

@@ -50,6 +50,23 @@ export {
   type ApprovalServiceOptions,
 } from './approvals';
 export {
+  APPROVAL_RULE_KINDS,
+  MemoryApprovalRuleStore,
+  approvalRuleTextSchema,
+  findMatchingRule,
+  formatApprovalRule,
+  parseApprovalRule,
+  ruleForSubject,
+  ruleKindOf,
+  ruleMatches,
+  type ApprovalRule,
+  type ApprovalRuleKind,
+  type ApprovalRulePattern,
+  type ApprovalRuleScope,
+  type ApprovalRuleStore,
+  type StoredRuleScope,
+} from './approvalRules';
+export {
   parsePublicRunRequest,
   parsePublicRunRequestStrict,
   parsePublicRunRequestFrom,

@@ -92,8 +92,10 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     at: isoTimestamp,
     action: z.string(),
     detail: z.string().optional(),
-    decision: z.enum(['allow-once', 'allow-session', 'deny']),
+    decision: z.enum(['allow-once', 'allow-session', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']),
     reason: z.string(),
+    rule: z.string().optional(),
+    ruleScope: z.enum(['workspace', 'user', 'setting']).optional(),
   }),
   z.object({ type: z.literal('usage'), at: isoTimestamp, inputTokens: count, outputTokens: count }),
 ]);

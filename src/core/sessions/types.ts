@@ -42,7 +42,12 @@ export interface Answer {
   custom?: string;
 }
 
-export type ApprovalDecision = 'allow-once' | 'allow-session' | 'deny';
+/**
+ * `allow-session`: the human allowed the asking agent until it ends; `allow-workspace` /
+ * `allow-always`: the human allowed it and added a rule; `allow-rule`: a remembered rule allowed
+ * it without asking.
+ */
+export type ApprovalDecision = 'allow-once' | 'allow-session' | 'allow-workspace' | 'allow-always' | 'allow-rule' | 'deny';
 
 /** One line of a session log after the header. `at` is an ISO timestamp. */
 export type SessionEvent =
@@ -59,7 +64,17 @@ export type SessionEvent =
   | { type: 'interrupt'; at: string; authority: 'user' | 'ancestor'; by?: string }
   | { type: 'question'; at: string; questions: Question[] }
   | { type: 'answer'; at: string; answers?: Answer[]; error?: string }
-  | { type: 'approval'; at: string; action: string; detail?: string; decision: ApprovalDecision; reason: string }
+  | {
+      type: 'approval';
+      at: string;
+      action: string;
+      detail?: string;
+      decision: ApprovalDecision;
+      reason: string;
+      /** The rule that allowed it (or that the human added), as written: "command: npm test". */
+      rule?: string;
+      ruleScope?: 'workspace' | 'user' | 'setting';
+    }
   | { type: 'usage'; at: string; inputTokens: number; outputTokens: number };
 
 export type SessionEventType = SessionEvent['type'];

@@ -12,10 +12,14 @@ export class ToolCatalog<C> {
 
   add(def: ToolDefinition<C>): this {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
-    const parameters = z.toJSONSchema(def.schema, { io: 'input' }) as Record<string, unknown>;
-    delete parameters.$schema;
+    const parameters = def.parameters ?? generatedParameters(def.schema);
     this.tools.set(def.name, { def, spec: { name: def.name, description: def.description, parameters } });
     return this;
+  }
+
+  /** Withdraws a tool, only if `def` is the one registered under its name. */
+  remove(def: ToolDefinition<C>): void {
+    if (this.tools.get(def.name)?.def === def) this.tools.delete(def.name);
   }
 
   get(name: string): ToolDefinition<C> | undefined {
@@ -71,8 +75,32 @@ export class ToolCatalog<C> {
   }
 }
 
+function generatedParameters(schema: z.ZodType): Record<string, unknown> {
+  const parameters = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  delete parameters.$schema;
+  return parameters;
+}
+
 export function errorResult(err: ArborError): ToolResult {
   return { content: JSON.stringify(err.toJSON()), isError: true };
+}
+
+/**
+ * What a tool returns when approval is denied: a structured error that names the action, the
+ * subject, why it was denied and, when there is one, the rule that would allow it.
+ */
+export function deniedResult(action: string, subject: string | undefined, outcome: { reason: string; suggestedRule?: string }): ToolResult {
+  return {
+    content: JSON.stringify({
+      status: 'denied',
+      code: 'APPROVAL_DENIED',
+      action,
+      ...(subject !== undefined ? { subject } : {}),
+      reason: outcome.reason,
+      ...(outcome.suggestedRule ? { rule_that_would_allow: outcome.suggestedRule } : {}),
+    }),
+    isError: true,
+  };
 }
 
 export function jsonResult(value: unknown): ToolResult {

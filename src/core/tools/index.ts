@@ -16,7 +16,7 @@ export type {
 export { defineTool, type ToolSpecInput } from './defineTool';
 export { builtinTools } from './builtinTools';
 export { isToolVisible } from './visibility';
-export { ToolCatalog, errorResult, jsonResult } from './catalog';
+export { ToolCatalog, deniedResult, errorResult, jsonResult } from './catalog';
 export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, listAgentsTool, interruptAgentTool, limitExceeded } from './subagentTools';
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
 export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
@@ -41,3 +41,4 @@ export {
   MAX_SEARCH_LIMIT,
   MAX_DIAGNOSTICS,
 } from './workspaceTools';
+export { externalTool, externalToolArgsSchema, type ExternalToolArgs, type ExternalToolSpec } from './externalTool';

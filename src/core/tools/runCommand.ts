@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { errorResult, jsonResult } from './catalog';
+import { deniedResult, errorResult, jsonResult } from './catalog';
 import { defineTool } from './defineTool';
 
 const MAX_OUTPUT = 64 * 1024;
@@ -16,15 +16,16 @@ export const runCommandArgsSchema = z.object({
 });
 
 /**
- * Runs a shell command in the workspace, after consent: interactive roots are asked (allow once,
- * for this session, or deny); unattended runs and subagents are denied without any prompt.
+ * Runs a shell command in the workspace, after consent: a remembered rule ("command: npm test")
+ * allows it in any run; otherwise interactive roots are asked, and unattended runs and
+ * subagents are denied without any prompt, told which rule would allow it.
  * The turn's signal kills the process, so Stop really stops it.
  */
 export const runCommandTool = defineTool({
   name: 'run_command',
   description:
     'Run a shell command in the workspace folder and get its exit code and output (trimmed to the last 64 KiB). ' +
-    'The user must approve each command (or allow commands for this session); when approval is denied, the result says why. ' +
+    'The user must approve each command unless an approval rule allows it; when approval is denied, the result says why and which rule would allow it. ' +
     'On timeout the command and every process it started are stopped; do not start servers or daemons that should outlive it.',
   schema: runCommandArgsSchema,
   readOnly: false,
@@ -44,11 +45,12 @@ export const runCommandTool = defineTool({
       policy: ctx.policy,
       action: 'run-command',
       detail: `${args.command}${args.cwd ? `  (in ${args.cwd})` : ''}`,
+      subject: args.command,
       signal: ctx.signal,
       log: ctx.agent.log,
     });
     if (approval.decision === 'deny') {
-      return { content: JSON.stringify({ status: 'denied', reason: approval.reason }), isError: true };
+      return deniedResult('run-command', args.command, approval);
     }
     const outcome = await execute(args.command, cwd, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
     return jsonResult(outcome);

@@ -19,5 +19,11 @@ export interface ToolDefinition<C, S extends z.ZodType = z.ZodType> {
   schema: S;
   /** Read-only tools stay available in plan mode. */
   readOnly: boolean;
+  /**
+   * The JSON Schema the model sees, for a tool that brings its own (one contributed by another
+   * extension). Without it the schema is generated from `schema`, which always parses the
+   * arguments.
+   */
+  parameters?: Record<string, unknown>;
   run(args: z.output<S>, ctx: C): Promise<ToolResult> | ToolResult;
 }

@@ -17,8 +17,10 @@ export interface AgentRuns {
   startScripted(script: unknown, request: PublicRunRequest, mode: RunMode): Agent;
 }
 
-export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel): AgentRuns {
+/** `beforeStart` runs before every root starts (the bridge offers tools registered since the last run). */
+export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, beforeStart: () => void = () => undefined): AgentRuns {
   const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput): Agent => {
+    beforeStart();
     const agent = runtime.startRoot({
       prompt: request.prompt,
       label: request.label,

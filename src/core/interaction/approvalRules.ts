@@ -1,0 +1,208 @@
+/**
+ * Remembered approval rules: "edit: src/**", "command: npm test", "tool: mcp_github_*".
+ *
+ * Invariants:
+ * - A rule allows; nothing here denies. A rule that matches lets the action run without
+ *   asking in every run (interactive, unattended, subagents alike): it is how a person says
+ *   once what unattended runs may do.
+ * - Matching is pure and strict: an edit rule is a glob over the workspace-relative path (a
+ *   path that is absolute or climbs out with `..` never matches); a command rule is the exact
+ *   command line, or a prefix followed by arguments free of shell operators (so
+ *   "npm test *" never covers "npm test; rm -rf ~"); a tool rule is a glob over the tool's name.
+ * - The rule made for a subject (by "Allow for this workspace" / "Allow always") matches that
+ *   subject and never more: glob characters in a path are escaped, and a command whose text
+ *   would read as a wider rule gets no remembered rule at all.
+ */
+import picomatch from 'picomatch';
+import * as z from 'zod';
+
+/** The actions a rule can name, by the keyword a rule is written with. */
+export const APPROVAL_RULE_KINDS = Object.freeze({ edit: 'edit-file', command: 'run-command', tool: 'vscode-tool' } as const);
+export type ApprovalRuleKind = keyof typeof APPROVAL_RULE_KINDS;
+type RuleAction = (typeof APPROVAL_RULE_KINDS)[ApprovalRuleKind];
+
+/**
+ * Where a rule lives: `workspace` (this workspace only), `user` ("always": every workspace of
+ * this user), `setting` (the user setting arbor.approvals.rules). Agent-scoped grants are not
+ * rules: they live in memory with the agent (see ApprovalService).
+ */
+export type ApprovalRuleScope = 'workspace' | 'user' | 'setting';
+/** The scopes a person can add to from a prompt or Manage Approvals. */
+export type StoredRuleScope = Exclude<ApprovalRuleScope, 'setting'>;
+
+export interface ApprovalRulePattern {
+  kind: ApprovalRuleKind;
+  pattern: string;
+}
+
+export interface ApprovalRule extends ApprovalRulePattern {
+  scope: ApprovalRuleScope;
+}
+
+/** Where the approval seam finds rules and remembers new ones; the editor keeps them. */
+export interface ApprovalRuleStore {
+  /** Every rule in force now, from all scopes. */
+  rules(): readonly ApprovalRule[];
+  /** Remember a rule (a duplicate is not added twice). */
+  remember(rule: ApprovalRulePattern, scope: StoredRuleScope): Promise<void>;
+}
+
+const MAX_PATTERN_LENGTH = 2_000;
+const RULE_TEXT = /^\s*([a-z]+)\s*:\s*(.*?)\s*$/s;
+
+/** A rule as written: "<kind>: <pattern>", e.g. "edit: src/**" or "command: npm test". */
+export const approvalRuleTextSchema = z
+  .string()
+  .max(MAX_PATTERN_LENGTH + 20)
+  .transform((text, ctx): ApprovalRulePattern => {
+    const match = RULE_TEXT.exec(text);
+    const kinds = Object.keys(APPROVAL_RULE_KINDS).join(', ');
+    if (!match) {
+      ctx.addIssue({ code: 'custom', message: `write a rule as "<kind>: <pattern>" with kind one of ${kinds}` });
+      return z.NEVER;
+    }
+    const [, kind, pattern] = match;
+    if (!isRuleKind(kind)) {
+      ctx.addIssue({ code: 'custom', message: `"${kind}" is not a kind of rule; use one of ${kinds}` });
+      return z.NEVER;
+    }
+    if (pattern === '') {
+      ctx.addIssue({ code: 'custom', message: 'the pattern after the colon is empty' });
+      return z.NEVER;
+    }
+    if (/[\r\n]/.test(pattern)) {
+      ctx.addIssue({ code: 'custom', message: 'a pattern is one line' });
+      return z.NEVER;
+    }
+    return { kind, pattern };
+  });
+
+function isRuleKind(value: string): value is ApprovalRuleKind {
+  return Object.hasOwn(APPROVAL_RULE_KINDS, value);
+}
+
+/** Parse one written rule; the message says what is wrong with it. */
+export function parseApprovalRule(text: unknown): { ok: true; rule: ApprovalRulePattern } | { ok: false; message: string } {
+  if (typeof text !== 'string') return { ok: false, message: 'a rule is text such as "command: npm test"' };
+  const parsed = approvalRuleTextSchema.safeParse(text);
+  if (parsed.success) return { ok: true, rule: parsed.data };
+  return { ok: false, message: parsed.error.issues.map((i) => i.message).join('; ') };
+}
+
+export function formatApprovalRule(rule: ApprovalRulePattern): string {
+  return `${rule.kind}: ${rule.pattern}`;
+}
+
+/** The rule keyword for an action, when rules can name it. */
+export function ruleKindOf(action: string): ApprovalRuleKind | undefined {
+  for (const [kind, named] of Object.entries(APPROVAL_RULE_KINDS) as Array<[ApprovalRuleKind, RuleAction]>) if (named === action) return kind;
+  return undefined;
+}
+
+/** Shell syntax that would chain, redirect or substitute: never part of a prefix rule's arguments. */
+const SHELL_OPERATORS = /[;&|<>`$()\\\r\n]/;
+
+/** Does `rule` allow the action `action` on `subject`? */
+export function ruleMatches(rule: ApprovalRulePattern, action: string, subject: string): boolean {
+  if (APPROVAL_RULE_KINDS[rule.kind] !== action) return false;
+  switch (rule.kind) {
+    case 'edit': {
+      const path = normalisePath(subject);
+      return path !== undefined && picomatch.isMatch(path, rule.pattern, { dot: true });
+    }
+    case 'command':
+      return commandMatches(rule.pattern, subject);
+    case 'tool':
+      return subject !== '' && picomatch.isMatch(subject, rule.pattern, { dot: true });
+  }
+}
+
+/**
+ * "*" allows any command line; "<prefix> *" allows the prefix alone or followed by arguments
+ * without shell operators; anything else must equal the command line (trimmed).
+ */
+function commandMatches(pattern: string, subject: string): boolean {
+  const command = subject.trim();
+  if (command === '') return false;
+  if (pattern === '*') return true;
+  if (pattern.endsWith(' *')) {
+    const prefix = pattern.slice(0, -2).trimEnd();
+    if (command === prefix) return true;
+    if (!command.startsWith(`${prefix} `)) return false;
+    return !SHELL_OPERATORS.test(command.slice(prefix.length));
+  }
+  return command === pattern;
+}
+
+/** A workspace-relative path with forward slashes; undefined when it is absolute or leaves the workspace. */
+function normalisePath(subject: string): string | undefined {
+  const path = subject.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  if (path === '' || path.startsWith('/') || /^[a-zA-Z]:/.test(path)) return undefined;
+  if (path.split('/').some((segment) => segment === '..')) return undefined;
+  return path;
+}
+
+/**
+ * The narrowest rule that allows exactly this subject, offered by "Allow for this workspace"
+ * and "Allow always"; undefined when no rule can name it without allowing more.
+ */
+export function ruleForSubject(action: string, subject: string | undefined): ApprovalRulePattern | undefined {
+  const kind = ruleKindOf(action);
+  if (!kind || subject === undefined) return undefined;
+  let pattern: string;
+  switch (kind) {
+    case 'edit': {
+      const path = normalisePath(subject);
+      if (path === undefined) return undefined;
+      pattern = escapeGlob(path);
+      break;
+    }
+    case 'command':
+      pattern = subject.trim();
+      // "*" and "... *" are wildcards in a command rule: such a command has no exact rule.
+      if (pattern === '*' || pattern.endsWith(' *')) return undefined;
+      break;
+    case 'tool':
+      pattern = escapeGlob(subject);
+      break;
+  }
+  if (pattern === '' || pattern.length > MAX_PATTERN_LENGTH || /[\r\n]/.test(pattern)) return undefined;
+  const rule = { kind, pattern };
+  // The rule must read back as itself and cover its subject (a safety net for odd names).
+  const reread = parseApprovalRule(formatApprovalRule(rule));
+  if (!reread.ok || reread.rule.pattern !== pattern || !ruleMatches(rule, action, subject)) return undefined;
+  return rule;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[\\*?[\]{}()!+@|^$]/g, '\\$&');
+}
+
+/** The first rule that allows the action, in the order given. */
+export function findMatchingRule(rules: readonly ApprovalRule[], action: string, subject: string | undefined): ApprovalRule | undefined {
+  if (subject === undefined) return undefined;
+  return rules.find((rule) => ruleMatches(rule, action, subject));
+}
+
+/** Rules kept in memory: the default when the editor supplies no store, and for tests. */
+export class MemoryApprovalRuleStore implements ApprovalRuleStore {
+  private readonly list: ApprovalRule[];
+
+  constructor(initial: readonly ApprovalRule[] = []) {
+    this.list = [...initial];
+  }
+
+  rules(): readonly ApprovalRule[] {
+    return this.list;
+  }
+
+  remember(rule: ApprovalRulePattern, scope: StoredRuleScope): Promise<void> {
+    if (!this.list.some((r) => r.scope === scope && r.kind === rule.kind && r.pattern === rule.pattern)) this.list.push({ ...rule, scope });
+    return Promise.resolve();
+  }
+
+  remove(rule: ApprovalRule): void {
+    const i = this.list.findIndex((r) => r.scope === rule.scope && r.kind === rule.kind && r.pattern === rule.pattern);
+    if (i >= 0) this.list.splice(i, 1);
+  }
+}
