@@ -23,6 +23,7 @@ import { REVIEW_SCHEME, ReviewPreviews } from './reviewPreview';
 import { readSettings, type ArborSettings } from './settings';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './transcripts';
 import { RunLinkHandler } from './uriHandler';
+import { AgentsWithChangesTree, ChangeReview, ChangedFilesIndex, ORIGINAL_SCHEME, OriginalContentProvider, type AgentsViewNode } from './review';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
 /** A live agent as the exported API describes it. */
@@ -54,7 +55,11 @@ export interface ArborApi {
 export interface ArborTesting {
   runtime: Runtime;
   tree: AgentsTreeProvider;
-  treeView: vscode.TreeView<Agent>;
+  /** The Agents view: agents and, under each, the files it changed. */
+  treeView: vscode.TreeView<AgentsViewNode>;
+  changesTree: AgentsWithChangesTree;
+  /** Review, Keep and Undo of each agent's changes (tests replace its modal confirmation). */
+  review: ChangeReview;
   picker: QuestionPicker;
   /** The read-only previews prompts open for what they ask the human to decide on. */
   previews: ReviewPreviews;
@@ -107,7 +112,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
   const tree = new AgentsTreeProvider(runtime, runtime.interaction);
-  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
+  const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${err instanceof Error ? err.message : String(err)}`));
+  const changesTree = new AgentsWithChangesTree(tree, runtime, changedFiles);
+  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: changesTree, showCollapseAll: true });
+  const review = new ChangeReview({ runtime, index: changedFiles, store, log });
   const transcripts = new TranscriptProvider(runtime);
   const conversations = new ConversationPanels({
     runtime,
@@ -164,7 +172,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     previews,
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, previews),
     tree,
+    changedFiles,
+    changesTree,
     treeView,
+    vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, new OriginalContentProvider(runtime.changes)),
+    ...review.register(),
     transcripts,
     conversations,
     ...registerConversationCommands({ runtime, tree, conversations, log }),
@@ -234,6 +246,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       runtime,
       tree,
       treeView,
+      changesTree,
+      review,
       picker,
       previews,
       transcripts,

@@ -85,7 +85,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const hadUnsavedChanges = document.isDirty;
     edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused the edit of "${p.relative}".`, { path: p.relative });
-    if (!hadUnsavedChanges && !(await document.save())) {
+    if (!hadUnsavedChanges && !(await saveDocument(document))) {
       throw new ArborError('TOOL_FAILED', `"${p.relative}" was changed in the editor but could not be saved.`, { path: p.relative });
     }
   }
@@ -143,6 +143,18 @@ export class VsCodeWorkspace implements WorkspacePort {
     if (folders.length === 0) throw new ArborError('WORKSPACE_NONE', 'No workspace folder is open, so there are no files to work on. Ask the user to open a folder.');
     return folders;
   }
+}
+
+/**
+ * Saves a document. Under load the editor sometimes answers a save with false while another
+ * save of the same document is under way (it joins that one) or its file is being re-read: the
+ * document is then clean or is saved by asking again. False only when it stays unsaved.
+ */
+async function saveDocument(document: vscode.TextDocument, attempts = 3): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if ((await document.save()) || !document.isDirty) return true;
+  }
+  return false;
 }
 
 function openDocument(p: WorkspacePath): vscode.TextDocument | undefined {
