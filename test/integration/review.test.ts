@@ -111,8 +111,16 @@ describe('Review, Keep and Undo of what an agent changed', function () {
       if (agent.kind !== 'one-shot') await t.runtime.end(agent);
     }
     await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-    // Every tab but the shopping list's editor: diffs, the changes editor, created files.
-    const mine = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => !(tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file));
+    // Only this suite's tabs (diffs, the changes editor, files the agents created): others, such
+    // as a conversation view, must survive a later window reload.
+    const mine = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter(
+        (tab) =>
+          tab.input instanceof vscode.TabInputTextDiff ||
+          tab.label.startsWith('Changes by ') ||
+          (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath.startsWith(root + path.sep) && tab.input.uri.fsPath !== file),
+      );
     await vscode.window.tabGroups.close(mine);
     await resetFile();
   });
