@@ -31,6 +31,7 @@ export type ArborErrorCode =
   | 'EDIT_STALE'
   | 'SEARCH_INVALID'
   | 'CHANGES_UNREADABLE'
+  | 'CHANGED_SINCE'
   // interaction
   | 'ASK_ABORTED'
   | 'EMPTY_QUESTIONS'

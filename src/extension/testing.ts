@@ -18,6 +18,7 @@ import type { HistoryTreeProvider } from './history/historyTree';
 import type { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import type { OpenedPrompt, QuestionPicker } from './questions/questionPicker';
 import type { ReviewPreviews } from './questions/reviewPreview';
+import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './review';
 import type { RuntimeHost } from './runtimeHost';
 import type { ArborViews } from './views';
 
@@ -35,7 +36,11 @@ export interface ArborObservations {
 export interface ArborTesting {
   runtime: Runtime;
   tree: AgentsTreeProvider;
-  treeView: vscode.TreeView<Agent>;
+  /** The Agents view: agents and, under each, the files it changed. */
+  treeView: vscode.TreeView<AgentsViewNode>;
+  changesTree: AgentsWithChangesTree;
+  /** Review, Keep and Undo of each agent's changes (tests replace its modal confirmation). */
+  review: ChangeReview;
   picker: QuestionPicker;
   /** The read-only previews prompts open for what they ask the human to decide on. */
   previews: ReviewPreviews;

@@ -165,10 +165,13 @@ describe('change sets record what each agent changed, beside the session', () =>
     const b = await ws.resolve('b.txt');
     assert.strictEqual(await changes.recordBefore('s1', a, 'original\n'), true);
     await ws.writeText(a, 'first edit\n');
+    await changes.recordWritten('s1', 'a.txt', 'first edit\n');
     assert.strictEqual(await changes.recordBefore('s1', a, 'first edit\n'), false, 'only the first change is recorded');
     await ws.writeText(a, 'second edit\n');
+    await changes.recordWritten('s1', 'a.txt', 'second edit\n');
     await changes.recordBefore('s1', b, null);
     await ws.writeText(b, 'created\n');
+    await changes.recordWritten('s1', 'b.txt', 'created\n');
 
     const reloaded = new ChangeSets(new FileChangeSetStorage(sessions), () => ws);
     const listed = await reloaded.list('s1');

@@ -268,7 +268,8 @@ export function unifiedDiff(relative: string, before: string | null, after: stri
 /**
  * Asks for approval with the diff, then writes only if the file still holds what the diff was
  * made from (EDIT_STALE otherwise). The original content is recorded in the agent's change set
- * before the write; a write that fails takes its fresh record back.
+ * before the write; a write that fails takes its fresh record back; a write that succeeded
+ * records what it left, so Undo can tell a later change by someone else.
  */
 async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<ToolResult> {
   const created = before === null;
@@ -294,6 +295,7 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     if (added) await changes.forget(ctx.agent.id, file.relative);
     throw err;
   }
+  await changes.recordWritten(ctx.agent.id, file.relative, after);
   const lines = after === '' ? 0 : after.split('\n').length - (after.endsWith('\n') ? 1 : 0);
   return { content: JSON.stringify({ status: created ? 'created' : 'edited', path: file.relative, lines }) };
 }

@@ -15,7 +15,7 @@ export interface HistoryCommandDeps {
   store: JsonlSessionStore | undefined;
   history: HistoryTreeProvider;
   transcripts: TranscriptProvider;
-  agentsView: vscode.TreeView<Agent>;
+  agentsView: Pick<vscode.TreeView<Agent>, 'reveal'>;
   log: vscode.LogOutputChannel;
 }
 
