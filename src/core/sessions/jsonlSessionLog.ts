@@ -247,7 +247,7 @@ export class JsonlSessionLog implements SessionLog {
       throw e;
     }
     this.closed = true;
-    if (this.lock) await this.pool.run(() => this.lock!.release());
+    await this.lock?.release();
     this.release();
   }
 
@@ -256,7 +256,7 @@ export class JsonlSessionLog implements SessionLog {
     this.released = true;
     this.clearTimer();
     if (sync) this.lock?.releaseSync();
-    else if (this.lock) void this.pool.run(() => this.lock!.release());
+    else void this.lock?.release();
     this.onClose?.(this);
   }
 
@@ -305,7 +305,10 @@ export class JsonlSessionLog implements SessionLog {
     this.pendingChars = 0;
     this.nextOffset += data.length;
     this.inFlight = batch;
-    this.pool.run(() => this.writeBatch(batch)).then(
+    // The lock is taken with the first write, off the path that creates the agent, and before
+    // the write takes a slot of the pool: claims of many logs are written together.
+    const write = (): Promise<number | undefined> => this.pool.run(() => this.writeBatch(batch));
+    (this.lock && !this.lock.isHeld ? this.lock.acquire().then(write) : write()).then(
       (end) => this.onBatchWritten(batch, end),
       (e: unknown) => this.onBatchFailed(batch, e),
     );
@@ -314,7 +317,6 @@ export class JsonlSessionLog implements SessionLog {
   /** Writes one batch; resolves with the file's length after it (undefined: superseded). */
   private async writeBatch(batch: Batch): Promise<number | undefined> {
     if (this.inFlight !== batch) return undefined;
-    // The lock is taken with the first write, off the path that creates the agent.
     if (this.lock && !this.lock.isHeld) await this.lock.acquire();
     let handle: fs.promises.FileHandle;
     if (this.identity) {
