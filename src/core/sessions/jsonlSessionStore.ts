@@ -121,6 +121,20 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.index = new SessionIndex(root, this.pool);
+    this.readNames();
+  }
+
+  /** Reads the folder's names in the background, so that `create` tells a taken id without a look at the disk. */
+  private readNames(): void {
+    if (this.known || this.readingNames) return;
+    this.readingNames = true;
+    fs.promises.readdir(this.root).then(
+      (names) => this.knowNames(names.filter((n) => n.endsWith(SESSION_FILE_EXTENSION))),
+      (e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.knowNames([]);
+        else this.readingNames = false; // asked again at the next create
+      },
+    );
   }
 
   /** Absolute path of the file that holds session `id`. */
@@ -134,9 +148,9 @@ export class JsonlSessionStore implements SessionLogFactory {
    * the file created by someone else fails its writes with SESSION_EXISTS (reported on its
    * agent) instead of writing into it. Creating a file costs milliseconds on some disks, so it
    * happens off the path that starts an agent. Throws SESSION_EXISTS at once when the id has an
-   * open log here or a file this store knows of (the folder is read once, in the background, at
-   * the first create; until then the disk is asked), INPUT_INVALID for a header that does not
-   * match the schema.
+   * open log here or a file this store knows of (the folder is read once, in the background
+   * when the store is made, or at the first create if that comes first), INPUT_INVALID for a
+   * header that does not match the schema.
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
@@ -167,17 +181,14 @@ export class JsonlSessionStore implements SessionLogFactory {
   /** Whether a session file of this name is in the folder, as far as this store knows. */
   private isKnown(name: string, file: string): boolean {
     if (this.known) return this.known.has(name);
-    if (!this.readingNames) {
-      this.readingNames = true;
-      fs.promises.readdir(this.root).then(
-        (names) => this.knowNames(names.filter((n) => n.endsWith(SESSION_FILE_EXTENSION))),
-        (e: unknown) => {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.knowNames([]);
-          else this.readingNames = false; // asked again at the next create
-        },
-      );
+    // A session created before the background read finished: read the folder once, now.
+    try {
+      this.knowNames(fs.readdirSync(this.root).filter((n) => n.endsWith(SESSION_FILE_EXTENSION)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return fs.existsSync(file);
+      this.knowNames([]);
     }
-    return fs.existsSync(file);
+    return this.known!.has(name);
   }
 
   /** Session files found in the folder. */
