@@ -8,6 +8,17 @@ import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { makeTempDir } from './sessions.fixtures';
 
+/** The window whose lock file (in `<folder>/locks/`) lists session `id`, if any. */
+function lockHolder(folder: string, id: string): { owner: string; pid: number } | undefined {
+  const locks = path.join(folder, 'locks');
+  const names = fs.existsSync(locks) ? fs.readdirSync(locks).filter((n) => n.endsWith('.lock')) : [];
+  for (const name of names) {
+    const window = JSON.parse(fs.readFileSync(path.join(locks, name), 'utf8')) as { owner: string; pid: number; sessions: Record<string, string> };
+    if (id in window.sessions) return { owner: window.owner, pid: window.pid };
+  }
+  return undefined;
+}
+
 /** A second window: its own process holding a session of the shared folder. */
 class OtherWindow {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -37,6 +48,18 @@ class OtherWindow {
       if (this.child.exitCode !== null) throw new Error(`the other window exited: ${this.output}`);
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
+  }
+
+  /** Whether the window got the session ("ready") or was refused (exit code 3). */
+  async outcome(): Promise<'ready' | 'refused'> {
+    while (!this.output.split('\n').includes('ready')) {
+      if (this.child.exitCode !== null) {
+        if (this.child.exitCode === 3) return 'refused';
+        throw new Error(`the other window exited: ${this.output}`);
+      }
+      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), this.exited]);
+    }
+    return 'ready';
   }
 
   send(line: string): void {
@@ -98,14 +121,13 @@ describe('durable sessions: two windows sharing a session folder', () => {
     const crashed = new OtherWindow(dir, 'orphan', 'Window One', 'create');
     windows.push(crashed);
     await crashed.printed('ready');
-    assert.ok(fs.existsSync(path.join(dir, 'orphan.jsonl.lock')));
+    assert.deepEqual(lockHolder(dir, 'orphan'), { owner: 'Window One', pid: crashed.pid });
     crashed.kill();
     await crashed.exited;
 
     const second = new JsonlSessionStore(dir, { owner: 'Window Two' });
     const log = await second.reopenLog('orphan');
-    const lock = JSON.parse(fs.readFileSync(path.join(dir, 'orphan.jsonl.lock'), 'utf8')) as { owner: string; pid: number };
-    assert.deepEqual([lock.owner, lock.pid], ['Window Two', process.pid]);
+    assert.deepEqual(lockHolder(dir, 'orphan'), { owner: 'Window Two', pid: process.pid });
 
     // And a third window is refused while the second holds it.
     const third = new OtherWindow(dir, 'orphan', 'Window Three', 'reopen');
@@ -114,12 +136,28 @@ describe('durable sessions: two windows sharing a session folder', () => {
 
     log.append({ type: 'assistant_text', at: new Date().toISOString(), text: 'after the crash' });
     await second.dispose();
-    assert.equal(fs.existsSync(path.join(dir, 'orphan.jsonl.lock')), false, 'released when the log closes');
+    assert.equal(lockHolder(dir, 'orphan'), undefined, 'released when the log closes');
     const loaded = await new JsonlSessionStore(dir).loadSession('orphan');
     assert.deepEqual(
       loaded.events.map((e) => (e as { text?: string }).text),
       ['Window One opened it', 'after the crash'],
     );
+  });
+
+  it('two windows resuming one session at the same moment never both get it', async function () {
+    this.timeout(60_000);
+    const store = new JsonlSessionStore(dir);
+    await store.create({ type: 'header', version: 1, id: 'contested', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' }).close();
+    await store.dispose();
+    for (let round = 0; round < 2; round++) {
+      const pair = [new OtherWindow(dir, 'contested', `Window A${round}`, 'reopen'), new OtherWindow(dir, 'contested', `Window B${round}`, 'reopen')];
+      windows.push(...pair);
+      const outcomes = await Promise.all(pair.map((w) => w.outcome()));
+      assert.ok(outcomes.filter((o) => o === 'ready').length <= 1, `round ${round}: ${outcomes.join(', ')}`);
+      // A killed holder counts as crashed: the next round takes the session over.
+      for (const w of pair) w.kill();
+      await Promise.all(pair.map((w) => w.exited));
+    }
   });
 
   it('resume in the second window reports the first window by name', async function () {
@@ -143,10 +181,10 @@ describe('durable sessions: two windows sharing a session folder', () => {
     const log = store.create({ type: 'header', version: 1, id: 'closing', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' });
     log.append({ type: 'turn_start', at: new Date().toISOString(), turn: 1 });
     await log.flush();
-    assert.ok(fs.existsSync(path.join(dir, 'closing.jsonl.lock')));
+    assert.equal(lockHolder(dir, 'closing')?.owner, 'Window One');
     log.append({ type: 'user_message', at: new Date().toISOString(), text: 'written at close', from: 'user' });
     assert.deepEqual(store.closeAllSync(), []);
-    assert.equal(fs.existsSync(path.join(dir, 'closing.jsonl.lock')), false);
+    assert.equal(lockHolder(dir, 'closing'), undefined);
     // The shutdown aborted the turn; its end arrives after the close and stays in memory.
     log.append({ type: 'turn_end', at: new Date().toISOString(), turn: 1, reason: 'aborted', cause: 'disposed' });
     const loaded = await new JsonlSessionStore(dir).loadSession('closing');

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { FilePool } from './filePool';
-import { withChecksum } from './lineChecksum';
+import { LineBuffer, withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
@@ -40,7 +40,6 @@ export interface FileIdentity {
 
 interface Batch {
   offset: number;
-  text: string;
   data: Buffer;
   /** How many lines are durable once this batch is written. */
   linesUpTo: number;
@@ -107,8 +106,8 @@ export class JsonlSessionLog implements SessionLog {
   private readonly onError?: (error: ArborError) => void;
   private readonly onClose?: (log: JsonlSessionLog) => void;
 
-  private pending: string[] = [];
-  private pendingChars = 0;
+  /** Lines appended and not yet handed to a write. */
+  private readonly pending = new LineBuffer();
   /** Lines handed to this log (the header counts as one). */
   private appendedLines: number;
   /** Lines known to be written. */
@@ -148,7 +147,7 @@ export class JsonlSessionLog implements SessionLog {
       this.list = [];
       this.appendedLines = this.durableLines = 0;
       this.nextOffset = 0;
-      this.enqueue(withChecksum(JSON.stringify(init.header)) + '\n');
+      this.enqueue(JSON.stringify(init.header));
     }
   }
 
@@ -182,7 +181,7 @@ export class JsonlSessionLog implements SessionLog {
     }
     this.list.push(parsed.data);
     if (this.detached) return;
-    this.enqueue(withChecksum(JSON.stringify(parsed.data)) + '\n');
+    this.enqueue(JSON.stringify(parsed.data));
   }
 
   /** `listener(undefined)` means the write problem reported before is solved. */
@@ -205,20 +204,20 @@ export class JsonlSessionLog implements SessionLog {
     this.clearTimer();
     if (!this.dirty) return;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
-    const text = (this.inFlight ? this.inFlight.text : '') + this.pending.join('');
-    const batch: Batch = { offset, text, data: Buffer.from(text, 'utf8'), linesUpTo: this.appendedLines };
+    if (this.inFlight) this.pending.unshift(this.inFlight.data);
+    const batch: Batch = { offset, data: this.pending.take(), linesUpTo: this.appendedLines };
     let end: number;
     try {
       end = this.writeBatchSync(batch);
     } catch (e) {
+      // Waiting again, behind the in-flight write if one still runs.
+      this.pending.unshift(this.inFlight ? batch.data.subarray(this.inFlight.data.length) : batch.data);
       const error = this.writeError(e);
       this.fail(error);
       throw error;
     }
     // The in-flight write, if it still runs, sees it is no longer current and stops.
     this.inFlight = undefined;
-    this.pending = [];
-    this.pendingChars = 0;
     this.nextOffset = end;
     this.durableLines = this.appendedLines;
     this.settleWaiters();
@@ -251,7 +250,7 @@ export class JsonlSessionLog implements SessionLog {
       throw e;
     }
     this.closed = true;
-    if (this.lock) await this.pool.run(() => this.lock!.release());
+    await this.lock?.release();
     this.release();
   }
 
@@ -260,7 +259,7 @@ export class JsonlSessionLog implements SessionLog {
     this.released = true;
     this.clearTimer();
     if (sync) this.lock?.releaseSync();
-    else if (this.lock) void this.pool.run(() => this.lock!.release());
+    else void this.lock?.release();
     this.onClose?.(this);
   }
 
@@ -276,11 +275,11 @@ export class JsonlSessionLog implements SessionLog {
     this.timer.unref();
   }
 
-  private enqueue(line: string): void {
-    this.pending.push(line);
-    this.pendingChars += line.length;
+  /** Queues the line of one JSON object. */
+  private enqueue(json: string): void {
+    this.pending.appendJson(json);
     this.appendedLines++;
-    if (this.pendingChars >= this.policy.maxBufferedBytes) this.startWrite();
+    if (this.pending.length >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
   }
 
@@ -302,14 +301,14 @@ export class JsonlSessionLog implements SessionLog {
   private startWrite(): void {
     this.clearTimer();
     if (this.inFlight || this.pending.length === 0) return;
-    const text = this.pending.join('');
-    const data = Buffer.from(text, 'utf8');
-    const batch: Batch = { offset: this.nextOffset, text, data, linesUpTo: this.appendedLines };
-    this.pending = [];
-    this.pendingChars = 0;
+    const data = this.pending.take();
+    const batch: Batch = { offset: this.nextOffset, data, linesUpTo: this.appendedLines };
     this.nextOffset += data.length;
     this.inFlight = batch;
-    this.pool.run(() => this.writeBatch(batch)).then(
+    // The lock is taken with the first write, off the path that creates the agent, and before
+    // the write takes a slot of the pool: claims of many logs are written together.
+    const write = (): Promise<number | undefined> => this.pool.run(() => this.writeBatch(batch));
+    (this.lock && !this.lock.isHeld ? this.lock.acquire().then(write) : write()).then(
       (end) => this.onBatchWritten(batch, end),
       (e: unknown) => this.onBatchFailed(batch, e),
     );
@@ -318,7 +317,6 @@ export class JsonlSessionLog implements SessionLog {
   /** Writes one batch; resolves with the file's length after it (undefined: superseded). */
   private async writeBatch(batch: Batch): Promise<number | undefined> {
     if (this.inFlight !== batch) return undefined;
-    // The lock is taken with the first write, off the path that creates the agent.
     if (this.lock && !this.lock.isHeld) await this.lock.acquire();
     let handle: fs.promises.FileHandle;
     if (this.identity) {
@@ -445,7 +443,7 @@ export class JsonlSessionLog implements SessionLog {
     this.settleWaiters();
     this.succeeded();
     if (this.pending.length === 0) return;
-    if (this.waiters.length > 0 || this.pendingChars >= this.policy.maxBufferedBytes) this.startWrite();
+    if (this.waiters.length > 0 || this.pending.length >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
   }
 
@@ -453,8 +451,7 @@ export class JsonlSessionLog implements SessionLog {
     if (this.inFlight !== batch) return;
     this.inFlight = undefined;
     // Put the batch back in front: the next flush or append writes it again at the same offset.
-    this.pending.unshift(batch.text);
-    this.pendingChars += batch.text.length;
+    this.pending.unshift(batch.data);
     this.nextOffset = batch.offset;
     const error = this.writeError(cause);
     const waiters = this.waiters;

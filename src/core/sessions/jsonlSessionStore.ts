@@ -9,7 +9,7 @@ import { FilePool } from './filePool';
 import { DEFAULT_WRITE_POLICY, JsonlSessionLog, sessionFileBytes, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
-import { SessionLock, type LockOwner } from './sessionLock';
+import { SessionLock, WindowLock } from './sessionLock';
 import { damageOf, describeDamage, interruptedTurnEnd, openTurnOf, parsedFrom, type ParsedSessionFile, type SessionDamage } from './sessionFileParser';
 import { SessionIndex, type SessionIndexEntry } from './sessionIndex';
 import { scanSessionFile, summaryOf } from './sessionScan';
@@ -94,13 +94,22 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly onError?: (error: ArborError) => void;
   /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
   private readonly pool = new FilePool();
-  private readonly owner: LockOwner;
+  /** This store's lock file: the sessions it writes, so that no other window writes them. */
+  private readonly locks: WindowLock;
   /** Header and summary per file, so listing reads a stat per session instead of every file. */
   private readonly index: SessionIndex;
   /** Logs open for writing, by session id. */
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
   private readonly opening = new Set<string>();
+  /**
+   * Names of the session files known to be in the folder (read once, then every file created,
+   * reopened or listed here), so that creating a session costs no look at the disk.
+   */
+  private known: Set<string> | undefined;
+  /** Names created before the folder was first read. */
+  private knownLater: string[] = [];
+  private readingNames = false;
   private disposed = false;
 
   constructor(
@@ -114,8 +123,22 @@ export class JsonlSessionStore implements SessionLogFactory {
       fsyncAtFlush: options.fsyncAtFlush ?? DEFAULT_WRITE_POLICY.fsyncAtFlush,
     };
     this.onError = options.onError;
-    this.owner = { description: options.owner ?? `Arbor in process ${process.pid}` };
+    this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.index = new SessionIndex(root, this.pool);
+    this.readNames();
+  }
+
+  /** Reads the folder's names in the background, so that `create` tells a taken id without a look at the disk. */
+  private readNames(): void {
+    if (this.known || this.readingNames) return;
+    this.readingNames = true;
+    fs.promises.readdir(this.root).then(
+      (names) => this.knowNames(names.filter((n) => n.endsWith(SESSION_FILE_EXTENSION))),
+      (e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.knowNames([]);
+        else this.readingNames = false; // asked again at the next create
+      },
+    );
   }
 
   /** Absolute path of the file that holds session `id`. */
@@ -129,7 +152,9 @@ export class JsonlSessionStore implements SessionLogFactory {
    * the file created by someone else fails its writes with SESSION_EXISTS (reported on its
    * agent) instead of writing into it. Creating a file costs milliseconds on some disks, so it
    * happens off the path that starts an agent. Throws SESSION_EXISTS at once when the id has an
-   * open log here or a file already, INPUT_INVALID for a header that does not match the schema.
+   * open log here or a file this store knows of (the folder is read once, in the background
+   * when the store is made, or at the first create if that comes first), INPUT_INVALID for a
+   * header that does not match the schema.
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
@@ -138,21 +163,50 @@ export class JsonlSessionStore implements SessionLogFactory {
     if (header.version !== SESSION_FORMAT_VERSION) {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }
-    const file = this.fileOf(header.id);
-    if (this.open.has(header.id) || this.opening.has(header.id) || fs.existsSync(file)) {
+    const name = sessionFileName(header.id);
+    const file = path.join(this.root, name);
+    if (this.open.has(header.id) || this.opening.has(header.id) || this.isKnown(name, file)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
+    this.addKnown(name);
     return this.track(
       new JsonlSessionLog({
         file,
         header,
         policy: this.policy,
         pool: this.pool,
-        lock: new SessionLock(file, header.id, this.owner),
+        lock: new SessionLock(this.locks, header.id),
         onError: this.onError,
         onClose: (log) => this.release(log),
       }),
     );
+  }
+
+  /** Whether a session file of this name is in the folder, as far as this store knows. */
+  private isKnown(name: string, file: string): boolean {
+    if (this.known) return this.known.has(name);
+    // A session created before the background read finished: read the folder once, now.
+    try {
+      this.knowNames(fs.readdirSync(this.root).filter((n) => n.endsWith(SESSION_FILE_EXTENSION)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return fs.existsSync(file);
+      this.knowNames([]);
+    }
+    return this.known!.has(name);
+  }
+
+  /** Session files found in the folder. */
+  private knowNames(names: readonly string[]): void {
+    if (!this.known) {
+      this.known = new Set(this.knownLater);
+      this.knownLater = [];
+    }
+    for (const name of names) this.known.add(name);
+  }
+
+  private addKnown(name: string): void {
+    if (this.known) this.known.add(name);
+    else this.knownLater.push(name);
   }
 
   /**
@@ -168,7 +222,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     this.opening.add(id);
     const file = this.fileOf(id);
-    const lock = new SessionLock(file, id, this.owner);
+    const lock = new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
     try {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
@@ -237,6 +291,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     let names: string[];
     try {
       names = (await fs.promises.readdir(this.root)).filter((n) => n.endsWith(SESSION_FILE_EXTENSION));
+      this.knowNames(names);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
         diagnostics.push({ code: 'SESSION_UNREADABLE', message: `Cannot read the session folder: ${errorText(e)}.`, file: this.root });
@@ -383,13 +438,16 @@ export class JsonlSessionStore implements SessionLogFactory {
   closeAllSync(): ArborError[] {
     this.disposed = true;
     const errors: ArborError[] = [];
-    for (const log of [...this.open.values()]) {
-      try {
-        log.closeSync();
-      } catch (e) {
-        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+    // One write of the lock file for all the sessions let go.
+    this.locks.batchSync(() => {
+      for (const log of [...this.open.values()]) {
+        try {
+          log.closeSync();
+        } catch (e) {
+          errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+        }
       }
-    }
+    });
     return errors;
   }
 

@@ -14,9 +14,10 @@ const PREFIX = '{"crc":"';
 const PREFIX_LENGTH = PREFIX.length + 8 + 2;
 const HEX8 = /^[0-9a-f]{8}$/;
 
-/** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallback below. */
-const nodeCrc32 = (zlib as { crc32?: (data: string) => number }).crc32;
-const crc32: (text: string) => number = typeof nodeCrc32 === 'function' ? (text) => nodeCrc32(text) : crc32Fallback;
+/** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallbacks below. */
+const nativeCrc32 = (zlib as { crc32?: (data: string | Uint8Array) => number }).crc32;
+const crc32: (text: string) => number = nativeCrc32 ?? crc32Fallback;
+const crc32OfBytes: (bytes: Uint8Array) => number = nativeCrc32 ?? crc32BytesFallback;
 
 function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
@@ -41,10 +42,75 @@ export function checkLine(line: string): DecodedLine {
   return { ok: true, json, checked: true };
 }
 
+const PREFIX_BYTES = Buffer.from(PREFIX, 'latin1');
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * Checksummed lines written straight into one growing buffer: the same bytes as
+ * `withChecksum(json) + '\n'` per line, without a string per line. The log keeps what waits
+ * to be written here, outside the JavaScript heap, so a thousand agents' unwritten lines cost
+ * the garbage collector nothing.
+ */
+export class LineBuffer {
+  private buffer: Buffer | undefined;
+  private used = 0;
+
+  /** Bytes waiting. */
+  get length(): number {
+    return this.used;
+  }
+
+  /** Appends the line of one JSON object (`json` starts with `{` and is not `{}`) and its newline. */
+  appendJson(json: string): void {
+    // The JSON goes where the line has it, its `{` on the `,` after the checksum; the checksum
+    // is taken over the JSON's own bytes, then the `{` becomes that `,` and the prefix goes before it.
+    // Up to 3 bytes per UTF-16 unit; a long text is measured instead of reserving three times it.
+    const start = this.reserve(PREFIX_LENGTH + (json.length > 4096 ? Buffer.byteLength(json, 'utf8') : json.length * 3));
+    const buffer = this.buffer!;
+    const at = start + PREFIX_LENGTH - 1;
+    const written = buffer.write(json, at, 'utf8');
+    let crc = crc32OfBytes(buffer.subarray(at, at + written)) >>> 0;
+    PREFIX_BYTES.copy(buffer, start);
+    for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
+      buffer[start + i] = HEX_DIGITS[crc & 0xf];
+      crc >>>= 4;
+    }
+    buffer[start + PREFIX_LENGTH - 2] = 0x22; // "
+    buffer[at] = 0x2c; // ,
+    buffer[at + written] = 0x0a;
+    this.used = at + written + 1;
+  }
+
+  /** Everything waiting, handed over: the buffer starts anew. */
+  take(): Buffer {
+    const taken = this.buffer ? this.buffer.subarray(0, this.used) : Buffer.alloc(0);
+    this.buffer = undefined;
+    this.used = 0;
+    return taken;
+  }
+
+  /** Puts bytes taken before back in front (a write that failed). */
+  unshift(data: Buffer): void {
+    const rest = this.take();
+    this.buffer = Buffer.concat([data, rest]);
+    this.used = this.buffer.length;
+  }
+
+  /** Room for `bytes` more; returns where they start. */
+  private reserve(bytes: number): number {
+    const need = this.used + bytes;
+    if (!this.buffer || this.buffer.length < need) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : 2048));
+      if (this.buffer) this.buffer.copy(grown, 0, 0, this.used);
+      this.buffer = grown;
+    }
+    return this.used;
+  }
+}
+
 let table: Int32Array | undefined;
 
-/** CRC-32 (the zlib polynomial) of the UTF-8 bytes of `text`, for Node builds without zlib.crc32. */
-export function crc32Fallback(text: string): number {
+function crcTable(): Int32Array {
   if (!table) {
     table = new Int32Array(256);
     for (let n = 0; n < 256; n++) {
@@ -53,7 +119,17 @@ export function crc32Fallback(text: string): number {
       table[n] = c;
     }
   }
+  return table;
+}
+
+/** CRC-32 (the zlib polynomial) of the UTF-8 bytes of `text`, for Node builds without zlib.crc32. */
+export function crc32Fallback(text: string): number {
+  return crc32BytesFallback(Buffer.from(text, 'utf8'));
+}
+
+function crc32BytesFallback(bytes: Uint8Array): number {
+  const t = crcTable();
   let crc = -1;
-  for (const byte of Buffer.from(text, 'utf8')) crc = table[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  for (const byte of bytes) crc = t[(crc ^ byte) & 0xff] ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }

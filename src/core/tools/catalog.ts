@@ -5,15 +5,16 @@ import type { ToolDefinition, ToolResult } from './types';
 
 /**
  * The tools a runtime offers. Each tool's JSON Schema is generated once from its zod schema,
- * so what the model sees and what the runtime parses can never drift apart.
+ * so what the model sees and what the runtime parses can never drift apart; it is generated
+ * when the tool is first offered to a model, not when the runtime is made (the editor's
+ * activation does not pay for it).
  */
 export class ToolCatalog<C> {
-  private readonly tools = new Map<string, { def: ToolDefinition<C>; spec: ToolSpec }>();
+  private readonly tools = new Map<string, { def: ToolDefinition<C>; spec?: ToolSpec }>();
 
   add(def: ToolDefinition<C>): this {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
-    const parameters = def.parameters ?? generatedParameters(def.schema);
-    this.tools.set(def.name, { def, spec: { name: def.name, description: def.description, parameters } });
+    this.tools.set(def.name, { def });
     return this;
   }
 
@@ -33,7 +34,7 @@ export class ToolCatalog<C> {
   /** The specs of the tools `visible` accepts, in definition order. */
   specs(visible: (def: ToolDefinition<C>) => boolean): ToolSpec[] {
     const out: ToolSpec[] = [];
-    for (const { def, spec } of this.tools.values()) if (visible(def)) out.push(spec);
+    for (const entry of this.tools.values()) if (visible(entry.def)) out.push((entry.spec ??= specOf(entry.def)));
     return out;
   }
 
@@ -105,4 +106,8 @@ export function deniedResult(action: string, subject: string | undefined, outcom
 
 export function jsonResult(value: unknown): ToolResult {
   return { content: JSON.stringify(value) };
+}
+
+function specOf<C>(def: ToolDefinition<C>): ToolSpec {
+  return { name: def.name, description: def.description, parameters: def.parameters ?? generatedParameters(def.schema) };
 }
