@@ -3,4 +3,5 @@ export { Runtime, Run, type SubagentService } from './runtime';
 export type { RuntimeEvent, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, ResumeRootOptions, ClosableSessionLog, DurableSessionStore } from './runtime';
 export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, toFailure, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';
+export { untilAborted } from './untilAborted';
 export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';

@@ -15,6 +15,7 @@
  */
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { untilAborted } from '../untilAborted';
 import { deniedResult, errorResult } from './catalog';
 import type { RuntimeToolContext } from './context';
 import type { ToolDefinition, ToolResult } from './types';
@@ -77,20 +78,3 @@ function objectSchema(inputSchema: unknown): Record<string, unknown> {
   return schema;
 }
 
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}

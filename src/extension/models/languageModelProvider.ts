@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ArborError } from '../../core';
+import { ArborError, untilAborted } from '../../core';
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest } from '../../core/models';
 
 /**
@@ -184,24 +184,6 @@ function toModelError(e: unknown, model: vscode.LanguageModelChat, signal: Abort
   return new ArborError('MODEL_ERROR', `${model.name} failed${reason || ' without a message'}.`, details);
 }
 
-/** Rejects with `signal.reason` as soon as the signal aborts, whatever `work` does. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 async function estimateUsage(
   model: vscode.LanguageModelChat,
