@@ -50,6 +50,17 @@ describe('Workspace tools in the editor', function () {
     SHOPPING = fs.readFileSync(path.join(root, 'src', 'shoppingList.js'), 'utf8');
     EDITED = SHOPPING.replace(OLD_LINE, NEW_LINE);
     assert.notStrictEqual(EDITED, SHOPPING);
+    // An earlier suite (the demo's edit) may have left the file open in the editor's memory with
+    // other text, which the editor re-reads from disk only when its file watcher notices: put the
+    // demo's text in that document too, so the agent reads what is on disk.
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(root, 'src', 'shoppingList.js')));
+    if (document.getText() !== SHOPPING) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(document.uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), SHOPPING);
+      assert.ok(await vscode.workspace.applyEdit(edit));
+    }
+    for (let i = 0; i < 3 && document.isDirty; i++) await document.save();
+    await waitFor(() => document.getText() === SHOPPING && !document.isDirty && fs.readFileSync(document.uri.fsPath, 'utf8') === SHOPPING, 'the demo file in the editor as on disk');
   });
   after(async () => {
     await vscode.workspace.getConfiguration('files').update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
