@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
+import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
 import { LineBuffer, withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
@@ -171,17 +172,23 @@ export class JsonlSessionLog implements SessionLog {
     // that cannot be loaded back is refused at its source instead of inside a later batch.
     // The line is made from the parsed copy (plain data with only the schema's keys), so what
     // is written is exactly what was checked, whatever the object appended looked like.
-    const parsed = sessionEventSchema.safeParse(event);
-    if (!parsed.success) {
-      const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
-      this.refused ??= error;
-      this.onError?.(error);
-      this.notify(error);
-      return;
+    // The common events take a quicker check that accepts only what the schema accepts and
+    // returns the same copy; anything else goes to the schema, which decides and explains.
+    let data = fastCheckedEvent(event);
+    if (!data) {
+      const parsed = sessionEventSchema.safeParse(event);
+      if (!parsed.success) {
+        const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
+        this.refused ??= error;
+        this.onError?.(error);
+        this.notify(error);
+        return;
+      }
+      data = parsed.data;
     }
-    this.list.push(parsed.data);
+    this.list.push(data);
     if (this.detached) return;
-    this.enqueue(JSON.stringify(parsed.data));
+    this.enqueue(JSON.stringify(data));
   }
 
   /** `listener(undefined)` means the write problem reported before is solved. */
