@@ -338,17 +338,22 @@ export class JsonlSessionLog implements SessionLog {
     }
     let lost: string | undefined;
     try {
-      const stat = await handle.stat({ bigint: true });
-      if (!this.identity) this.identity = { dev: stat.dev, ino: stat.ino };
-      lost = lostBecause(stat, this.identity, batch.offset);
-      if (lost === undefined) {
-        if (this.inFlight !== batch) return undefined;
-        let written = 0;
-        while (written < batch.data.length) {
-          const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
-          written += bytesWritten;
-        }
+      if (!this.identity) {
+        // The file was just created here, empty: nothing to check before writing, so its
+        // identity (for the checks of later writes) is read while the first batch is written.
+        const [stat, written] = await Promise.allSettled([handle.stat({ bigint: true }), writeAll(handle, batch)]);
+        if (stat.status === 'fulfilled') this.identity = { dev: stat.value.dev, ino: stat.value.ino };
+        if (stat.status === 'rejected') throw stat.reason;
+        if (written.status === 'rejected') throw written.reason;
         if (this.syncs()) await handle.sync();
+      } else {
+        const stat = await handle.stat({ bigint: true });
+        lost = lostBecause(stat, this.identity, batch.offset);
+        if (lost === undefined) {
+          if (this.inFlight !== batch) return undefined;
+          await writeAll(handle, batch);
+          if (this.syncs()) await handle.sync();
+        }
       }
     } finally {
       await handle.close();
@@ -523,6 +528,14 @@ export function sessionFileBytes(header: SessionHeader, events: readonly Session
   const parts = [withChecksum(JSON.stringify(header))];
   for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
   return Buffer.from(parts.join('\n') + '\n', 'utf8');
+}
+
+async function writeAll(handle: fs.promises.FileHandle, batch: Batch): Promise<void> {
+  let written = 0;
+  while (written < batch.data.length) {
+    const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
+    written += bytesWritten;
+  }
 }
 
 /** Why the file at the path is not the file this log wrote, or undefined if it is. */
