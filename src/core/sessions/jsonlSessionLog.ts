@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
+import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
 import { LineBuffer, withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
@@ -171,17 +172,23 @@ export class JsonlSessionLog implements SessionLog {
     // that cannot be loaded back is refused at its source instead of inside a later batch.
     // The line is made from the parsed copy (plain data with only the schema's keys), so what
     // is written is exactly what was checked, whatever the object appended looked like.
-    const parsed = sessionEventSchema.safeParse(event);
-    if (!parsed.success) {
-      const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
-      this.refused ??= error;
-      this.onError?.(error);
-      this.notify(error);
-      return;
+    // The common events take a quicker check that accepts only what the schema accepts and
+    // returns the same copy; anything else goes to the schema, which decides and explains.
+    let data = fastCheckedEvent(event);
+    if (!data) {
+      const parsed = sessionEventSchema.safeParse(event);
+      if (!parsed.success) {
+        const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
+        this.refused ??= error;
+        this.onError?.(error);
+        this.notify(error);
+        return;
+      }
+      data = parsed.data;
     }
-    this.list.push(parsed.data);
+    this.list.push(data);
     if (this.detached) return;
-    this.enqueue(JSON.stringify(parsed.data));
+    this.enqueue(JSON.stringify(data));
   }
 
   /** `listener(undefined)` means the write problem reported before is solved. */
@@ -331,17 +338,22 @@ export class JsonlSessionLog implements SessionLog {
     }
     let lost: string | undefined;
     try {
-      const stat = await handle.stat({ bigint: true });
-      if (!this.identity) this.identity = { dev: stat.dev, ino: stat.ino };
-      lost = lostBecause(stat, this.identity, batch.offset);
-      if (lost === undefined) {
-        if (this.inFlight !== batch) return undefined;
-        let written = 0;
-        while (written < batch.data.length) {
-          const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
-          written += bytesWritten;
-        }
+      if (!this.identity) {
+        // The file was just created here, empty: nothing to check before writing, so its
+        // identity (for the checks of later writes) is read while the first batch is written.
+        const [stat, written] = await Promise.allSettled([handle.stat({ bigint: true }), writeAll(handle, batch)]);
+        if (stat.status === 'fulfilled') this.identity = { dev: stat.value.dev, ino: stat.value.ino };
+        if (stat.status === 'rejected') throw stat.reason;
+        if (written.status === 'rejected') throw written.reason;
         if (this.syncs()) await handle.sync();
+      } else {
+        const stat = await handle.stat({ bigint: true });
+        lost = lostBecause(stat, this.identity, batch.offset);
+        if (lost === undefined) {
+          if (this.inFlight !== batch) return undefined;
+          await writeAll(handle, batch);
+          if (this.syncs()) await handle.sync();
+        }
       }
     } finally {
       await handle.close();
@@ -516,6 +528,14 @@ export function sessionFileBytes(header: SessionHeader, events: readonly Session
   const parts = [withChecksum(JSON.stringify(header))];
   for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
   return Buffer.from(parts.join('\n') + '\n', 'utf8');
+}
+
+async function writeAll(handle: fs.promises.FileHandle, batch: Batch): Promise<void> {
+  let written = 0;
+  while (written < batch.data.length) {
+    const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
+    written += bytesWritten;
+  }
 }
 
 /** Why the file at the path is not the file this log wrote, or undefined if it is. */

@@ -8,7 +8,7 @@ import type { SessionEvent, SessionHeader } from './types';
  * still loads.
  */
 
-const isoTimestamp = z.iso.datetime({ offset: true });
+export const isoTimestamp = z.iso.datetime({ offset: true });
 const count = z.number().int().nonnegative();
 
 export const sessionHeaderSchema = z.object({

@@ -1,0 +1,144 @@
+import { isoTimestamp } from './schema';
+import type { SessionEvent } from './types';
+
+/**
+ * A quicker check of the session events agents append most, in front of `sessionEventSchema`.
+ * It accepts an event only when it is a plain object of one of the common types whose every
+ * key is one the schema knows and every value is exactly what the schema requires, and then
+ * returns the same copy the schema would (same keys, same order). Anything else (an unknown
+ * key, a class instance, a wrong value, a rarer event type) returns undefined, and the writer
+ * asks the schema, which decides and words the error. It never accepts what the schema
+ * rejects; a property test holds it to that.
+ */
+
+type Kind = 'string' | 'count' | 'boolean' | 'iso' | 'counts' | 'toolCall' | ReadonlySet<string>;
+
+interface Field {
+  key: string;
+  kind: Kind;
+  optional: boolean;
+}
+
+const FROM = new Set(['user', 'parent', 'child', 'system']);
+const REASON = new Set(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']);
+const CAUSE = new Set(['user', 'parent', 'disposed', 'budget']);
+const AUTHORITY = new Set(['user', 'ancestor']);
+const DECISION = new Set(['allow-once', 'allow-session', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']);
+const RULE_SCOPE = new Set(['workspace', 'user', 'setting']);
+
+function spec(fields: Record<string, Kind | [Kind, 'optional']>): { fields: Field[]; keys: Set<string> } {
+  const list: Field[] = [];
+  for (const [key, kind] of Object.entries(fields)) {
+    list.push(Array.isArray(kind) ? { key, kind: kind[0], optional: true } : { key, kind, optional: false });
+  }
+  return { fields: list, keys: new Set(['type', ...Object.keys(fields)]) };
+}
+
+/** The fields of each type after `type`, in the schema's order. */
+const SPECS = new Map<string, { fields: Field[]; keys: Set<string> }>([
+  ['user_message', spec({ at: 'iso', text: 'string', from: FROM, queuedId: ['count', 'optional'] })],
+  ['queued', spec({ at: 'iso', id: 'count', text: 'string', from: FROM, atNextStep: ['boolean', 'optional'] })],
+  ['queue_dropped', spec({ at: 'iso', ids: 'counts' })],
+  ['assistant_text', spec({ at: 'iso', text: 'string' })],
+  ['tool_call', spec({ at: 'iso', call: 'toolCall' })],
+  ['tool_result', spec({ at: 'iso', toolCallId: 'string', name: 'string', content: 'string', isError: ['boolean', 'optional'] })],
+  ['turn_start', spec({ at: 'iso', turn: 'count' })],
+  ['turn_end', spec({ at: 'iso', turn: 'count', reason: REASON, cause: [CAUSE, 'optional'], message: ['string', 'optional'] })],
+  ['interrupt', spec({ at: 'iso', authority: AUTHORITY, by: ['string', 'optional'] })],
+  [
+    'approval',
+    spec({
+      at: 'iso',
+      action: 'string',
+      detail: ['string', 'optional'],
+      decision: DECISION,
+      reason: 'string',
+      rule: ['string', 'optional'],
+      ruleScope: [RULE_SCOPE, 'optional'],
+    }),
+  ],
+  ['usage', spec({ at: 'iso', inputTokens: 'count', outputTokens: 'count' })],
+]);
+
+const TOOL_CALL_KEYS = new Set(['id', 'name', 'arguments']);
+/** Do not accept a value: the schema decides. */
+const NO = Symbol('no');
+
+/** Timestamps come in runs of the same string (one per millisecond): the last one accepted. */
+let lastIso = '';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Whether every enumerable key of `value` is one of `keys`. */
+function onlyKeys(value: Record<string, unknown>, keys: ReadonlySet<string>): boolean {
+  for (const key in value) if (!keys.has(key)) return false;
+  return true;
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function checked(kind: Kind, value: unknown): unknown {
+  if (typeof kind !== 'string') return typeof value === 'string' && kind.has(value) ? value : NO;
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string' ? value : NO;
+    case 'count':
+      return isCount(value) ? value : NO;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : NO;
+    case 'iso':
+      if (typeof value !== 'string') return NO;
+      if (value === lastIso) return value;
+      if (!isoTimestamp.safeParse(value).success) return NO;
+      lastIso = value;
+      return value;
+    case 'counts': {
+      if (!Array.isArray(value)) return NO;
+      const out: number[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const n: unknown = value[i];
+        if (!isCount(n)) return NO;
+        out.push(n as number);
+      }
+      return out;
+    }
+    case 'toolCall': {
+      if (!isPlainObject(value) || !onlyKeys(value, TOOL_CALL_KEYS)) return NO;
+      const { id, name, arguments: args } = value;
+      if (typeof id !== 'string' || typeof name !== 'string' || typeof args !== 'string') return NO;
+      return { id, name, arguments: args };
+    }
+  }
+}
+
+/**
+ * The copy `sessionEventSchema.parse(event)` would return, when the quick check can tell the
+ * event is valid; undefined when the schema must decide.
+ */
+export function fastCheckedEvent(event: unknown): SessionEvent | undefined {
+  if (!isPlainObject(event)) return undefined;
+  const type = event.type;
+  if (typeof type !== 'string') return undefined;
+  const s = SPECS.get(type);
+  if (!s || !onlyKeys(event, s.keys)) return undefined;
+  const out: Record<string, unknown> = { type };
+  for (const field of s.fields) {
+    const value = event[field.key];
+    if (value === undefined) {
+      if (!field.optional) return undefined;
+      // The schema keeps a key given as undefined, and adds none that was absent.
+      if (field.key in event) out[field.key] = undefined;
+      continue;
+    }
+    const ok = checked(field.kind, value);
+    if (ok === NO) return undefined;
+    out[field.key] = ok;
+  }
+  return out as SessionEvent;
+}
