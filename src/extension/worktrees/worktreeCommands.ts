@@ -1,4 +1,4 @@
-// Run Agent in Worktree, and Review / Keep / Discard of a worktree agent's changes.
+// Start Agent in a Worktree, and Review / Keep / Discard of a worktree agent's changes.
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
@@ -14,7 +14,7 @@ export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRu
     if (own) return own;
     const all = worktrees.list();
     if (all.length === 0) {
-      void vscode.window.showInformationMessage('No agent works in a worktree. Start one with Arbor: Run Agent in Worktree.');
+      void vscode.window.showInformationMessage('No agent works in a worktree. Start one with Arbor: Start Agent in a Worktree.');
       return undefined;
     }
     const chosen = await vscode.window.showQuickPick(
@@ -40,7 +40,7 @@ export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRu
   const askTask = async (request: unknown): Promise<PublicRunRequest | undefined> => {
     if (request !== undefined) return parsePublicRunRequestFrom('command', request);
     const prompt = await vscode.window.showInputBox({
-      title: 'Arbor: Run Agent in Worktree',
+      title: 'Arbor: Start Agent in a Worktree',
       prompt: 'What should the agent do? It works on a new branch in a worktree of its own; your files change only when you Keep its work.',
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'Describe the task for the agent.'),

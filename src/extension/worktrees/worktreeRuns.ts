@@ -1,5 +1,5 @@
 /**
- * Agents run in a git worktree of their own: Run Agent in Worktree, Review (the worktree's diff
+ * Agents run in a git worktree of their own: Start Agent in a Worktree, Review (the worktree's diff
  * against its base), Keep (applies it to the user's files) and Discard (removes the worktree and
  * its branch).
  *
