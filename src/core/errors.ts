@@ -32,6 +32,11 @@ export type ArborErrorCode =
   | 'SEARCH_INVALID'
   | 'CHANGES_UNREADABLE'
   | 'CHANGED_SINCE'
+  // git worktrees
+  | 'GIT_MISSING'
+  | 'NOT_A_GIT_REPOSITORY'
+  | 'GIT_FAILED'
+  | 'WORKTREE_CONFLICT'
   // interaction
   | 'ASK_ABORTED'
   | 'EMPTY_QUESTIONS'

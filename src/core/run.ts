@@ -1,4 +1,4 @@
-import type { AgentRun } from './agents/agent';
+import type { AgentRun, RunWorkspace } from './agents/agent';
 import type { RunInteractionPolicy } from './interaction/policy';
 import { RunBudget, type RunLimits } from './limits';
 import type { ModelProvider } from './models/types';
@@ -13,6 +13,7 @@ export class Run extends RunBudget implements AgentRun {
     limits: RunLimits,
     readonly policy: RunInteractionPolicy,
     readonly model?: ModelProvider,
+    readonly workspace?: RunWorkspace,
   ) {
     super(limits);
   }

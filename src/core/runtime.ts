@@ -110,7 +110,7 @@ export class Runtime implements AgentHost {
   startRoot(options: StartRootOptions): Agent {
     this.assertOpen();
     const policy = resolveInteractionPolicy(options.context);
-    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy, options.model);
+    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy, options.model, options.workspace);
     const label = options.label?.trim() || labelFromPrompt(options.prompt);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode });
     this.agents.add(agent);

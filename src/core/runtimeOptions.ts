@@ -1,3 +1,4 @@
+import type { RunWorkspace } from './agents/agent';
 import type { DurableSessionStore } from './agents/endedAgentLogs';
 import type { ApprovalRuleStore, RunContext, UserInteractionService } from './interaction';
 import type { RunLimitsInput } from './limits';
@@ -47,6 +48,12 @@ export interface StartRootOptions {
   planMode?: boolean;
   /** A model for this run only (the demo runs on the scripted model whatever the setting). */
   model?: ModelProvider;
+  /**
+   * A folder of this run's own (a git worktree): the run's agents read, edit and run commands
+   * there instead of in the runtime's workspace. Their edits are not recorded in the change sets,
+   * since the folder's own diff against its base is the record.
+   */
+  workspace?: RunWorkspace;
 }
 
 export interface ResumeRootOptions {

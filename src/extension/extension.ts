@@ -21,6 +21,7 @@ import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
 import { createTestingHandle } from './testing';
 import { createViews } from './views';
+import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
 
 export type { AgentSummary, ArborApi } from './api/arborApi';
 export type { ArborObservations, ArborTesting } from './testing';
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(manageApprovals, manageApprovals.register(), vscodeTools);
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
+  const worktrees = new WorktreeRuns(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
 
   context.subscriptions.push(
@@ -55,13 +57,15 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...registerConversationCommands({ runtime, tree, conversations, log }),
     ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log }),
     ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
+    vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
+    ...registerWorktreeCommands(runtime, worktrees, log),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: runs.start, startDemo: runs.startDemo }),
   );
 
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
   const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive') });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }) });
   return api;
 }
 

@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import type { Runtime } from '../core';
 import type { Agent } from '../core/agents';
-import type { SwitchableModel } from '../core/models';
+import { ScriptedModel, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import type { AgentsTreeProvider } from './agents/agentsTree';
 import type { AgentRuns } from './agents/agentRuns';
@@ -21,6 +21,7 @@ import type { ReviewPreviews } from './questions/reviewPreview';
 import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './review';
 import type { RuntimeHost } from './runtimeHost';
 import type { ArborViews } from './views';
+import type { WorktreeRuns } from './worktrees';
 
 /** What the parts did that the human saw, counted since activation. */
 export interface ArborObservations {
@@ -57,6 +58,10 @@ export interface ArborTesting {
   observed: ArborObservations;
   /** Start a root on a scripted model (tests bring their own script). */
   startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+  /** Agents in a worktree of their own (tests replace its Discard confirmation). */
+  worktrees: WorktreeRuns;
+  /** Start a root in a new worktree on a scripted model. */
+  startScriptedInWorktree(script: unknown, prompt: string, label: string): Promise<Agent>;
   /** The handler behind vscode://arbor.arbor/... links. */
   links: RunLinkHandler;
   /** Remembered approval rules (setting, workspace, always) and the Manage Approvals list. */
@@ -79,9 +84,10 @@ export interface TestingParts {
   log: vscode.LogOutputChannel;
   manageApprovals: ManageApprovals;
   vscodeTools: VscodeToolBridge;
+  worktrees: WorktreeRuns;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -100,6 +106,8 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     manageApprovals,
     vscodeTools,
     startScripted: (script, prompt, label, mode = 'interactive') => runs.startScripted(script, { prompt, label }, mode),
+    worktrees,
+    startScriptedInWorktree: (script, prompt, label) => worktrees.start({ prompt, label }, new ScriptedModel(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
     },

@@ -38,10 +38,11 @@ describe('Command Palette for a new user', function () {
 
   it('the unattended command has its own words and says before it starts that it will not ask anything', async function () {
     ui.requireBrowser(this);
-    const title = (vscode.extensions.getExtension('arbor.arbor')!.packageJSON.contributes.commands as { command: string; title: string }[]).find(
-      (c) => c.command === 'arbor.runAgentUnattended',
-    )!.title;
-    assert.ok(!/^Run Agent/.test(title), `"${title}" must not start with the words of Run Agent`);
+    const commands = vscode.extensions.getExtension('arbor.arbor')!.packageJSON.contributes.commands as { command: string; title: string }[];
+    for (const id of ['arbor.runAgentUnattended', 'arbor.runAgentInWorktree']) {
+      const title = commands.find((c) => c.command === id)!.title;
+      assert.ok(!/^Run Agent/.test(title), `"${title}" must not start with the words of Run Agent`);
+    }
     await runFromPalette('Arbor: Start Unattended Run');
     assert.ok(await ui.pageHasText('It will not ask you anything'), 'the task box says the run will not ask');
     await ui.pressKeys('Escape');

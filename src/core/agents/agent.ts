@@ -6,6 +6,7 @@ import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/t
 import { ObservedLog, unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
+import type { WorkspacePort } from '../workspace/port';
 import { Inbox, type InboxItem, type MessageSource } from './inbox';
 import { TurnAbort } from './turnAbort';
 import { TurnLoop, type TurnEnd } from './turnLoop';
@@ -86,6 +87,17 @@ export interface AgentRun extends RunBudget {
   readonly policy: RunInteractionPolicy;
   /** When set, every agent of the run talks to this model instead of the runtime's. */
   readonly model?: ModelProvider;
+  /**
+   * When set, the run works in its own folder (a git worktree) instead of the runtime's
+   * workspace: every agent of the run reads, edits and runs commands there.
+   */
+  readonly workspace?: RunWorkspace;
+}
+
+/** A folder of the run's own and the port to its files. */
+export interface RunWorkspace {
+  readonly folder: string;
+  readonly files: WorkspacePort;
 }
 
 /** Changes without data are shared, not allocated per notification. */

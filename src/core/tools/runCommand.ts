@@ -30,7 +30,7 @@ export const runCommandTool = defineTool({
   schema: runCommandArgsSchema,
   readOnly: false,
   async run(args, ctx) {
-    const workspace = ctx.runtime.workspaceFolder;
+    const workspace = ctx.agent.run.workspace?.folder ?? ctx.runtime.workspaceFolder;
     if (!workspace) {
       return errorResult(new ArborError('TOOL_FAILED', 'No workspace folder is open, so there is nowhere to run commands. Ask the user to open a folder.'));
     }

@@ -65,7 +65,7 @@ export const getDiagnosticsArgsSchema = z.object({
 });
 
 function workspaceOf(ctx: RuntimeToolContext): WorkspacePort {
-  const workspace = ctx.runtime.workspace;
+  const workspace = ctx.agent.run.workspace?.files ?? ctx.runtime.workspace;
   if (!workspace || workspace.folders().length === 0) throw noWorkspace();
   return workspace;
 }
@@ -287,6 +287,11 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     return { content: JSON.stringify({ status: 'denied', path: file.relative, reason: approval.reason }), isError: true };
   }
   ctx.signal.throwIfAborted();
+  if (ctx.agent.run.workspace) {
+    // A run in its own folder: that folder's diff against its base is the record of its changes.
+    await workspace.writeText(file, after, { expected: before });
+    return writtenResult(file, created, after);
+  }
   const changes = ctx.runtime.changes;
   const added = await changes.recordBefore(ctx.agent.id, file, before);
   try {
@@ -296,6 +301,10 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     throw err;
   }
   await changes.recordWritten(ctx.agent.id, file.relative, after);
+  return writtenResult(file, created, after);
+}
+
+function writtenResult(file: WorkspacePath, created: boolean, after: string): ToolResult {
   const lines = after === '' ? 0 : after.split('\n').length - (after.endsWith('\n') ? 1 : 0);
   return { content: JSON.stringify({ status: created ? 'created' : 'edited', path: file.relative, lines }) };
 }

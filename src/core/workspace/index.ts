@@ -16,3 +16,4 @@ export { NodeWorkspace, MAX_FILE_BYTES, checkExpected, globMatcher, type NodeWor
 export { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, type ChangeSetStorage, type ChangedFile } from './changeSets';
 export { binaryRefused, clipMatchLine, decodeText, lineMatcher, looksBinary, notFound, MAX_MATCH_TEXT } from './text';
 export { ripgrepListFiles, ripgrepSearch, type RipgrepScope, type RipgrepSearch } from './ripgrep';
+export { createWorktree, worktreeChanges, baseContent, keepWorktree, discardWorktree, type GitWorktree, type WorktreeChange, type WorktreeChangeKind } from './gitWorktree';

@@ -54,6 +54,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
   const parts = [kind, stateText, tokens];
+  if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');
 
@@ -68,6 +69,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
     `- Mode: ${agent.log.header.interactionMode}${agent.planMode ? ', plan mode' : ''}`,
   );
+  if (agent.run.workspace) lines.push(`- Works in its own worktree: \`${agent.run.workspace.folder}\` (your files change only when you Keep its work)`);
   if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
   if (agent.kind === 'one-shot') {

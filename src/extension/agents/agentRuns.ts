@@ -2,7 +2,7 @@
 // interaction mode comes from which command the human chose, never from the request.
 import type * as vscode from 'vscode';
 import type { RunLimitsInput, Runtime } from '../../core';
-import type { Agent } from '../../core/agents';
+import type { Agent, RunWorkspace } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
 import { ScriptedModel, type ModelProvider } from '../../core/models';
 import { DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
@@ -10,7 +10,7 @@ import { DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
 export type RunMode = 'interactive' | 'autonomous';
 
 export interface AgentRuns {
-  start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput): Agent;
+  start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace): Agent;
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
   /** A root on a scripted model the caller brings (its script is parsed like a script file). */
@@ -19,7 +19,7 @@ export interface AgentRuns {
 
 /** `beforeStart` runs before every root starts (the bridge offers tools registered since the last run). */
 export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, beforeStart: () => void = () => undefined): AgentRuns {
-  const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput): Agent => {
+  const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace): Agent => {
     beforeStart();
     const agent = runtime.startRoot({
       prompt: request.prompt,
@@ -27,6 +27,7 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
       limits,
       context: mode === 'autonomous' ? { interactionMode: 'autonomous' } : undefined,
       model,
+      workspace,
     });
     log.info(`Started ${mode} agent "${agent.label}" (${agent.id})`);
     return agent;
