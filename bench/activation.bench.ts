@@ -36,7 +36,7 @@ for (const name of JSON.parse(process.env.VSCODE_NAMES)) vscode[name];
 const config = { get: (_key, fallback) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined };
 Object.assign(vscode, {
   version: '1.100.3',
-  env: { appName: 'bench', language: 'en', uiKind: 1 },
+  env: { appName: 'bench', appRoot: require('os').tmpdir(), language: 'en', uiKind: 1 },
   workspace: Object.assign(stand(), { getConfiguration: () => config, workspaceFolders: undefined, isTrusted: true }),
   Uri: { file: (p) => ({ scheme: 'file', fsPath: p, path: p, toString: () => 'file://' + p }), parse: (s) => ({ scheme: 'file', fsPath: s, toString: () => s }), joinPath: (b, ...p) => ({ scheme: 'file', fsPath: require('path').join(b.fsPath, ...p), toString: () => '' }) },
   EventEmitter: class { constructor() { this.event = () => ({ dispose() {} }); } fire() {} dispose() {} },
