@@ -49,6 +49,22 @@ const suiteListPlugin = (outdir) => ({
   },
 });
 
+/**
+ * Lets every module of the extension bundle share one namespace object for the 'vscode' API.
+ * Left alone, esbuild wraps `require('vscode')` in each module that imports it and copies the
+ * API's several hundred members onto a fresh object every time, which costs the bulk of
+ * Arbor's load time. Here one virtual module re-exports the API once and the others import it.
+ */
+const sharedVscodePlugin = {
+  name: 'shared-vscode',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === 'shared-vscode' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'shared-vscode' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'shared-vscode' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -78,7 +94,7 @@ const builds = [
     platform: 'node',
     target: 'node20',
     external: ['vscode'],
-    plugins: [reportPlugin('extension')],
+    plugins: [sharedVscodePlugin, reportPlugin('extension')],
   },
   {
     ...common,

@@ -15,6 +15,8 @@ import * as path from 'node:path';
 const ROOT = path.resolve(__dirname, '..');
 const BUNDLE = path.join(ROOT, 'dist/extension.js');
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
+/** What Arbor's activation (load + activate) should stay under. */
+const TARGET_MS = 30;
 
 /** A module that stands in for 'vscode': every member exists, every call returns at once. */
 const VSCODE_STAND_IN = String.raw`
@@ -36,7 +38,7 @@ for (const name of JSON.parse(process.env.VSCODE_NAMES)) vscode[name];
 const config = { get: (_key, fallback) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined };
 Object.assign(vscode, {
   version: '1.100.3',
-  env: { appName: 'bench', language: 'en', uiKind: 1 },
+  env: { appName: 'bench', appRoot: require('os').tmpdir(), language: 'en', uiKind: 1 },
   workspace: Object.assign(stand(), { getConfiguration: () => config, workspaceFolders: undefined, isTrusted: true }),
   Uri: { file: (p) => ({ scheme: 'file', fsPath: p, path: p, toString: () => 'file://' + p }), parse: (s) => ({ scheme: 'file', fsPath: s, toString: () => s }), joinPath: (b, ...p) => ({ scheme: 'file', fsPath: require('path').join(b.fsPath, ...p), toString: () => '' }) },
   EventEmitter: class { constructor() { this.event = () => ({ dispose() {} }); } fire() {} dispose() {} },
@@ -127,6 +129,8 @@ try {
   console.log(`  baseline one-command extension: load ${fmt(baseline.load)}, activate ${fmt(baseline.activate)}`);
   console.log(`  Arbor: load ${fmt(arbor.load)}, activate ${fmt(arbor.activate)}, total ${fmt(arbor.load + arbor.activate)}`);
   console.log(`  Arbor over baseline: ${fmt(arbor.load + arbor.activate - baseline.load - baseline.activate)}`);
+  // The editor's "activation time" (Running Extensions) counts both loading the bundle and activate().
+  console.log(`  target: load + activate under ${fmt(TARGET_MS)} on an idle machine (${arbor.load + arbor.activate < TARGET_MS ? 'met' : 'not met'} in this run)`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

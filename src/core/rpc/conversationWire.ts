@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 
 /**
  * The messages between the extension host and an agent's conversation view (a webview).
@@ -20,17 +21,18 @@ export const MAX_QUEUED_SHOWN = 10;
 
 // --- webview -> host ------------------------------------------------------------------------
 
-export const webviewToHostSchema = z.discriminatedUnion('type', [
-  /** The view has loaded (again, after being hidden): the host answers with a snapshot. */
-  z.strictObject({ type: z.literal('ready') }),
-  /** Queue a message for the agent, waking it (a stopped agent resumes its parked queue first). */
-  z.strictObject({
-    type: z.literal('send'),
-    text: z.string().min(1, 'must not be empty').max(MAX_SEND_LENGTH).regex(/\S/, 'must not be blank'),
-  }),
-  /** Stop the agent's current turn (the same Stop as the tree's). */
-  z.strictObject({ type: z.literal('stop') }),
-]);
+export const webviewToHostSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    /** The view has loaded (again, after being hidden): the host answers with a snapshot. */
+    z.strictObject({ type: z.literal('ready') }),
+    /** Queue a message for the agent, waking it (a stopped agent resumes its parked queue first). */
+    z.strictObject({
+      type: z.literal('send'),
+      text: z.string().min(1, 'must not be empty').max(MAX_SEND_LENGTH).regex(/\S/, 'must not be blank'),
+    }),
+    /** Stop the agent's current turn (the same Stop as the tree's). */
+    z.strictObject({ type: z.literal('stop') }),
+  ]));
 export type WebviewToHostMessage = z.infer<typeof webviewToHostSchema>;
 
 /**
@@ -38,10 +40,11 @@ export type WebviewToHostMessage = z.infer<typeof webviewToHostSchema>;
  * and the unsent draft. VS Code hands it back to restore the view; it comes from the webview,
  * so it is parsed like any message from there.
  */
-export const conversationViewStateSchema = z.object({
-  agentId: z.string().min(1).max(1_000),
-  draft: z.string().max(MAX_SEND_LENGTH).optional(),
-});
+export const conversationViewStateSchema = lazySchema(() =>
+  z.object({
+    agentId: z.string().min(1).max(1_000),
+    draft: z.string().max(MAX_SEND_LENGTH).optional(),
+  }));
 export type ConversationViewState = z.infer<typeof conversationViewStateSchema>;
 
 // --- host -> webview ------------------------------------------------------------------------
@@ -50,59 +53,61 @@ const messageSource = z.enum(['user', 'parent', 'child', 'system']);
 const agentKind = z.enum(['root', 'one-shot', 'continuable']);
 
 /** One entry of the conversation as the view renders it. */
-export const conversationItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('turn'), turn: z.number().int().nonnegative() }),
-  z.strictObject({ kind: z.literal('message'), from: messageSource, text: z.string() }),
-  /** A subagent's report: one line for a person (who, how it ended); the full text folded. */
-  z.strictObject({ kind: z.literal('report'), title: z.string(), text: z.string() }),
-  z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
-  z.strictObject({
-    kind: z.literal('tool'),
-    callId: z.string(),
-    name: z.string(),
-    /** Pretty-printed JSON arguments; absent for a result whose call is not in the log. */
-    arguments: z.string().optional(),
-    /** Absent while the tool runs. */
-    result: z.strictObject({ text: z.string(), isError: z.boolean() }).optional(),
-  }),
-  z.strictObject({
-    kind: z.literal('question'),
-    questions: z.array(z.strictObject({ header: z.string().optional(), question: z.string(), options: z.array(z.string()) })),
-  }),
-  z.strictObject({
-    kind: z.literal('answer'),
-    answers: z.array(z.strictObject({ id: z.string(), text: z.string() })).optional(),
-    error: z.string().optional(),
-  }),
-  z.strictObject({ kind: z.literal('notice'), text: z.string() }),
-  z.strictObject({
-    kind: z.literal('turn_end'),
-    turn: z.number().int().nonnegative(),
-    reason: z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']),
-    text: z.string(),
-  }),
-]);
+export const conversationItemSchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('turn'), turn: z.number().int().nonnegative() }),
+    z.strictObject({ kind: z.literal('message'), from: messageSource, text: z.string() }),
+    /** A subagent's report: one line for a person (who, how it ended); the full text folded. */
+    z.strictObject({ kind: z.literal('report'), title: z.string(), text: z.string() }),
+    z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
+    z.strictObject({
+      kind: z.literal('tool'),
+      callId: z.string(),
+      name: z.string(),
+      /** Pretty-printed JSON arguments; absent for a result whose call is not in the log. */
+      arguments: z.string().optional(),
+      /** Absent while the tool runs. */
+      result: z.strictObject({ text: z.string(), isError: z.boolean() }).optional(),
+    }),
+    z.strictObject({
+      kind: z.literal('question'),
+      questions: z.array(z.strictObject({ header: z.string().optional(), question: z.string(), options: z.array(z.string()) })),
+    }),
+    z.strictObject({
+      kind: z.literal('answer'),
+      answers: z.array(z.strictObject({ id: z.string(), text: z.string() })).optional(),
+      error: z.string().optional(),
+    }),
+    z.strictObject({ kind: z.literal('notice'), text: z.string() }),
+    z.strictObject({
+      kind: z.literal('turn_end'),
+      turn: z.number().int().nonnegative(),
+      reason: z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']),
+      text: z.string(),
+    }),
+  ]));
 export type ConversationItem = z.infer<typeof conversationItemSchema>;
 
 export const conversationPhaseSchema = z.enum(['running', 'waiting', 'stopping', 'parked', 'idle', 'ended']);
 export type ConversationPhase = z.infer<typeof conversationPhaseSchema>;
 
 /** What the view shows around the conversation: the agent's state and what the user may do. */
-export const conversationStateSchema = z.strictObject({
-  phase: conversationPhaseSchema,
-  /** The state as words: "running", "stopping…", "stopped with 2 queued", "ended". */
-  text: z.string(),
-  /** When the current turn started (epoch ms), so the view can count the seconds itself. */
-  turnStartedAt: z.number().optional(),
-  /** Messages waiting in the agent's queue, and the first few of them. */
-  pending: z.number().int().nonnegative(),
-  queued: z.array(z.strictObject({ from: messageSource, text: z.string() })).max(MAX_QUEUED_SHOWN),
-  canSend: z.boolean(),
-  canStop: z.boolean(),
-  /** One line under the message box: what Send does now, or why there is no Send or Stop. */
-  hint: z.string(),
-  tokens: z.number().int().nonnegative(),
-});
+export const conversationStateSchema = lazySchema(() =>
+  z.strictObject({
+    phase: conversationPhaseSchema,
+    /** The state as words: "running", "stopping…", "stopped with 2 queued", "ended". */
+    text: z.string(),
+    /** When the current turn started (epoch ms), so the view can count the seconds itself. */
+    turnStartedAt: z.number().optional(),
+    /** Messages waiting in the agent's queue, and the first few of them. */
+    pending: z.number().int().nonnegative(),
+    queued: z.array(z.strictObject({ from: messageSource, text: z.string() })).max(MAX_QUEUED_SHOWN),
+    canSend: z.boolean(),
+    canStop: z.boolean(),
+    /** One line under the message box: what Send does now, or why there is no Send or Stop. */
+    hint: z.string(),
+    tokens: z.number().int().nonnegative(),
+  }));
 export type ConversationState = z.infer<typeof conversationStateSchema>;
 
 export const conversationAgentSchema = z.strictObject({
@@ -116,14 +121,15 @@ export type ConversationAgent = z.infer<typeof conversationAgentSchema>;
 export const conversationErrorCodeSchema = z.enum(['INPUT_INVALID', 'AGENT_DISPOSED', 'SUBAGENT_UNAUTHORIZED', 'INTERNAL']);
 export type ConversationErrorCode = z.infer<typeof conversationErrorCodeSchema>;
 
-export const hostToWebviewSchema = z.discriminatedUnion('type', [
-  /** Everything the view shows; sent in answer to `ready`. */
-  z.strictObject({ type: z.literal('snapshot'), agent: conversationAgentSchema, state: conversationStateSchema, items: z.array(conversationItemSchema) }),
-  /** Items from `start` on changed or were added: the view replaces its items from there. */
-  z.strictObject({ type: z.literal('items'), start: z.number().int().nonnegative(), items: z.array(conversationItemSchema) }),
-  z.strictObject({ type: z.literal('state'), state: conversationStateSchema }),
-  z.strictObject({ type: z.literal('error'), code: conversationErrorCodeSchema, message: z.string() }),
-]);
+export const hostToWebviewSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    /** Everything the view shows; sent in answer to `ready`. */
+    z.strictObject({ type: z.literal('snapshot'), agent: conversationAgentSchema, state: conversationStateSchema, items: z.array(conversationItemSchema) }),
+    /** Items from `start` on changed or were added: the view replaces its items from there. */
+    z.strictObject({ type: z.literal('items'), start: z.number().int().nonnegative(), items: z.array(conversationItemSchema) }),
+    z.strictObject({ type: z.literal('state'), state: conversationStateSchema }),
+    z.strictObject({ type: z.literal('error'), code: conversationErrorCodeSchema, message: z.string() }),
+  ]));
 export type HostToWebviewMessage = z.infer<typeof hostToWebviewSchema>;
 export type ConversationError = Extract<HostToWebviewMessage, { type: 'error' }>;
 

@@ -41,10 +41,13 @@ export class ModelChoice implements vscode.Disposable {
       case 'openai-compatible':
         return this.openAiCompatible(settings);
       case 'auto': {
-        const auto = new AutoModel(selectorOf(settings), this.scripted(settings), this.options.log);
+        const auto = new AutoModel(selectorOf(settings), () => this.scripted(settings), this.options.log);
         this.auto = auto;
-        // Choose now, so the log says at once which model turns will use.
-        void auto.resolve();
+        // Choose right after activation (listing the chat models is not needed for the first
+        // paint of the views), so the log says early which model turns will use.
+        setImmediate(() => {
+          if (this.auto === auto) void auto.resolve();
+        });
         return auto;
       }
     }
@@ -99,10 +102,12 @@ export class AutoModel implements ModelProvider {
   readonly id = 'auto';
   private choice: Promise<ModelProvider> | undefined;
   private current: ModelProvider | undefined;
+  private fallback: ModelProvider | undefined;
 
+  /** `makeFallback` is called once, the first time no chat model is available. */
   constructor(
     private readonly selector: vscode.LanguageModelChatSelector,
-    private readonly fallback: ModelProvider,
+    private readonly makeFallback: () => ModelProvider,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
@@ -134,7 +139,7 @@ export class AutoModel implements ModelProvider {
     } catch (err) {
       this.log.warn(`Model (auto): could not list VS Code chat models (${err instanceof Error ? err.message : String(err)}).`);
     }
-    const next = models[0] ? LanguageModelProvider.forModel(models[0]) : this.fallback;
+    const next = models[0] ? LanguageModelProvider.forModel(models[0]) : (this.fallback ??= this.makeFallback());
     if (next.id !== this.current?.id) {
       this.log.info(
         models[0]
