@@ -359,23 +359,21 @@ async function readOtherWindows(folder: string, own: string): Promise<WindowFile
     throw e;
   }
   const found: WindowFile[] = [];
-  for (const name of names) {
-    const file = path.join(folder, name);
-    if (file === own || !isWindowFile(name)) continue;
+  for (const file of otherLockFiles(folder, own, names)) {
     let text: string;
     try {
       text = await fs.promises.readFile(file, 'utf8');
     } catch {
       continue; // deleted since the listing: that window let go of everything
     }
-    const window = parseWindowFile(text);
-    if (window === undefined || (window.pid === process.pid && window.host === HOST)) continue;
-    if (isGone(window)) await fs.promises.rm(file, { force: true }).catch(() => undefined);
-    else found.push(window);
+    const other = otherWindow(text);
+    if (other?.gone) await fs.promises.rm(file, { force: true }).catch(() => undefined);
+    else if (other) found.push(other.window);
   }
   return found;
 }
 
+/** The same, synchronously (a claim or release at the end of the process). */
 function readOtherWindowsSync(folder: string, own: string): WindowFile[] {
   let names: string[];
   try {
@@ -385,21 +383,30 @@ function readOtherWindowsSync(folder: string, own: string): WindowFile[] {
     throw e;
   }
   const found: WindowFile[] = [];
-  for (const name of names) {
-    const file = path.join(folder, name);
-    if (file === own || !isWindowFile(name)) continue;
+  for (const file of otherLockFiles(folder, own, names)) {
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
       continue;
     }
-    const window = parseWindowFile(text);
-    if (window === undefined || (window.pid === process.pid && window.host === HOST)) continue;
-    if (isGone(window)) fs.rmSync(file, { force: true });
-    else found.push(window);
+    const other = otherWindow(text);
+    if (other?.gone) fs.rmSync(file, { force: true });
+    else if (other) found.push(other.window);
   }
   return found;
+}
+
+/** The paths of the window lock files in the folder's listing, except this window's own. */
+function otherLockFiles(folder: string, own: string, names: readonly string[]): string[] {
+  return names.filter(isWindowFile).map((name) => path.join(folder, name)).filter((file) => file !== own);
+}
+
+/** Another window's lock file as read, and whether its process is gone; undefined when it names no window or this process. */
+function otherWindow(text: string): { window: WindowFile; gone: boolean } | undefined {
+  const window = parseWindowFile(text);
+  if (window === undefined || (window.pid === process.pid && window.host === HOST)) return undefined;
+  return { window, gone: isGone(window) };
 }
 
 function parseWindowFile(text: string): WindowFile | undefined {
