@@ -45,7 +45,18 @@ function recorder(): (record: ResultRecord) => void {
 function suiteFiles(): string[] {
   const list = path.join(__dirname, 'suites.json');
   if (!fs.existsSync(list)) throw new Error(`${list} is missing: build first (npm run build)`);
-  return (JSON.parse(fs.readFileSync(list, 'utf8')) as string[]).map((file) => path.join(__dirname, file));
+  const all = JSON.parse(fs.readFileSync(list, 'utf8')) as string[];
+  return onlyRequested(all).map((file) => path.join(__dirname, file));
+}
+
+/**
+ * ARBOR_IT_SUITES (comma-separated names such as `workflow,history`) runs only those suites, for a
+ * quick run while working on one area; unset, every suite runs.
+ */
+function onlyRequested(files: string[]): string[] {
+  const wanted = (process.env.ARBOR_IT_SUITES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (wanted.length === 0) return files;
+  return files.filter((file) => wanted.some((name) => path.basename(file).replace(/\.test\.js$/, '') === name.replace(/\.test\.(ts|js)$/, '')));
 }
 
 /** The suites in the order they run: every suite, then the last ones. */
