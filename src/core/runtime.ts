@@ -14,6 +14,7 @@ import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import { memorySessionLogs } from './sessions/memoryLog';
 import type { AgentKind } from './sessions/types';
+import { stopBranches, type BranchStopResult } from './subagents/branchStop';
 import { ContinuationManager, type InterruptResult, type SubagentService } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
 import { settledChildLoader } from './subagents/settledChildLoader';
@@ -31,6 +32,7 @@ export { Run };
 export type { SubagentService };
 export type { ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions };
 export type { RuntimeEvent };
+export type { BranchStopResult };
 
 /**
  * The agent runtime: the composition root that creates agents, hosts their turns, and owns
@@ -171,6 +173,22 @@ export class Runtime implements AgentHost {
     }
     if (this.agents.isLive(agent)) agent.interrupt('user');
     return { accepted: true };
+  }
+
+  /**
+   * The user's Stop All Below: `target` (an agent or its id) and every live agent below it are
+   * stopped as by Stop and held until a waking message (a child's report only queues); nothing
+   * else is touched. A target not live is an accepted no-op. Rules and races: branchStop.ts.
+   */
+  stopBranch(target: Agent | string): BranchStopResult {
+    const agent = typeof target === 'string' ? this.agents.get(target) : target;
+    if (!agent || !this.agents.isLive(agent)) return { accepted: true, agentIds: [], interrupted: [] };
+    return stopBranches([agent], this.agents, (a) => this.manager.isEnding(a));
+  }
+
+  /** The user's Stop All: every live agent is stopped and held, as by Stop All Below on each top-level node. */
+  stopAll(): BranchStopResult {
+    return stopBranches(this.agents.topLevel(), this.agents, (a) => this.manager.isEnding(a), () => this.agents.all());
   }
 
   /**

@@ -1,3 +1,6 @@
+// Why this file stays whole: an agent is one state machine (its turn, its inbox, its abort, its
+// log) whose transitions read one another: a Stop parks the inbox, a turn end claims from it,
+// disposal aborts the turn. Split apart, every transition would reach across files for the rest.
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
 import type { RunInteractionPolicy } from '../interaction/policy';
@@ -54,6 +57,8 @@ export type AgentChange =
   | { type: 'turn_end'; end: TurnEnd }
   | { type: 'log'; event: SessionEvent }
   | { type: 'usage' }
+  /** The running turn's tools started, or their results are in (see activityOf). */
+  | { type: 'activity' }
   /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
   | { type: 'session_problem'; problem: ArborError | undefined }
   | { type: 'disposed' };
@@ -174,6 +179,10 @@ export class Agent {
   get isParked(): boolean {
     return this.inbox.isParked;
   }
+  /** After a branch Stop, until a waking send: only that send starts a turn (a child's report just queues). */
+  get isHeld(): boolean {
+    return this.inbox.isHeld;
+  }
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
     return this.current?.stopping;
@@ -233,6 +242,13 @@ export class Agent {
     if (!this.cancel(authority === 'user' ? 'user' : 'parent', { keepInbox: true })) return false;
     this.append({ type: 'interrupt', at: now(), authority, by });
     return true;
+  }
+
+  /** Keep the agent stopped after a branch Stop (see isHeld); its running turn is the caller's to interrupt. */
+  hold(): void {
+    if (this.disposedFlag || this.inbox.isHeld) return;
+    this.inbox.hold();
+    this.host.agentChanged(this, STATUS_CHANGED);
   }
 
   /**

@@ -10,12 +10,15 @@ export interface InboxItem {
 
 /**
  * An agent's FIFO of messages no turn has claimed yet. A Stop *parks* it: nothing is taken for a
- * new turn until a waking send un-parks it, and then the queue resumes in order. The agent
+ * new turn until a waking send un-parks it, and then the queue resumes in order. A branch Stop
+ * *holds* it: parked even while empty, so a report that arrives later only queues. The agent
  * records each change in its session log; this class only keeps the order and the parked flag.
  */
 export class Inbox {
   private readonly items: InboxItem[] = [];
   private parked = false;
+  /** Parked by a branch Stop: stays parked even while empty, until a waking send. */
+  private held = false;
   private lastId: number;
 
   /** A reopened session's unclaimed messages come back parked. */
@@ -43,12 +46,24 @@ export class Inbox {
     return item;
   }
 
+  /** True after a branch Stop until a waking send: nothing but that send starts a turn, not even on an empty queue. */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
   park(): void {
     this.parked = true;
   }
 
+  /** Park the queue and keep it parked even when it is (or becomes) empty: messages that do not wake only queue. */
+  hold(): void {
+    this.parked = true;
+    this.held = true;
+  }
+
   unpark(): void {
     this.parked = false;
+    this.held = false;
   }
 
   /** The message a new turn claims: the oldest, unless the queue is parked or empty. */
@@ -59,7 +74,7 @@ export class Inbox {
 
   /** An empty queue is never parked (the next message starts a turn as usual). */
   forgetParkedWhenEmpty(): void {
-    if (this.items.length === 0) this.parked = false;
+    if (this.items.length === 0 && !this.held) this.parked = false;
   }
 
   /** Takes the messages meant to join a running turn before its next model call, in order. */

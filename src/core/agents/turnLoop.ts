@@ -36,11 +36,12 @@ export interface TurnHost<O extends TurnOwner> {
   systemPrompt(agent: O): string;
   toolSpecs(agent: O): readonly ToolSpec[];
   runTool(agent: O, call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
-  agentChanged(agent: O, change: { type: 'turn_start'; turn: number } | { type: 'usage' }): void;
+  agentChanged(agent: O, change: { type: 'turn_start'; turn: number } | { type: 'usage' } | { type: 'activity' }): void;
 }
 
 /** Changes without data are shared, not allocated per notification. */
 const USAGE_CHANGED = Object.freeze({ type: 'usage' as const });
+const ACTIVITY_CHANGED = Object.freeze({ type: 'activity' as const });
 
 class BudgetExceeded extends Error {}
 
@@ -90,6 +91,7 @@ export class TurnLoop<O extends TurnOwner> {
         if (reply.toolCalls.length === 0) break;
         unanswered = reply.toolCalls.slice();
         for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
+        this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
         await this.runTools(reply.toolCalls, signal, unanswered);
       }
       return { turn, reason: 'completed', finalText };
@@ -186,6 +188,7 @@ export class TurnLoop<O extends TurnOwner> {
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
+    this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
     if (signal.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn);

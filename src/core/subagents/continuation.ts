@@ -96,7 +96,7 @@ export class ContinuationManager {
     }
     const child = this.host.createContinuable(parent, label);
     this.activate(parent, child);
-    child.send(prompt, { from: 'parent' });
+    sendFrom(parent, child, prompt);
     return child;
   }
 
@@ -117,7 +117,7 @@ export class ContinuationManager {
       if (this.activations.get(targetId) !== activation || activation.disposing) {
         return this.resumeCold(caller, targetId, message);
       }
-      activation.agent.send(message, { from: 'parent' });
+      sendFrom(caller, activation.agent, message);
       return { agentId: targetId, resumed: false };
     });
   }
@@ -272,7 +272,19 @@ export class ContinuationManager {
     if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
     const child = this.host.createContinuable(caller, settled.log.header.label, settled);
     this.activate(caller, child);
-    child.send(message, { from: 'parent' });
+    sendFrom(caller, child, message);
     return { agentId: targetId, resumed: true };
   }
+}
+
+/**
+ * A parent's message to its child. A parent held by a branch Stop (Stop All Below, Stop All)
+ * can still finish a tool call its stopped turn had begun; what that call creates or sends then
+ * joins the stopped branch: the child is held and the message waits in its parked queue.
+ */
+function sendFrom(parent: Agent, child: Agent, text: string): void {
+  if (parent.isHeld) {
+    child.hold();
+    child.send(text, { from: 'parent', wake: false });
+  } else child.send(text, { from: 'parent' });
 }
