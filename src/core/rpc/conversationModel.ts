@@ -161,6 +161,10 @@ export interface ConversationStateInput {
   lastTurnEnd?: { reason: TurnEndReason };
   /** A continuable child whose parent agent is no longer live. */
   parentOffline: boolean;
+  /** What it is doing, in words (describeDoing): shown instead of "running", "waiting for you" or "idle". */
+  doing?: string;
+  /** Stopped with its branch (Stop All Below, Stop All): it waits for a message even with nothing queued. */
+  held?: boolean;
   queued: Array<{ from: MessageSource; text: string }>;
   tokens: number;
 }
@@ -202,14 +206,14 @@ export function conversationState(input: ConversationStateInput): ConversationSt
     phase === 'stopping'
       ? 'stopping…'
       : phase === 'waiting'
-        ? 'waiting for you'
+        ? (input.doing ?? 'waiting for you')
         : phase === 'running'
-          ? 'running'
+          ? (input.doing ?? 'running')
           : phase === 'parked'
             ? `stopped with ${input.pendingCount} queued`
-            : input.lastTurnEnd?.reason === 'aborted'
+            : input.lastTurnEnd?.reason === 'aborted' || input.held
               ? 'stopped'
-              : 'idle';
+              : (input.doing ?? 'idle');
   const turnStartedAt = input.status === 'running' ? input.turnStartedAt : undefined;
   if (input.kind === 'one-shot') {
     return {

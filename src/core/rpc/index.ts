@@ -30,3 +30,4 @@ export type {
 } from './conversationWire';
 export { ConversationModel, buildConversation, clip, conversationState, turnEndText } from './conversationModel';
 export type { ConversationChange, ConversationStateInput } from './conversationModel';
+export { describeDoing, type DoingInput } from './agentDoing';

@@ -1,6 +1,7 @@
 // How one live agent is shown in the Agents view. Pure (no 'vscode' import) so it is
 // unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
-import type { Agent } from '../../core/agents';
+import { activityOf, type Agent, type AgentRegistry } from '../../core/agents';
+import { describeDoing, type DoingInput } from '../../core/rpc';
 
 export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 
@@ -25,9 +26,37 @@ export interface PresentationInput {
   now: number;
   /** The label of the agent whose turn holds a one-shot agent (its runtime owner). */
   holder?: string;
+  /** What its open prompt asks for, when `waiting`: an answer (the default) or an approval. */
+  waitingFor?: 'answer' | 'approval';
+  /** The subagents it waits on (see DoingInput.waitingOn). */
+  waitingOn?: readonly string[];
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder }: PresentationInput): AgentPresentation {
+/**
+ * What `agent` is doing, as the Agents view and the conversation view both say it: its turn's
+ * activity, the prompt it has open (`pending`: the open prompts, oldest first), and the live
+ * subagents it waits on (the one-shot agents its turn holds, or, while it is idle, its running
+ * continuable children, whose reports wake it).
+ */
+export function doingOf(
+  agent: Agent,
+  agents: Pick<AgentRegistry, 'childrenOf'>,
+  pending: readonly { readonly agent?: { readonly id: string }; readonly intent: string }[],
+): DoingInput {
+  const prompt = pending.find((p) => p.agent?.id === agent.id);
+  const running = agent.status === 'running';
+  const waitingOn = agents
+    .childrenOf(agent)
+    .filter((c) => c.status === 'running' && (running ? c.kind === 'one-shot' : c.kind !== 'one-shot'))
+    .map((c) => c.label);
+  return {
+    activity: activityOf(agent),
+    waitingFor: prompt ? (prompt.intent === 'approval' ? 'approval' : 'answer') : undefined,
+    waitingOn: agent.isHeld ? [] : waitingOn,
+  };
+}
+
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -38,18 +67,19 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
           ? 'parked'
           : 'idle';
   const own = agent.usage.inputTokens + agent.usage.outputTokens;
+  const doing = describeDoing({ activity: activityOf(agent), waitingFor: waiting ? (waitingFor ?? 'answer') : undefined, waitingOn });
   const stateText =
     state === 'waiting'
-      ? 'waiting for you'
+      ? (doing ?? 'waiting for you')
       : state === 'stopping'
         ? 'stopping…'
         : state === 'parked'
           ? `stopped, ${agent.pendingCount} queued`
           : state === 'running'
-            ? `running ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
-            : agent.lastTurnEnd?.reason === 'aborted'
+            ? `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
+            : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld
               ? 'stopped'
-              : 'idle';
+              : (doing ?? 'idle');
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);

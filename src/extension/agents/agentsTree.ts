@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
-import { presentAgent, type AgentPresentation } from './agentPresentation';
+import { doingOf, presentAgent, type AgentPresentation } from './agentPresentation';
 
 /** How long a burst of runtime events is gathered before one repaint. */
 const COALESCE_MS = 50;
@@ -115,7 +115,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   private present(agent: Agent): AgentPresentation {
     const { tokens, count } = this.treeUsage(agent);
     const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
-    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now(), holder });
+    const { waitingFor, waitingOn } = doingOf(agent, this.runtime.agents, this.interaction.pending());
+    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn });
   }
 
   private hasChildren(agent: Agent): boolean {

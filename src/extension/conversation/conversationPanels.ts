@@ -8,12 +8,14 @@ import {
   conversationErrorCodeSchema,
   conversationState,
   conversationViewStateSchema,
+  describeDoing,
   parseWebviewMessage,
   type ConversationErrorCode,
   type HostToWebviewMessage,
 } from '../../core/rpc';
 import type { Runtime, RuntimeEvent } from '../../core';
 import type { AgentKind, SessionEvent, SessionHeader } from '../../core/sessions';
+import { doingOf } from '../agents/agentPresentation';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;
@@ -341,6 +343,7 @@ class ConversationPanel {
       });
     }
     const parent = runtime.agents.parentOf(agent);
+    const doing = describeDoing(doingOf(agent, runtime.agents, interaction.pending()));
     return conversationState({
       kind: agent.kind,
       live: runtime.agents.isLive(agent),
@@ -352,6 +355,8 @@ class ConversationPanel {
       turnStartedAt: agent.turnStartedAt,
       lastTurnEnd: agent.lastTurnEnd,
       parentOffline: agent.kind === 'continuable' && !(parent && runtime.agents.isLive(parent)),
+      doing,
+      held: agent.isHeld,
       queued: this.model.queued(),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
     });
