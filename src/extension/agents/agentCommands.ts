@@ -1,4 +1,5 @@
-// The commands on live agents: run, run unattended, demo, stop, send, end, answer, open transcript.
+// The commands on live agents: run, run unattended, demo, stop, stop a branch, stop all, send,
+// end, answer, open transcript.
 import * as vscode from 'vscode';
 import { ArborError, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
@@ -59,6 +60,30 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     return agent?.id;
   };
 
+  /**
+   * Stop All Below: the node's agent and every live agent below it, or (from the palette) the
+   * agent the user picks. Returns the ids of the agents stopped.
+   */
+  const stopBranchOfNodeOrPick = async (node: unknown): Promise<string[] | undefined> => {
+    const agent = await nodeOrPick(node, 'Arbor: Stop All Below', () => true, 'No agent is live. Start one with Arbor: Run Agent.');
+    if (!agent) return undefined;
+    try {
+      const result = runtime.stopBranch(agent);
+      log.info(`Stop All Below requested for "${agent.label}" (${agent.id}): ${result.agentIds.length} agent(s) stopped, ${result.interrupted.length} turn(s) interrupted`);
+      return result.agentIds;
+    } catch (err) {
+      reportError(log, `Could not stop the agents below "${agent.label}"`, err);
+      return undefined;
+    }
+  };
+
+  const stopAll = (): string[] => {
+    const result = runtime.stopAll();
+    if (result.agentIds.length === 0) void vscode.window.showInformationMessage('No agent is live.');
+    else log.info(`Stop All requested: ${result.agentIds.length} agent(s) stopped, ${result.interrupted.length} turn(s) interrupted`);
+    return result.agentIds;
+  };
+
   const askPrompt = async (title: string, request?: unknown, question = 'What should the agent do?'): Promise<PublicRunRequest | undefined> => {
     if (request !== undefined) return parsePublicRunRequestFrom('command', request);
     const prompt = await vscode.window.showInputBox({
@@ -111,6 +136,15 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     // The tree's inline Stop: the node says which agent, so nothing is asked. VS Code can hand
     // the action no node while it re-reads the tree; then ask which agent rather than drop it.
     vscode.commands.registerCommand('arbor.stop', (node?: unknown) => stopNodeOrPick(node)),
+    // The tree's Stop All Below (inline and context menu), and the palette's, which asks which agent.
+    vscode.commands.registerCommand('arbor.stopBranch', (node?: unknown) => stopBranchOfNodeOrPick(node)),
+    vscode.commands.registerCommand('arbor.stopAll', (...args: unknown[]) => {
+      if (args.length > 0 && args[0] !== undefined) {
+        reportError(log, 'Stop All takes no arguments', new ArborError('INPUT_INVALID', 'Stop All stops every live agent; it names none.'));
+        return undefined;
+      }
+      return stopAll();
+    }),
     vscode.commands.registerCommand('arbor.sendMessage', async (node?: unknown) => {
       const agent = await nodeOrPick(node, 'Arbor: Send Message to Agent', (a) => a.kind !== 'one-shot', 'No agent can take a message right now. Start one with Arbor: Run Agent.');
       if (!agent) return undefined;
