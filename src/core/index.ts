@@ -4,4 +4,5 @@ export type { BranchStopResult, RuntimeEvent, RuntimeOptions, RuntimeTool, Runti
 export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, toFailure, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';
 export { untilAborted } from './untilAborted';
+export { lazySchema } from './lazySchema';
 export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';

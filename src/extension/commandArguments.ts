@@ -4,24 +4,24 @@
 // from deep inside a handler.
 import * as z from 'zod';
 import { Agent } from '../core/agents';
-import { ArborError } from '../core';
+import { ArborError, lazySchema } from '../core';
 import type { Runtime } from '../core';
 
-const idSchema = z.string().min(1).max(1000);
+const idSchema = lazySchema(() => z.string().min(1).max(1000));
 
 /** An agent argument: none (the command asks), an Agents-view node, or a live agent's id. */
-const agentArgumentSchema = z.union([z.undefined(), z.instanceof(Agent), idSchema]);
+const agentArgumentSchema = lazySchema(() => z.union([z.undefined(), z.instanceof(Agent), idSchema]));
 
 /**
  * A History argument: none, a session id, or a History-view node. A node is checked for the
  * one path the commands read (`entry.header.id`); a diagnostic or notice row names no session.
  */
-const sessionArgumentSchema = z.union([
+const sessionArgumentSchema = lazySchema(() => z.union([
   z.undefined(),
   idSchema,
   z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema }) }) }),
   z.object({ type: z.enum(['diagnostic', 'notice']) }),
-]);
+]));
 
 function invalid(command: string, expected: string, error: z.ZodError): ArborError {
   return new ArborError('INPUT_INVALID', `${command} takes ${expected}; the argument it was given is not one.`, { issues: z.treeifyError(error) });

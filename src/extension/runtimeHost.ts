@@ -46,8 +46,12 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     void vscode.window.showWarningMessage(`Arbor: ${problem}`);
   });
   context.subscriptions.push(approvalRules);
-  const ripgrep = findRipgrep(vscode.env.appRoot);
-  log.info(ripgrep ? `Agents search with ${ripgrep}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
+  // Looked up when an agent first lists or searches files: activation does not wait on the disk.
+  const ripgrep = (): string | undefined => {
+    const rg = findRipgrep(vscode.env.appRoot);
+    log.info(rg ? `Agents search with ${rg}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
+    return rg;
+  };
   const runtime = new Runtime({
     model,
     limits: settings.limits,

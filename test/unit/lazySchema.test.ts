@@ -27,3 +27,38 @@ describe('lazySchema', () => {
     assert.deepEqual(item.extend({ m: z.string() }).parse({ kind: 'a', n: 1, m: 'x' }), { kind: 'a', n: 1, m: 'x' });
   });
 });
+
+describe('lazySchema stands in for the schema wherever zod or a caller looks', () => {
+  const build = () =>
+    z
+      .object({ path: z.string().describe('A path.'), limit: z.number().int().min(1).optional() })
+      .describe('Where to look.');
+
+  it("gives zod's JSON Schema converter the same schema, descriptions included", () => {
+    const lazy = lazySchema(build);
+    assert.deepEqual(z.toJSONSchema(lazy, { io: 'input' }), z.toJSONSchema(build(), { io: 'input' }));
+    assert.equal(lazy.description, 'Where to look.');
+    assert.deepEqual(z.toJSONSchema(z.object({ where: lazy })), z.toJSONSchema(z.object({ where: build() })));
+  });
+
+  it('converts to the same JSON Schema when the schema itself is a transform, an optional or a default', () => {
+    const builds: (() => z.ZodType)[] = [
+      () => z.object({ label: z.string().optional(), text: z.string() }).transform(({ label, text }) => ({ label: label ?? text, text })),
+      () => z.string().describe('Free text.').optional(),
+      () => z.number().int().default(4),
+    ];
+    for (const make of builds) {
+      assert.deepEqual(z.toJSONSchema(lazySchema(make), { io: 'input' }), z.toJSONSchema(make(), { io: 'input' }));
+      assert.deepEqual(z.toJSONSchema(z.object({ inner: lazySchema(make) }), { io: 'input' }), z.toJSONSchema(z.object({ inner: make() }), { io: 'input' }));
+    }
+  });
+
+  it("shows the schema's own keys, its shape and its standard-schema face", async () => {
+    const lazy = lazySchema(build);
+    assert.deepEqual(Object.keys(lazy).sort(), Object.keys(build()).sort());
+    assert.deepEqual(Object.keys(lazy.shape), ['path', 'limit']);
+    assert.ok('safeParse' in lazy);
+    const checked = await lazy['~standard'].validate({ path: 'a' });
+    assert.deepEqual(checked, { value: { path: 'a' } });
+  });
+});

@@ -15,6 +15,7 @@
  */
 import picomatch from 'picomatch';
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 
 /** The actions a rule can name, by the keyword a rule is written with. */
 export const APPROVAL_RULE_KINDS = Object.freeze({ edit: 'edit-file', command: 'run-command', tool: 'vscode-tool' } as const);
@@ -51,7 +52,7 @@ const MAX_PATTERN_LENGTH = 2_000;
 const RULE_TEXT = /^\s*([a-z]+)\s*:\s*(.*?)\s*$/s;
 
 /** A rule as written: "<kind>: <pattern>", e.g. "edit: src/**" or "command: npm test". */
-export const approvalRuleTextSchema = z
+export const approvalRuleTextSchema = lazySchema(() => z
   .string()
   .max(MAX_PATTERN_LENGTH + 20)
   .transform((text, ctx): ApprovalRulePattern => {
@@ -75,7 +76,7 @@ export const approvalRuleTextSchema = z
       return z.NEVER;
     }
     return { kind, pattern };
-  });
+  }));
 
 function isRuleKind(value: string): value is ApprovalRuleKind {
   return Object.hasOwn(APPROVAL_RULE_KINDS, value);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { InteractionMode } from '../sessions/types';
 
 /** The tools whose only purpose is to reach a human. */
@@ -45,12 +46,12 @@ export interface RunInteractionPolicy {
   systemPromptGuidance(): string;
 }
 
-const runContextSchema = z.object({
+const runContextSchema = lazySchema(() => z.object({
   interactionMode: z.string().optional(),
   nonInteractive: z.boolean().optional(),
   channelName: z.string().optional(),
   disableClarification: z.boolean().optional(),
-});
+}));
 
 /**
  * Precedence: an explicit `interactionMode` wins and must name a known mode (an unknown one is

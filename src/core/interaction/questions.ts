@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import type { Answer, Question } from '../sessions/types';
 
 /**
@@ -17,16 +18,16 @@ export const MAX_CUSTOM_ANSWER_LENGTH = 10_000;
 
 const notBlank = /\S/;
 
-export const questionOptionSchema = z.object({
+export const questionOptionSchema = lazySchema(() => z.object({
   label: z.string().min(1).max(MAX_LABEL_LENGTH).regex(notBlank, 'must not be blank').describe('What the human picks.'),
   description: z
     .string()
     .max(MAX_OPTION_DESCRIPTION_LENGTH)
     .optional()
     .describe('What choosing this option means, in one sentence.'),
-});
+}));
 
-export const questionSchema = z.object({
+export const questionSchema = lazySchema(() => z.object({
   id: z
     .string()
     .min(1)
@@ -51,9 +52,9 @@ export const questionSchema = z.object({
     })
     .describe('The choices offered. The human may always type a free-text answer instead; an empty list asks for text only.'),
   multiSelect: z.boolean().optional().describe('Allow choosing more than one option.'),
-});
+}));
 
-export const questionBatchSchema = z
+export const questionBatchSchema = lazySchema(() => z
   .array(questionSchema)
   .min(1)
   .max(MAX_QUESTIONS)
@@ -63,19 +64,19 @@ export const questionBatchSchema = z
       if (seen.has(q.id)) ctx.addIssue({ code: 'custom', message: `question id "${q.id}" appears twice` });
       seen.add(q.id);
     }
-  });
+  }));
 
 /**
  * A question as a model may send it. Models that follow the widely used question-tool shape
  * (question, header, options, multiSelect) send no id; the batch derives one (`q1`, `q2`, ...)
  * before the strict batch schema checks it, so such a question is asked instead of refused.
  */
-const modelQuestionSchema = questionSchema.extend({
+const modelQuestionSchema = lazySchema(() => questionSchema.extend({
   id: questionSchema.shape.id.optional().describe('Optional name for this question; the answer carries it. Defaults to q1, q2, ... in order.'),
   options: questionSchema.shape.options.optional().describe(
     'The choices offered. The human may always type a free-text answer instead; leave it out (or empty) to ask for text only.',
   ),
-});
+}));
 
 /** Gives every question without an id the first free `q<position>` name. */
 function withIds(questions: z.infer<typeof modelQuestionSchema>[]): Question[] {
@@ -92,7 +93,7 @@ function withIds(questions: z.infer<typeof modelQuestionSchema>[]): Question[] {
 }
 
 /** The arguments of the ask_user_question tool. */
-export const askUserQuestionArgsSchema = z.object({
+export const askUserQuestionArgsSchema = lazySchema(() => z.object({
   questions: z
     .array(modelQuestionSchema)
     .min(1)
@@ -100,13 +101,13 @@ export const askUserQuestionArgsSchema = z.object({
     .transform(withIds)
     .pipe(questionBatchSchema)
     .describe(`1 to ${MAX_QUESTIONS} questions asked together.`),
-});
+}));
 
-export const answerSchema = z.object({
+export const answerSchema = lazySchema(() => z.object({
   id: z.string(),
   selected: z.array(z.string()),
   custom: z.string().max(MAX_CUSTOM_ANSWER_LENGTH).optional(),
-});
+}));
 
 /** One line per problem, with where it is: readable by a model and by a person. */
 export function describeIssues(error: z.ZodError): string {

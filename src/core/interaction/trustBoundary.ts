@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { InteractionMode } from '../sessions/types';
 import { resolveInteractionPolicy, type RunContext } from './policy';
 
@@ -33,10 +34,10 @@ export const MAX_PUBLIC_LABEL_LENGTH = 200;
  * What a public caller may ask for. Only these keys survive parsing; everything else, the
  * internal keys included, is dropped, so nothing a public caller sends reaches a RunContext.
  */
-export const publicRunRequestSchema = z.object({
+export const publicRunRequestSchema = lazySchema(() => z.object({
   prompt: z.string().min(1).max(MAX_PUBLIC_PROMPT_LENGTH).regex(/\S/, 'must not be blank'),
   label: z.string().min(1).max(MAX_PUBLIC_LABEL_LENGTH).regex(/\S/, 'must not be blank').optional(),
-});
+}));
 
 export type PublicRunRequest = z.output<typeof publicRunRequestSchema>;
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { Emitter, type Disposable } from '../events';
+import { lazySchema } from '../lazySchema';
 import type { Answer, Question } from '../sessions/types';
 import { checkAnswers, describeIssues, questionBatchSchema } from './questions';
 
@@ -89,12 +90,12 @@ export const CALLER_NOT_LIVE_MESSAGE =
   'You cannot ask the human directly: this agent is not a live agent of the current session. Do not wait for an answer. ' +
   'Include the unresolved question or decision in your final result; whoever started you receives that result.';
 
-const askIntentSchema = z.enum(['clarify', 'plan-approval', 'approval']);
-const askShapeSchema = z.object({
+const askIntentSchema = lazySchema(() => z.enum(['clarify', 'plan-approval', 'approval']));
+const askShapeSchema = lazySchema(() => z.object({
   questions: questionBatchSchema,
   intent: askIntentSchema.default('clarify'),
   detail: z.string().max(MAX_DETAIL_LENGTH).optional(),
-});
+}));
 
 export interface UserInteractionServiceOptions {
   /** The live agents; without it, every call that names an agent is refused. */

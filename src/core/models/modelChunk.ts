@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { ModelChunk } from './types';
 
 /**
@@ -10,9 +11,9 @@ import type { ModelChunk } from './types';
  */
 
 /** A token count: a whole, non-negative, safe number (zod's int() excludes unsafe integers). */
-const tokenCount = z.number().int().nonnegative();
+const tokenCount = lazySchema(() => z.number().int().nonnegative());
 
-export const modelChunkSchema = z.discriminatedUnion('type', [
+export const modelChunkSchema = lazySchema(() => z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({
     type: z.literal('tool_call'),
@@ -23,7 +24,7 @@ export const modelChunkSchema = z.discriminatedUnion('type', [
     }),
   }),
   z.object({ type: z.literal('usage'), inputTokens: tokenCount, outputTokens: tokenCount }),
-]);
+]));
 
 const MAX_SHOWN = 80;
 

@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
 import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ClassifiedModelError, type ModelEndpoint } from './openAiErrors';
 import { toOpenAiMessages, toOpenAiTools } from './openAiMessages';
@@ -17,14 +18,14 @@ import type { ModelChunk, ModelProvider, ModelRequest } from './types';
  * OpenAI, ...). `baseUrl` is the API root that `/chat/completions` is appended to, such as
  * `http://localhost:11434/v1`.
  */
-export const openAiCompatibleSettingsSchema = z.object({
+export const openAiCompatibleSettingsSchema = lazySchema(() => z.object({
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'The base URL must be an http:// or https:// URL, such as http://localhost:11434/v1.' })
     .transform((url) => url.replace(/\/+$/, '')),
   model: z.string().trim().min(1, 'Name the model to use, such as llama3.1 or gpt-4o-mini.'),
   /** Shown in the model picker; defaults to "<model> (<host>)". */
   label: z.string().trim().min(1).optional(),
-});
+}));
 
 export type OpenAiCompatibleSettings = z.output<typeof openAiCompatibleSettingsSchema>;
 export type OpenAiCompatibleSettingsInput = z.input<typeof openAiCompatibleSettingsSchema>;
@@ -78,7 +79,7 @@ const NO_KEY = 'no-api-key-set';
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** One streamed chunk of a chat completion, as far as Arbor reads it; anything else is ignored. */
-const wireChunkSchema = z.object({
+const wireChunkSchema = lazySchema(() => z.object({
   choices: z
     .array(
       z.object({
@@ -108,7 +109,7 @@ const wireChunkSchema = z.object({
       completion_tokens: z.number().int().nonnegative().nullish(),
     })
     .nullish(),
-});
+}));
 
 type RequestBody = Record<string, unknown>;
 

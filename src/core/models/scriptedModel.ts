@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArborError, type ArborErrorCode } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall } from './types';
 
 /*
@@ -24,7 +25,7 @@ import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall } f
  * {{agent:<label>}} (the agent_id of the subagent with that label that this agent started).
  */
 
-const stepSchema = z
+const stepSchema = lazySchema(() => z
   .object({
     text: z.string().optional(),
     toolCalls: z
@@ -40,18 +41,18 @@ const stepSchema = z
     error: z.object({ code: z.string().optional(), message: z.string() }).optional(),
     usage: z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) }).optional(),
   })
-  .strict();
+  .strict());
 
-const turnSchema = z.union([z.array(stepSchema).min(1), z.object({ steps: z.array(stepSchema).min(1), loop: z.boolean().default(false) }).strict()]);
+const turnSchema = lazySchema(() => z.union([z.array(stepSchema).min(1), z.object({ steps: z.array(stepSchema).min(1), loop: z.boolean().default(false) }).strict()]));
 
-const agentScriptSchema = z.object({ turns: z.array(turnSchema).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict();
+const agentScriptSchema = lazySchema(() => z.object({ turns: z.array(turnSchema).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict());
 
-export const scriptSchema = z
+export const scriptSchema = lazySchema(() => z
   .object({
     version: z.literal(1),
     agents: z.record(z.string(), agentScriptSchema),
   })
-  .strict();
+  .strict());
 
 export type ModelScript = z.input<typeof scriptSchema>;
 type AgentScript = z.output<typeof agentScriptSchema>;

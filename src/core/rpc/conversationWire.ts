@@ -49,8 +49,8 @@ export type ConversationViewState = z.infer<typeof conversationViewStateSchema>;
 
 // --- host -> webview ------------------------------------------------------------------------
 
-const messageSource = z.enum(['user', 'parent', 'child', 'system']);
-const agentKind = z.enum(['root', 'one-shot', 'continuable']);
+const messageSource = lazySchema(() => z.enum(['user', 'parent', 'child', 'system']));
+const agentKind = lazySchema(() => z.enum(['root', 'one-shot', 'continuable']));
 
 /** One entry of the conversation as the view renders it. */
 export const conversationItemSchema = lazySchema(() =>
@@ -88,7 +88,7 @@ export const conversationItemSchema = lazySchema(() =>
   ]));
 export type ConversationItem = z.infer<typeof conversationItemSchema>;
 
-export const conversationPhaseSchema = z.enum(['running', 'waiting', 'stopping', 'parked', 'idle', 'ended']);
+export const conversationPhaseSchema = lazySchema(() => z.enum(['running', 'waiting', 'stopping', 'parked', 'idle', 'ended']));
 export type ConversationPhase = z.infer<typeof conversationPhaseSchema>;
 
 /** What the view shows around the conversation: the agent's state and what the user may do. */
@@ -110,15 +110,15 @@ export const conversationStateSchema = lazySchema(() =>
   }));
 export type ConversationState = z.infer<typeof conversationStateSchema>;
 
-export const conversationAgentSchema = z.strictObject({
+export const conversationAgentSchema = lazySchema(() => z.strictObject({
   id: z.string(),
   label: z.string(),
   kind: agentKind,
-});
+}));
 export type ConversationAgent = z.infer<typeof conversationAgentSchema>;
 
 /** Codes of the errors the host posts back; a failed action changes nothing. */
-export const conversationErrorCodeSchema = z.enum(['INPUT_INVALID', 'AGENT_DISPOSED', 'SUBAGENT_UNAUTHORIZED', 'INTERNAL']);
+export const conversationErrorCodeSchema = lazySchema(() => z.enum(['INPUT_INVALID', 'AGENT_DISPOSED', 'SUBAGENT_UNAUTHORIZED', 'INTERNAL']));
 export type ConversationErrorCode = z.infer<typeof conversationErrorCodeSchema>;
 
 export const hostToWebviewSchema = lazySchema(() =>

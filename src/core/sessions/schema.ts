@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import type { SessionEvent, SessionHeader } from './types';
 
 /**
@@ -8,10 +9,10 @@ import type { SessionEvent, SessionHeader } from './types';
  * still loads.
  */
 
-export const isoTimestamp = z.iso.datetime({ offset: true });
-const count = z.number().int().nonnegative();
+export const isoTimestamp = lazySchema(() => z.iso.datetime({ offset: true }));
+const count = lazySchema(() => z.number().int().nonnegative());
 
-export const sessionHeaderSchema = z.object({
+export const sessionHeaderSchema = lazySchema(() => z.object({
   type: z.literal('header'),
   version: z.number().int().positive(),
   id: z.string().min(1),
@@ -23,22 +24,22 @@ export const sessionHeaderSchema = z.object({
   workspace: z.string().optional(),
   interactionMode: z.enum(['interactive', 'scheduled', 'webhook', 'autonomous']),
   resumedFrom: z.string().min(1).optional(),
-});
+}));
 
-const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-const questionSchema = z.object({
+const toolCallSchema = lazySchema(() => z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
+const questionSchema = lazySchema(() => z.object({
   id: z.string(),
   question: z.string(),
   header: z.string().optional(),
   options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
   multiSelect: z.boolean().optional(),
-});
-const answerSchema = z.object({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() });
+}));
+const answerSchema = lazySchema(() => z.object({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() }));
 
-export const turnEndReasonSchema = z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']);
-const cancelCauseSchema = z.enum(['user', 'parent', 'disposed', 'budget']);
+export const turnEndReasonSchema = lazySchema(() => z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']));
+const cancelCauseSchema = lazySchema(() => z.enum(['user', 'parent', 'disposed', 'budget']));
 
-export const sessionEventSchema = z.discriminatedUnion('type', [
+export const sessionEventSchema = lazySchema(() => z.discriminatedUnion('type', [
   z.object({
     type: z.literal('user_message'),
     at: isoTimestamp,
@@ -98,10 +99,10 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
     ruleScope: z.enum(['workspace', 'user', 'setting']).optional(),
   }),
   z.object({ type: z.literal('usage'), at: isoTimestamp, inputTokens: count, outputTokens: count }),
-]);
+]));
 
 /** Just enough of a header to decide whether this build can read the file at all. */
-export const headerVersionSchema = z.object({ type: z.literal('header'), version: z.number().int().positive() });
+export const headerVersionSchema = lazySchema(() => z.object({ type: z.literal('header'), version: z.number().int().positive() }));
 
 // The schemas and the TypeScript contracts must describe the same shapes: a change to one
 // without the other fails the type check here.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import type { FilePool } from './filePool';
 import { sessionHeaderSchema } from './schema';
 import { scanStateSchema } from './sessionScan';
@@ -20,17 +21,17 @@ import { scanStateSchema } from './sessionScan';
 export const SESSION_INDEX_FILE = 'session-index.json';
 const SAVE_DELAY_MS = 2_000;
 
-const indexEntrySchema = z.object({
+const indexEntrySchema = lazySchema(() => z.object({
   ino: z.string(),
   size: z.number().int().nonnegative(),
   mtimeMs: z.number(),
   header: sessionHeaderSchema,
   state: scanStateSchema,
-});
+}));
 export type SessionIndexEntry = z.infer<typeof indexEntrySchema>;
 
 /** Entries are checked one at a time when used, so reading a large index never blocks for long. */
-const indexFileSchema = z.object({ version: z.literal(1), entries: z.record(z.string(), z.unknown()) });
+const indexFileSchema = lazySchema(() => z.object({ version: z.literal(1), entries: z.record(z.string(), z.unknown()) }));
 
 export class SessionIndex {
   private entries: Map<string, SessionIndexEntry | unknown> | undefined;

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { isoNow } from '../clock';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import { FilePool } from './filePool';
 
 /**
@@ -39,13 +40,13 @@ import { FilePool } from './filePool';
  *   process cannot be checked from here). A file that cannot be parsed names no session.
  */
 
-const windowFileSchema = z.object({
+const windowFileSchema = lazySchema(() => z.object({
   pid: z.number().int(),
   host: z.string(),
   owner: z.string(),
   /** Session id -> when it was claimed. */
   sessions: z.record(z.string(), z.string()),
-});
+}));
 type WindowFile = z.infer<typeof windowFileSchema>;
 
 /** Who holds a session, as a SESSION_IN_USE error names it. */

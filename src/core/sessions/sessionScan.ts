@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { FilePool } from './filePool';
 import { checkLine } from './lineChecksum';
 import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema, turnEndReasonSchema } from './schema';
@@ -19,7 +20,7 @@ import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '.
  * unloadable (SESSION_CORRUPT, or SESSION_VERSION for a newer format).
  */
 
-export const scanStateSchema = z.object({
+export const scanStateSchema = lazySchema(() => z.object({
   /** Complete lines read, the header included, and the bytes they occupy. */
   lines: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
@@ -34,7 +35,7 @@ export const scanStateSchema = z.object({
   tail: z.string().optional(),
   /** The first damaged line: its number, why, and its byte offset; nothing after it counts. */
   damage: z.object({ line: z.number().int().positive(), reason: z.string(), offset: z.number().int().nonnegative() }).optional(),
-});
+}));
 export type ScanState = z.infer<typeof scanStateSchema>;
 
 export function emptyScanState(): ScanState {

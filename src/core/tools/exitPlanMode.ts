@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { EXIT_PLAN_MODE_TOOL, MAX_DETAIL_LENGTH, askTheHuman, type RunInteractionPolicy, type UserInteractionService } from '../interaction';
+import { lazySchema } from '../lazySchema';
 import type { Question } from '../sessions/types';
 import type { BaseToolContext } from './context';
 import { defineTool } from './defineTool';
@@ -12,14 +13,14 @@ export interface ExitPlanModeContext extends BaseToolContext {
   policy: Pick<RunInteractionPolicy, 'unattended' | 'mode'>;
 }
 
-export const exitPlanModeArgsSchema = z.object({
+export const exitPlanModeArgsSchema = lazySchema(() => z.object({
   plan: z
     .string()
     .min(1)
     .max(MAX_DETAIL_LENGTH)
     .regex(/\S/, 'must not be blank')
     .describe('The complete plan, in Markdown: what you will change, in which order, and how you will check it.'),
-});
+}));
 
 export const PLAN_APPROVAL_OPTIONS = Object.freeze({ approve: 'Approve plan', keepPlanning: 'Keep planning' });
 

@@ -15,12 +15,13 @@
  */
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import { untilAborted } from '../untilAborted';
 import { deniedResult, errorResult } from './catalog';
 import type { RuntimeToolContext } from './context';
 import type { ToolDefinition, ToolResult } from './types';
 
-export const externalToolArgsSchema = z.record(z.string(), z.unknown());
+export const externalToolArgsSchema = lazySchema(() => z.record(z.string(), z.unknown()));
 export type ExternalToolArgs = z.output<typeof externalToolArgsSchema>;
 
 export interface ExternalToolSpec {

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { ArborError } from '../errors';
 import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
 import { Emitter, type Disposable } from '../events';
+import { lazySchema } from '../lazySchema';
 import type { WorkspacePath, WorkspacePort } from './port';
 
 /**
@@ -30,12 +31,12 @@ export interface ChangedFile {
   firstChangedAt: string;
 }
 
-const changeSetFileSchema = z.object({
+const changeSetFileSchema = lazySchema(() => z.object({
   version: z.literal(1),
   files: z.array(
     z.object({ path: z.string().min(1), original: z.string().nullable(), written: z.string().nullable(), firstChangedAt: z.string() }),
   ),
-});
+}));
 
 /** Where change sets are kept: in memory, or as one JSON file per session. */
 export interface ChangeSetStorage {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 import type { ListFilesResult, SearchTextResult, TextMatch } from './port';
 import { clipMatchLine, lineMatcher } from './text';
 import { MAX_FILE_BYTES, globMatcher } from './nodeWorkspace';
@@ -72,7 +73,7 @@ export async function ripgrepListFiles(rg: string, scope: RipgrepScope, glob: st
   return { files, truncated };
 }
 
-const rgMatchSchema = z.object({
+const rgMatchSchema = lazySchema(() => z.object({
   type: z.literal('match'),
   data: z.object({
     path: z.object({ text: z.string() }),
@@ -80,7 +81,7 @@ const rgMatchSchema = z.object({
     lines: z.object({ text: z.string() }).or(z.object({ bytes: z.string() })),
     submatches: z.array(z.object({ start: z.number().int() })),
   }),
-});
+}));
 
 export interface RipgrepSearch {
   pattern: string;

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import type { Runtime } from '../../core';
+import { lazySchema, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
 
 /** `arbor.tools.vscode`: which of VS Code's tools (`vscode.lm.tools`) agents are offered. */
 export const TOOLS_SETTING = 'tools.vscode';
 
-const selectionSchema = z.union([z.enum(['none', 'all']), z.array(z.string().trim().min(1))]);
+const selectionSchema = lazySchema(() => z.union([z.enum(['none', 'all']), z.array(z.string().trim().min(1))]));
 export type ToolSelection = z.output<typeof selectionSchema>;
 
 /** The names a model API accepts for a function; a tool named otherwise cannot be offered. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
+import { lazySchema } from '../../core';
 import type { ChangeSets } from '../../core/workspace';
 
 export const ORIGINAL_SCHEME = 'arbor-original';
@@ -7,11 +8,11 @@ export const ORIGINAL_SCHEME = 'arbor-original';
 /** Which recorded content of a changed file a document shows. */
 export type RecordedSide = 'original' | 'written';
 
-const querySchema = z.object({
+const querySchema = lazySchema(() => z.object({
   session: z.string().min(1).max(1000),
   path: z.string().min(1).max(4096),
   side: z.enum(['original', 'written']),
-});
+}));
 
 /**
  * `arbor-original:<the file's absolute path>?session=<id>&path=<workspace-relative path>&side=<original|written>`.

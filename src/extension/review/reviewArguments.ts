@@ -2,27 +2,27 @@
 // a `command:` link: it is parsed here first, and a bad one is INPUT_INVALID that changes nothing.
 import * as z from 'zod';
 import { Agent } from '../../core/agents';
-import { ArborError } from '../../core';
+import { ArborError, lazySchema } from '../../core';
 import type { ChangedFileNode } from './changedFiles';
 
-const idSchema = z.string().min(1).max(1000);
+const idSchema = lazySchema(() => z.string().min(1).max(1000));
 
-const changedFileSchema = z.object({
+const changedFileSchema = lazySchema(() => z.object({
   type: z.literal('changed-file'),
   sessionId: idSchema,
   path: z.string().min(1).max(4096),
   created: z.boolean(),
-});
+}));
 
 /** An agent's (or a past session's) whole change set, or one file of it. */
-const targetSchema = z.union([
+const targetSchema = lazySchema(() => z.union([
   z.undefined(),
   z.instanceof(Agent),
   idSchema,
   changedFileSchema,
   // A History row names its session at entry.header.id.
   z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema }) }) }),
-]);
+]));
 
 export type ChangesTarget = { kind: 'ask' } | { kind: 'session'; sessionId: string } | { kind: 'file'; file: ChangedFileNode };
 

@@ -33,7 +33,18 @@ import {
  * Diagnostics are the Problems panel's errors and warnings.
  */
 export class VsCodeWorkspace implements WorkspacePort {
-  constructor(private readonly ripgrep: string | undefined) {}
+  private found?: { rg: string | undefined };
+
+  /**
+   * `ripgrep` is the binary, or how to find it: looked up at the first listing or search, not
+   * when the workspace is made (which the editor's activation waits for).
+   */
+  constructor(private readonly ripgrep: string | undefined | (() => string | undefined)) {}
+
+  private rg(): string | undefined {
+    this.found ??= { rg: typeof this.ripgrep === 'function' ? this.ripgrep() : this.ripgrep };
+    return this.found.rg;
+  }
 
   folders(): readonly string[] {
     return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
@@ -99,15 +110,17 @@ export class VsCodeWorkspace implements WorkspacePort {
   listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
     const folders = this.requireFolders();
     const exclude = excludeGlobs();
-    if (!this.ripgrep) return new NodeWorkspace({ folders, exclude }).listFiles(query);
-    return ripgrepListFiles(this.ripgrep, { folders, exclude, signal: query.signal }, query.glob, query.limit);
+    const rg = this.rg();
+    if (!rg) return new NodeWorkspace({ folders, exclude }).listFiles(query);
+    return ripgrepListFiles(rg, { folders, exclude, signal: query.signal }, query.glob, query.limit);
   }
 
   searchText(query: SearchTextQuery): Promise<SearchTextResult> {
     const folders = this.requireFolders();
     const exclude = excludeGlobs();
-    if (!this.ripgrep) return new NodeWorkspace({ folders, exclude }).searchText(query);
-    return ripgrepSearch(this.ripgrep, { folders, exclude, signal: query.signal }, query);
+    const rg = this.rg();
+    if (!rg) return new NodeWorkspace({ folders, exclude }).searchText(query);
+    return ripgrepSearch(rg, { folders, exclude, signal: query.signal }, query);
   }
 
   diagnostics(p?: WorkspacePath): Promise<WorkspaceDiagnostic[]> {

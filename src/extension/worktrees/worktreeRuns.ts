@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, type Runtime } from '../../core';
+import { ArborError, lazySchema, type Runtime } from '../../core';
 import { labelFromPrompt, type Agent } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
 import type { ModelProvider } from '../../core/models';
@@ -27,7 +27,7 @@ export interface WorktreeEntry {
   readonly worktree: GitWorktree;
 }
 
-const baseQuerySchema = z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) });
+const baseQuerySchema = lazySchema(() => z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) }));
 
 export class WorktreeRuns implements vscode.TextDocumentContentProvider {
   private readonly entries = new Map<string, WorktreeEntry>();

@@ -1,0 +1,150 @@
+/**
+ * A stand-in editor for loading Arbor's extension module and running activate() in a fresh
+ * Node process, shared by the activation benchmark (bench/activation.bench.ts) and the unit
+ * test that checks what activation does (test/unit/extension.activation.test.ts). The `vscode`
+ * module is a stand-in that answers every call at once, so the figures and the probe see only
+ * what Arbor's own code does before the first paint of its views.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** A module that stands in for 'vscode': every member exists, every call returns at once. */
+export const VSCODE_STAND_IN = String.raw`
+const handler = {
+  get(target, key) {
+    if (key === 'then') return undefined;
+    if (key === Symbol.toPrimitive) return () => '';
+    if (key === Symbol.iterator) return function* () {};
+    if (!(key in target)) target[key] = stand();
+    return target[key];
+  },
+  apply() { return stand(); },
+  construct() { return stand(); },
+};
+function stand() { return new Proxy(function () {}, handler); }
+const vscode = stand();
+// Bundles copy the module's own keys when they import it: every exported name must exist up front.
+for (const name of JSON.parse(process.env.VSCODE_NAMES)) vscode[name];
+const config = { get: (_key, fallback) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined };
+Object.assign(vscode, {
+  version: '1.100.3',
+  env: { appName: 'bench', appRoot: require('os').tmpdir(), language: 'en', uiKind: 1 },
+  workspace: Object.assign(stand(), { getConfiguration: () => config, workspaceFolders: undefined, isTrusted: true }),
+  Uri: { file: (p) => ({ scheme: 'file', fsPath: p, path: p, toString: () => 'file://' + p }), parse: (s) => ({ scheme: 'file', fsPath: s, toString: () => s }), joinPath: (b, ...p) => ({ scheme: 'file', fsPath: require('path').join(b.fsPath, ...p), toString: () => '' }) },
+  EventEmitter: class { constructor() { this.event = () => ({ dispose() {} }); } fire() {} dispose() {} },
+  Disposable: class { constructor(f) { this.f = f; } dispose() { this.f?.(); } static from(...d) { return { dispose() { d.forEach((x) => x.dispose?.()); } }; } },
+  TreeItem: class { constructor(label, state) { this.label = label; this.collapsibleState = state; } },
+  ThemeIcon: class { constructor(id, color) { this.id = id; this.color = color; } },
+  ThemeColor: class { constructor(id) { this.id = id; } },
+  MarkdownString: class { constructor(v) { this.value = v || ''; } appendMarkdown(v) { this.value += v; return this; } appendText(v) { this.value += v; return this; } },
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  LanguageModelChatMessage: { User: (c) => ({ role: 1, content: c }), Assistant: (c) => ({ role: 2, content: c }) },
+});
+module.exports = vscode;
+`;
+
+/**
+ * Loads process.env.BUNDLE (with 'vscode' answered by process.env.STAND_IN) and runs activate().
+ * Prints wall-clock and CPU milliseconds of each step; with PROBE set, also what the probe saw.
+ */
+const WORKER = String.raw`
+const Module = require('module');
+const path = require('path');
+const standIn = require(process.env.STAND_IN);
+const load = Module._load;
+Module._load = function (request, parent, isMain) { return request === 'vscode' ? standIn : load.apply(this, arguments); };
+const storage = process.env.STORAGE;
+const context = {
+  subscriptions: [],
+  extension: { packageJSON: { version: '0.0.0' } },
+  extensionUri: standIn.Uri.file(path.dirname(process.env.BUNDLE)),
+  extensionPath: path.dirname(process.env.BUNDLE),
+  storageUri: undefined,
+  globalStorageUri: standIn.Uri.file(storage),
+  secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined, onDidChange: () => ({ dispose() {} }) },
+  globalState: { get: () => undefined, update: async () => undefined, keys: () => [] },
+  workspaceState: { get: () => undefined, update: async () => undefined, keys: () => [] },
+};
+const probe = process.env.PROBE ? startProbe() : undefined;
+const c0 = process.cpuUsage();
+const t0 = process.hrtime.bigint();
+const ext = require(process.env.BUNDLE);
+const t1 = process.hrtime.bigint();
+const c1 = process.cpuUsage();
+if (probe) probe.phase = 'activate';
+ext.activate(context);
+const t2 = process.hrtime.bigint();
+const c2 = process.cpuUsage();
+const cpu = (a, b) => (b.user - a.user + b.system - a.system) / 1e3;
+const figures = { load: Number(t1 - t0) / 1e6, activate: Number(t2 - t1) / 1e6, loadCpu: cpu(c0, c1), activateCpu: cpu(c1, c2), probe: probe && probe.report() };
+process.stdout.write(JSON.stringify(figures), () => process.exit(0));
+
+/**
+ * Records, per phase (load, activate), where each zod schema is built (the first frame in
+ * src/: the line that defines it) and every synchronous look at the disk, by path.
+ */
+function startProbe() {
+  const fs = require('fs');
+  const state = { phase: 'load', schemas: { load: {}, activate: {} }, disk: { load: [], activate: [] } };
+  globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, {
+    postProcessor() {
+      const frames = new Error().stack.split('\n').slice(2);
+      const frame = frames.find((line) => /[\/]src[\/](core|extension)[\/]/.test(line)) || frames[0] || '';
+      const where = frame.replace(/^.*?[\/](src[\/][^:]+:\d+).*$/, '$1').trim();
+      state.schemas[state.phase][where] = (state.schemas[state.phase][where] || 0) + 1;
+    },
+  });
+  for (const name of ['accessSync', 'existsSync', 'statSync', 'lstatSync', 'readdirSync', 'readFileSync', 'openSync']) {
+    const real = fs[name];
+    fs[name] = function (p, ...rest) {
+      state.disk[state.phase].push(name + ' ' + String(p));
+      return real.call(this, p, ...rest);
+    };
+  }
+  return Object.assign(state, { report: () => ({ schemas: state.schemas, disk: state.disk }) });
+}
+`;
+
+/** Every name the 'vscode' module exports, read from its type declarations. */
+function vscodeNames(): string {
+  const types = fs.readFileSync(require.resolve('@types/vscode/index.d.ts'), 'utf8');
+  const names = new Set<string>();
+  for (const match of types.matchAll(/^\s*export (?:namespace|class|enum|const|let|function) (\w+)/gm)) names.add(match[1]);
+  return JSON.stringify([...names]);
+}
+
+export interface ActivationProbe {
+  /** Per phase: how many zod schemas were built at each defining line (`src/...:line`). */
+  schemas: { load: Record<string, number>; activate: Record<string, number> };
+  /** Per phase: every synchronous file-system call, as "<call> <path>". */
+  disk: { load: string[]; activate: string[] };
+}
+
+export interface ActivationFigures {
+  /** Wall-clock milliseconds: loading the module, then activate(). */
+  load: number;
+  activate: number;
+  /** CPU milliseconds of the same steps (less sensitive to other processes on the machine). */
+  loadCpu: number;
+  activateCpu: number;
+  probe?: ActivationProbe;
+}
+
+/**
+ * Loads `entry` and activates it in a fresh Node process, with `dir` as scratch space (the
+ * stand-in module and a fresh storage folder go there). `nodeArgs` are given to that process
+ * (e.g. `--require tsx/cjs` to load the TypeScript sources instead of a bundle).
+ */
+export function activateInFreshProcess(entry: string, dir: string, options: { probe?: boolean; nodeArgs?: string[] } = {}): ActivationFigures {
+  const standIn = path.join(dir, 'vscode.js');
+  if (!fs.existsSync(standIn)) fs.writeFileSync(standIn, VSCODE_STAND_IN);
+  const storage = fs.mkdtempSync(path.join(dir, 'storage-'));
+  const run = spawnSync(process.execPath, [...(options.nodeArgs ?? []), '-e', WORKER], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...process.env, STAND_IN: standIn, BUNDLE: entry, STORAGE: storage, VSCODE_NAMES: vscodeNames(), PROBE: options.probe ? '1' : '' },
+  });
+  if (run.status !== 0) throw new Error(`activation failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as ActivationFigures;
+}

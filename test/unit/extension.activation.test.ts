@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { activateInFreshProcess, type ActivationProbe } from '../support/activationHost';
+
+/**
+ * What the editor waits for before Arbor's views paint: loading the extension module and
+ * activate(). Both run here in a fresh process against a stand-in editor, with a probe that
+ * records where zod schemas are built and every synchronous look at the disk. The time itself
+ * is printed by bench/activation.bench.ts; this checks the work that makes it.
+ */
+describe('extension activation does only what the first paint of the views needs', function () {
+  this.timeout(300_000);
+  let probe: ActivationProbe;
+  let dir: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-activation-test-'));
+    const entry = path.resolve(__dirname, '../../src/extension/extension.ts');
+    const figures = activateInFreshProcess(entry, dir, { probe: true, nodeArgs: ['--require', 'tsx/cjs'] });
+    assert.ok(figures.probe, 'the probe reports');
+    probe = figures.probe;
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('builds the zod schemas of what activation reads (settings, limits, approval rules), none of the others', () => {
+    // What activation parses: the manifest, the settings (with the run limits), the remembered
+    // approval rules and the editor-tool selection. Every other schema waits for its first use.
+    const readAtActivation = [
+      'src/core/limits.ts',
+      'src/extension/settings.ts',
+      'src/extension/extension.ts',
+      'src/extension/approvals/ruleStore.ts',
+      'src/extension/lmTools/vscodeToolBridge.ts',
+    ];
+    const built = { ...probe.schemas.load };
+    for (const [where, count] of Object.entries(probe.schemas.activate)) built[where] = (built[where] ?? 0) + count;
+    assert.ok(Object.keys(built).some((where) => where.startsWith('src/extension/settings.ts')), 'the probe sees the settings schema being built');
+    const others = Object.entries(built).filter(([where]) => !readAtActivation.some((file) => where.startsWith(`${file}:`)));
+    assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (wrap them in lazySchema)');
+  });
+
+  it('does not look for ripgrep until an agent first lists or searches files', () => {
+    const lookups = [...probe.disk.load, ...probe.disk.activate].filter((call) => /[\\/]bin[\\/]rg(\.exe)?$/.test(call));
+    assert.deepEqual(lookups, []);
+  });
+});
