@@ -167,6 +167,9 @@ describe('durable sessions: a real process that dies', function () {
           await log.flush();
         }
         log.append({ type: 'turn_start', at: at(), turn: 4 });
+        // Turn 4 has begun on disk before the parent hears TURNS-DONE: what the kill cuts is the
+        // turn's unflushed tail, however late a loaded machine runs the timed flush.
+        await log.flush();
         // Keep appending, unflushed, until killed.
         let i = 0;
         setInterval(() => { for (let k = 0; k < 50; k++) log.append({ type: 'assistant_text', at: at(), text: 'late ' + i++ }); }, 1);
