@@ -27,6 +27,8 @@ export default {
   // Two cores are the norm here; one test process keeps the machine usable for the rest.
   concurrency: 1,
   timeoutMS: 10000,
+  // The first run of the whole unit suite (with coverage) takes minutes on a busy two-core machine.
+  dryRunTimeoutMinutes: 20,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${slug}.html` },
   jsonReporter: { fileName: `reports/mutation/${slug}.json` },

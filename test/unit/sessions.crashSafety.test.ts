@@ -130,7 +130,9 @@ describe('durable sessions: crash safety', () => {
 });
 
 describe('durable sessions: a real process that dies', function () {
-  this.timeout(20_000);
+  // A deadline against a hang, not a speed claim: a node process with tsx takes many seconds to
+  // start on a loaded two-core machine.
+  this.timeout(120_000);
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
