@@ -448,8 +448,11 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
   it('the response timeout alone, without retries, ends with MODEL_TIMEOUT', async () => {
     server.respondWith(async (_req, res) => holdOpen(res));
     const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { timeoutMs: 50, retry: { maxRetries: 0 } });
+    // One attempt: the error carries no attempt count (a retried call says how many it made).
     await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /within 50 ms/.test(e.message) && e.details?.attempts === undefined);
-    assert.equal(server.requests.length, 1);
+    // On a loaded machine the client may give up before the server has read the request, so the
+    // server sees one request or none, never a second.
+    assert.ok(server.requests.length <= 1, String(server.requests.length));
   });
 
   it('an endless stream ends with MODEL_TOO_LARGE at the response cap, and the connection is closed', async () => {

@@ -130,7 +130,9 @@ describe('durable sessions: crash safety', () => {
 });
 
 describe('durable sessions: a real process that dies', function () {
-  this.timeout(20_000);
+  // A deadline against a hang, not a speed claim: a node process with tsx takes many seconds to
+  // start on a loaded two-core machine.
+  this.timeout(120_000);
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
@@ -167,6 +169,9 @@ describe('durable sessions: a real process that dies', function () {
           await log.flush();
         }
         log.append({ type: 'turn_start', at: at(), turn: 4 });
+        // Turn 4 has begun on disk before the parent hears TURNS-DONE: what the kill cuts is the
+        // turn's unflushed tail, however late a loaded machine runs the timed flush.
+        await log.flush();
         // Keep appending, unflushed, until killed.
         let i = 0;
         setInterval(() => { for (let k = 0; k < 50; k++) log.append({ type: 'assistant_text', at: at(), text: 'late ' + i++ }); }, 1);

@@ -71,6 +71,12 @@ class OtherWindow {
   }
 }
 
+/**
+ * A deadline against a hang, not a speed claim: each test starts node processes with tsx, which
+ * takes many seconds apiece on a loaded two-core machine.
+ */
+const WINDOW_TEST_DEADLINE_MS = 120_000;
+
 describe('durable sessions: two windows sharing a session folder', () => {
   let dir: string;
   let cleanup: () => void;
@@ -85,7 +91,7 @@ describe('durable sessions: two windows sharing a session folder', () => {
   });
 
   it('the second window cannot reopen a session the first is writing, and is told which window has it', async function () {
-    this.timeout(30_000);
+    this.timeout(WINDOW_TEST_DEADLINE_MS);
     const first = new OtherWindow(dir, 'shared', 'Window One', 'create');
     windows.push(first);
     await first.printed('ready');
@@ -117,7 +123,7 @@ describe('durable sessions: two windows sharing a session folder', () => {
   });
 
   it("a crashed window's lock is taken over, and the session continues whole", async function () {
-    this.timeout(30_000);
+    this.timeout(WINDOW_TEST_DEADLINE_MS);
     const crashed = new OtherWindow(dir, 'orphan', 'Window One', 'create');
     windows.push(crashed);
     await crashed.printed('ready');
@@ -145,7 +151,7 @@ describe('durable sessions: two windows sharing a session folder', () => {
   });
 
   it('two windows resuming one session at the same moment never both get it', async function () {
-    this.timeout(60_000);
+    this.timeout(WINDOW_TEST_DEADLINE_MS);
     const store = new JsonlSessionStore(dir);
     await store.create({ type: 'header', version: 1, id: 'contested', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' }).close();
     await store.dispose();
@@ -161,7 +167,7 @@ describe('durable sessions: two windows sharing a session folder', () => {
   });
 
   it('resume in the second window reports the first window by name', async function () {
-    this.timeout(30_000);
+    this.timeout(WINDOW_TEST_DEADLINE_MS);
     const first = new OtherWindow(dir, 'busy', 'the VS Code window with no folder open', 'create');
     windows.push(first);
     await first.printed('ready');
