@@ -1,6 +1,7 @@
 // What a live agent is doing, in a few words, for the Agents view and the conversation view
 // alike (both show the same line). Pure (no 'vscode' import), so it is unit-tested in Node.
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import type { AgentActivity } from '../agents/activity';
 import type { ToolCall } from '../models/types';
 
@@ -34,9 +35,9 @@ export function describeDoing({ activity, waitingFor, waitingOn = [] }: DoingInp
 }
 
 /** The arguments a description uses; the model wrote them, so they are parsed, never trusted. */
-const callSubject = z
-  .object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string() })
-  .partial();
+const callSubject = lazySchema(() =>
+  z.object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string() }).partial(),
+);
 
 function describeCall(call: ToolCall): string {
   let args: z.infer<typeof callSubject> = {};
