@@ -74,7 +74,7 @@ describe('Conversation view', function () {
     // Agent text is text: markup in it is shown as typed, never parsed.
     assert.ok(await ui.webviewHasText('Looking at the <b>build</b> now.'), 'the assistant text is shown verbatim');
     assert.ok(await ui.webviewHasText('list_agents'), 'the tool call is shown');
-    assert.ok(await ui.webviewHasText('running'), 'the state says running');
+    assert.ok(await ui.webviewHasText('thinking'), 'the state says what it is doing: waiting for its model');
     assert.strictEqual(await ui.webviewIsEnabled('Stop'), true, 'Stop is enabled while a turn runs');
     assert.strictEqual(await ui.webviewIsEnabled('Send'), false, 'Send waits for a message');
     // Opening it again reveals the same view.
