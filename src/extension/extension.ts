@@ -4,6 +4,7 @@
 //   views         Agents and History views, transcripts, conversation views, question prompts
 //   commands      agents/, conversation/, history/, models/ (each folder registers its own)
 //   api/          the API exported to other extensions, and vscode://arbor.arbor links
+//   lmTools/      VS Code's tools offered to agents, and Arbor offered as a tool to chat agents
 //   testing       the handle Arbor's integration tests use (only with ARBOR_TESTING=1)
 import * as vscode from 'vscode';
 import * as z from 'zod';
@@ -16,6 +17,7 @@ import { createArborApi, type ArborApi } from './api/arborApi';
 import { RunLinkHandler } from './api/runLinks';
 import { registerConversationCommands } from './conversation/conversationCommands';
 import { registerHistoryCommands } from './history/historyCommands';
+import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
@@ -23,7 +25,7 @@ import { createTestingHandle } from './testing';
 import { createViews } from './views';
 import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
 
-export type { AgentSummary, ArborApi } from './api/arborApi';
+export type { AgentSummary, ArborAgentEvent, ArborApi } from './api/arborApi';
 export type { ArborObservations, ArborTesting } from './testing';
 
 /** The part of Arbor's own package.json that activation reads. */
@@ -60,11 +62,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
     ...registerWorktreeCommands(runtime, worktrees, log),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: runs.start, startDemo: runs.startDemo }),
+    // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
+    ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );
 
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
-  const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive') });
+  const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive'), subscriptions: context.subscriptions });
   if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }) });
   return api;
 }
