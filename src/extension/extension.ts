@@ -5,6 +5,7 @@
 //   commands      agents/, conversation/, history/, models/ (each folder registers its own)
 //   api/          the API exported to other extensions, and vscode://arbor.arbor links
 //   lmTools/      VS Code's tools offered to agents, and Arbor offered as a tool to chat agents
+//   schedules/    runs started on a cron schedule, and the Schedules view
 //   testing       the handle Arbor's integration tests use (only with ARBOR_TESTING=1)
 import * as vscode from 'vscode';
 import * as z from 'zod';
@@ -21,6 +22,7 @@ import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
+import { createScheduledRuns } from './schedules';
 import { createTestingHandle } from './testing';
 import { createViews } from './views';
 import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
@@ -66,10 +68,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );
 
+  // Schedules start unattended runs while the window is open: after every command is registered.
+  const schedules = createScheduledRuns({ context, runtime, runs, log });
+
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
   const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive'), subscriptions: context.subscriptions });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules }) });
   return api;
 }
 
