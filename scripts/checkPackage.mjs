@@ -29,8 +29,9 @@ try {
   check(false, `builds a VSIX: ${String(error.stderr || error.message).trim()}`);
 }
 // The bundle loads on every activation. `import * as z from 'zod'` lets esbuild drop zod's
-// locales and unused parts; `import { z }` would pull in about 350 KiB more.
-const BUNDLE_BUDGET_KIB = 400;
+// locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a chat
+// agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) took it past 400.
+const BUNDLE_BUDGET_KIB = 420;
 const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);

@@ -60,7 +60,7 @@ function cleanEnv() {
  * Returns { url, port, exited, stop() }: `exited` settles when the server exits on its own;
  * stop() ends the whole group (server and extension hosts).
  */
-export async function startCodeServer({ port, userDataDir, extensionsDir, workspace, logFile, env = {}, startTimeoutMs = 120_000 }) {
+export async function startCodeServer({ port, userDataDir, extensionsDir, workspace, logFile, env = {}, startTimeoutMs = 120_000, extraArgs = [] }) {
   const entry = ensureCodeServer();
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
@@ -77,6 +77,7 @@ export async function startCodeServer({ port, userDataDir, extensionsDir, worksp
       '--disable-getting-started-override',
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,
+      ...extraArgs,
       workspace,
     ],
     { detached: true, stdio: ['ignore', log, log], env: { ...cleanEnv(), ...env } },

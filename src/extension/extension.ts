@@ -4,6 +4,8 @@
 //   views         Agents and History views, transcripts, conversation views, question prompts
 //   commands      agents/, conversation/, history/, models/ (each folder registers its own)
 //   api/          the API exported to other extensions, and vscode://arbor.arbor links
+//   lmTools/      VS Code's tools offered to agents, and Arbor offered as a tool to chat agents
+//   schedules/    runs started on a cron schedule, and the Schedules view
 //   testing       the handle Arbor's integration tests use (only with ARBOR_TESTING=1)
 import * as vscode from 'vscode';
 import * as z from 'zod';
@@ -16,14 +18,16 @@ import { createArborApi, type ArborApi } from './api/arborApi';
 import { RunLinkHandler } from './api/runLinks';
 import { registerConversationCommands } from './conversation/conversationCommands';
 import { registerHistoryCommands } from './history/historyCommands';
+import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
+import { createScheduledRuns } from './schedules';
 import { createTestingHandle } from './testing';
 import { createViews } from './views';
 import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
 
-export type { AgentSummary, ArborApi } from './api/arborApi';
+export type { AgentSummary, ArborAgentEvent, ArborApi } from './api/arborApi';
 export type { ArborObservations, ArborTesting } from './testing';
 
 /** The part of Arbor's own package.json that activation reads. */
@@ -60,12 +64,17 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
     ...registerWorktreeCommands(runtime, worktrees, log),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: runs.start, startDemo: runs.startDemo }),
+    // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
+    ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );
+
+  // Schedules start unattended runs while the window is open: after every command is registered.
+  const schedules = createScheduledRuns({ context, runtime, runs, log });
 
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
-  const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive') });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }) });
+  const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive'), subscriptions: context.subscriptions });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules }) });
   return api;
 }
 

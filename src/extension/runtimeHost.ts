@@ -13,6 +13,9 @@ import { ModelChoice } from './models/modelChoice';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
+/** The settings that choose the model. */
+const MODEL_SETTINGS = ['arbor.model', 'arbor.scriptedModel'];
+
 export interface RuntimeHost {
   runtime: Runtime;
   /** The model new turns use (the current provider is `model.provider`). */
@@ -79,6 +82,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
         log.warn(problem);
         void vscode.window.showWarningMessage(`Arbor: ${problem}`);
       });
+      // Only a change of the model's own settings picks the model again (and `auto` lists the chat models again).
+      if (!MODEL_SETTINGS.some((section) => e.affectsConfiguration(section))) return;
       model.use(models.providerFor(settings));
       log.info(`Model for new turns: ${model.label}`);
     }),

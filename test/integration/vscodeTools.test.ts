@@ -78,6 +78,8 @@ describe('Tools other extensions contribute (vscode.lm.tools)', function () {
   it('an unattended run is denied the tool without a prompt unless a "tool:" rule allows it', async () => {
     await config().update('tools.vscode', 'all', vscode.ConfigurationTarget.Global);
     await waitFor(() => t.vscodeTools.names().includes(TOOL), 'the tool to be offered');
+    assert.ok(vscode.lm.tools.some((tool) => tool.name === 'arbor_run_agent'), "Arbor's own tool is in vscode.lm.tools");
+    assert.ok(!t.vscodeTools.names().some((name) => name.startsWith('arbor_') && name !== TOOL), "but never offered back to Arbor's agents");
     const calls = seen.invocations.length;
     const denied = t.startScripted(callTool('Night', { text: 'unattended' }), 'go', 'Night', 'autonomous');
     await denied.whenIdle();

@@ -22,8 +22,9 @@ try {
   await runTests({
     version: process.env.VSCODE_VERSION,
     vscodeExecutablePath: process.env.VSCODE_EXECUTABLE_PATH,
-    // Arbor, and a tiny extension that contributes a tool to vscode.lm.tools.
-    extensionDevelopmentPath: [ROOT, path.join(ROOT, 'test/fixtures/tool-extension')],
+    // Arbor, a tiny extension that contributes a tool to vscode.lm.tools, and one that provides a
+    // chat model through the proposed provider API (allowed for that extension alone).
+    extensionDevelopmentPath: [ROOT, path.join(ROOT, 'test/fixtures/tool-extension'), path.join(ROOT, 'test/fixtures/chat-model-extension')],
     extensionTestsPath: path.join(ROOT, 'out/test/integration/index.js'),
     extensionTestsEnv: { ARBOR_TEST_RESULTS: resultsFile, ARBOR_TESTING: '1' },
     launchArgs: [
@@ -32,6 +33,7 @@ try {
       '--disable-workspace-trust',
       '--skip-welcome',
       '--skip-release-notes',
+      '--enable-proposed-api=arbor-test.arbor-test-chat-model',
       `--user-data-dir=${path.join(runDir, 'user-data')}`,
       `--extensions-dir=${path.join(runDir, 'extensions')}`,
     ],

@@ -41,7 +41,10 @@ import { readResults, printSummary } from './results.mjs';
 const RUN_TIMEOUT_MS = Number(process.env.ARBOR_IT_TIMEOUT_MS ?? 15 * 60_000);
 const START_TIMEOUT_MS = Number(process.env.ARBOR_IT_START_TIMEOUT_MS ?? 4 * 60_000);
 const TESTS_DIR = path.join(ROOT, 'out/test/integration');
-const TOOL_EXTENSION = path.join(ROOT, 'test/fixtures/tool-extension');
+// Test extensions installed beside Arbor: one contributes a tool to vscode.lm.tools, the other
+// provides a chat model through VS Code's proposed provider API, which only it may use.
+const TEST_EXTENSIONS = ['test/fixtures/tool-extension', 'test/fixtures/chat-model-extension'].map((folder) => path.join(ROOT, folder));
+const PROPOSED_API_EXTENSION = 'arbor-test.arbor-test-chat-model';
 const RESULTS_DIR = path.join(ROOT, 'test-results');
 const SCREENSHOTS_DIR = path.join(RESULTS_DIR, 'screenshots');
 
@@ -78,7 +81,7 @@ try {
   ensureCodeServer();
   bridge = await startBridge();
   writeUserSettings(dirs['user-data']);
-  installToolExtension(dirs.extensions);
+  installTestExtensions(dirs.extensions);
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# Arbor integration workspace\n');
 
   // Port 0: code-server binds a free port itself, so concurrent runs never share a server.
@@ -89,6 +92,9 @@ try {
     extensionsDir: dirs.extensions,
     workspace: dirs.workspace,
     logFile: files.codeServerLog,
+    // code-server 4.100 lets every extension use proposed APIs; the flag keeps the intent explicit
+    // (and is what a VS Code build that checks needs): the chat model extension, never Arbor.
+    extraArgs: ['--enable-proposed-api', PROPOSED_API_EXTENSION],
     env: {
       TMPDIR: dirs.tmp,
       XDG_CONFIG_HOME: dirs['xdg-config'],
@@ -165,23 +171,24 @@ await cleanUp();
 process.exit(failed > 0 ? 1 : 0);
 
 /**
- * Installs the test extension that contributes a tool to vscode.lm.tools, as other extensions
- * do, for the suite that offers such tools to Arbor's agents. The workbench route loads only one
- * extension under development, so this one is installed like any extension: its folder in the
- * extensions folder, listed in extensions.json.
+ * Installs the test extensions (TEST_EXTENSIONS) as any extension is installed: each folder in
+ * the extensions folder, listed in extensions.json. The workbench route loads only one extension
+ * under development, Arbor.
  */
-function installToolExtension(extensionsDir) {
-  const manifest = JSON.parse(fs.readFileSync(path.join(TOOL_EXTENSION, 'package.json'), 'utf8'));
-  const id = `${manifest.publisher}.${manifest.name}`;
-  const folder = `${id}-${manifest.version}`;
-  fs.cpSync(TOOL_EXTENSION, path.join(extensionsDir, folder), { recursive: true });
-  const entry = {
-    identifier: { id },
-    version: manifest.version,
-    location: { $mid: 1, path: path.join(extensionsDir, folder), scheme: 'file' },
-    relativeLocation: folder,
-  };
-  fs.writeFileSync(path.join(extensionsDir, 'extensions.json'), JSON.stringify([entry]));
+function installTestExtensions(extensionsDir) {
+  const entries = TEST_EXTENSIONS.map((source) => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8'));
+    const id = `${manifest.publisher}.${manifest.name}`;
+    const folder = `${id}-${manifest.version}`;
+    fs.cpSync(source, path.join(extensionsDir, folder), { recursive: true });
+    return {
+      identifier: { id },
+      version: manifest.version,
+      location: { $mid: 1, path: path.join(extensionsDir, folder), scheme: 'file' },
+      relativeLocation: folder,
+    };
+  });
+  fs.writeFileSync(path.join(extensionsDir, 'extensions.json'), JSON.stringify(entries));
 }
 
 function buildIfMissing() {

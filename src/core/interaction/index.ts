@@ -82,3 +82,4 @@ export {
 } from './trustBoundary';
 export { parseRunLinkQuery, RUN_LINK_PARAMETERS, type RunLinkQuery } from './runLink';
 export { askTheHuman, type AskingContext, type AskingOutcome, type HumanQuestion } from './asking';
+export { blockedItems } from './blockedItems';

@@ -7,7 +7,8 @@ import type { PublicRunRequest } from '../../core/interaction';
 import { ScriptedModel, type ModelProvider } from '../../core/models';
 import { DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
 
-export type RunMode = 'interactive' | 'autonomous';
+/** How a run started from the editor involves the human (the mode names of the run policy). */
+export type RunMode = 'interactive' | 'autonomous' | 'scheduled';
 
 export interface AgentRuns {
   start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace): Agent;
@@ -25,7 +26,7 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
       prompt: request.prompt,
       label: request.label,
       limits,
-      context: mode === 'autonomous' ? { interactionMode: 'autonomous' } : undefined,
+      context: mode === 'interactive' ? undefined : { interactionMode: mode },
       model,
       workspace,
     });

@@ -1,5 +1,7 @@
-// What Arbor exports to other extensions. It is a public entry point: requests are parsed at the
-// trust boundary, so no caller can choose the interaction mode or disable clarification.
+// What Arbor exports to other extensions. It is a public entry point: every argument is parsed
+// at the trust boundary, so no caller can choose the interaction mode or disable clarification.
+import * as vscode from 'vscode';
+import * as z from 'zod';
 import { ArborError, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
@@ -14,15 +16,28 @@ export interface AgentSummary {
   parentId?: string;
 }
 
+/** What happened to an agent, as the exported API reports it (`onDidChangeAgent`). */
+export type ArborAgentEvent =
+  | { type: 'started'; agent: AgentSummary }
+  | { type: 'turnStarted'; agent: AgentSummary; turn: number }
+  /** `reason`: completed, aborted, error, budget, blocked; `result` is the turn's final text. */
+  | { type: 'turnEnded'; agent: AgentSummary; turn: number; reason: string; cause?: string; result: string }
+  | { type: 'ended'; agent: AgentSummary };
+
 /** The API other extensions get from `vscode.extensions.getExtension('arbor.arbor').exports`. */
 export interface ArborApi {
   /** The version of the running Arbor extension (from its manifest). */
   readonly version: string;
   /** Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected. */
   startAgent(request: unknown): { id: string };
-  /** Stop one agent's current turn, as the tree's Stop does. */
+  /** Stop one agent's current turn, as the tree's Stop does; its queued messages wait. */
   stopAgent(id: string): { accepted: true };
+  /** Queue a message for a live root or continuable agent, waking it (as Send Message does). */
+  sendMessage(id: string, text: string): void;
+  /** Every live agent, subagents included. */
   listAgents(): AgentSummary[];
+  /** Fires when an agent starts, starts or ends a turn, or ends. */
+  readonly onDidChangeAgent: vscode.Event<ArborAgentEvent>;
   /** Only when the extension host runs Arbor's own tests (ARBOR_TESTING=1). */
   readonly testing?: ArborTesting;
 }
@@ -32,9 +47,35 @@ export interface ArborApiDeps {
   runtime: Runtime;
   /** Starts an interactive root: the API never chooses another mode. */
   startInteractive(request: PublicRunRequest): Agent;
+  /** Owns the event emitter (the extension's subscriptions). */
+  subscriptions: vscode.Disposable[];
 }
 
-export function createArborApi({ version, runtime, startInteractive }: ArborApiDeps): ArborApi {
+const agentIdSchema = z.string().min(1).max(300);
+const messageSchema = z.string().max(100_000).regex(/\S/, 'must not be blank');
+
+function parseArgument<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ArborError('INPUT_INVALID', `${what} is invalid (${parsed.error.issues.map((i) => i.message).join('; ')}).`);
+  return parsed.data;
+}
+
+export function createArborApi({ version, runtime, startInteractive, subscriptions }: ArborApiDeps): ArborApi {
+  const summary = (a: Agent): AgentSummary => ({ id: a.id, label: a.label, kind: a.kind, status: a.status, parentId: runtime.agents.parentOf(a)?.id });
+  const events = new vscode.EventEmitter<ArborAgentEvent>();
+  subscriptions.push(
+    events,
+    runtime.onEvent((e) => {
+      if (e.type === 'agent_added') events.fire({ type: 'started', agent: summary(e.agent) });
+      else if (e.type === 'agent_removed') events.fire({ type: 'ended', agent: { ...summary(e.agent), parentId: e.parent?.id } });
+      else if (e.change.type === 'turn_start') events.fire({ type: 'turnStarted', agent: summary(e.agent), turn: e.change.turn });
+      else if (e.change.type === 'turn_end') {
+        const { end } = e.change;
+        events.fire({ type: 'turnEnded', agent: summary(e.agent), turn: end.turn, reason: end.reason, cause: end.cause, result: end.finalText });
+      }
+    }),
+  );
+  const liveAgent = (id: unknown): Agent | undefined => runtime.agents.get(parseArgument(agentIdSchema, id, 'The agent id'));
   return {
     version,
     startAgent(request: unknown) {
@@ -42,12 +83,18 @@ export function createArborApi({ version, runtime, startInteractive }: ArborApiD
       return { id: startInteractive(parsed).id };
     },
     stopAgent(id: string) {
-      if (typeof id !== 'string') throw new ArborError('INPUT_INVALID', 'stopAgent takes an agent id (a string).');
-      const agent = runtime.agents.get(id);
+      const agent = liveAgent(id);
       return agent ? runtime.stop(agent) : { accepted: true };
     },
-    listAgents() {
-      return runtime.agents.all().map((a) => ({ id: a.id, label: a.label, kind: a.kind, status: a.status, parentId: runtime.agents.parentOf(a)?.id }));
+    sendMessage(id: string, text: string) {
+      const message = parseArgument(messageSchema, text, 'The message');
+      const agent = liveAgent(id);
+      if (!agent) throw new ArborError('AGENT_DISPOSED', `No live agent has the id ${JSON.stringify(id)}; listAgents() names the live ones.`);
+      runtime.sendFromUser(agent, message);
     },
+    listAgents() {
+      return runtime.agents.all().map(summary);
+    },
+    onDidChangeAgent: events.event,
   };
 }

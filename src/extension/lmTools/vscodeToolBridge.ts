@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod';
 import { lazySchema, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
+import { ARBOR_LM_TOOLS } from './arborTools';
 
 /** `arbor.tools.vscode`: which of VS Code's tools (`vscode.lm.tools`) agents are offered. */
 export const TOOLS_SETTING = 'tools.vscode';
@@ -21,7 +22,8 @@ export function readToolSelection(onProblem: (message: string) => void): ToolSel
 }
 
 function isSelected(tool: vscode.LanguageModelToolInformation, selection: ToolSelection): boolean {
-  if (selection === 'none') return false;
+  // Arbor's own tools start root runs: offered to its agents, they would escape the run's limits.
+  if (selection === 'none' || ARBOR_LM_TOOLS.includes(tool.name)) return false;
   if (selection === 'all') return true;
   return selection.some((entry) => entry === tool.name || tool.tags.includes(entry));
 }
