@@ -2,7 +2,7 @@
 // at the trust boundary, so no caller can choose the interaction mode or disable clarification.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, type Runtime } from '../../core';
+import { ArborError, lazySchema, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import type { ArborTesting } from '../testing';
@@ -51,8 +51,12 @@ export interface ArborApiDeps {
   subscriptions: vscode.Disposable[];
 }
 
-const agentIdSchema = z.string().min(1).max(300);
-const messageSchema = z.string().max(100_000).regex(/\S/, 'must not be blank');
+const agentIdSchema = lazySchema(() =>
+  z.string().min(1).max(300),
+);
+const messageSchema = lazySchema(() =>
+  z.string().max(100_000).regex(/\S/, 'must not be blank'),
+);
 
 function parseArgument<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);

@@ -11,7 +11,7 @@
 //   interaction mode (the run request schema has no such key, and internal keys are refused).
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import type { Runtime } from '../../core';
+import { lazySchema, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import { describeOutcome, whenRunSettles, type RunResult } from '../runs/runResult';
@@ -21,7 +21,9 @@ export const LIST_AGENTS_TOOL = 'arbor_list_agents';
 /** Arbor's own tools: never offered back to Arbor's agents through the VS Code tool bridge. */
 export const ARBOR_LM_TOOLS: readonly string[] = Object.freeze([RUN_AGENT_TOOL, LIST_AGENTS_TOOL]);
 
-const listInputSchema = z.object({}).passthrough();
+const listInputSchema = lazySchema(() =>
+  z.object({}).passthrough(),
+);
 
 /** The longest task shown whole in the confirmation; longer ones are cut with a note. */
 const CONFIRMATION_PREVIEW = 4_000;

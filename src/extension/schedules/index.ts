@@ -4,7 +4,7 @@
 // session in History.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, type Runtime } from '../../core';
+import { ArborError, lazySchema, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import type { AgentRuns } from '../agents/agentRuns';
 import type { RunResult } from '../runs/runResult';
@@ -92,7 +92,9 @@ function workspaceStateStore(memento: vscode.Memento, log: vscode.LogOutputChann
   };
 }
 
-const scheduleArgumentSchema = z.union([z.undefined(), z.string().min(1).max(100), z.object({ type: z.literal('schedule'), name: z.string().min(1).max(100) })]);
+const scheduleArgumentSchema = lazySchema(() =>
+  z.union([z.undefined(), z.string().min(1).max(100), z.object({ type: z.literal('schedule'), name: z.string().min(1).max(100) })]),
+);
 
 function registerScheduleCommands(scheduler: Scheduler, log: vscode.LogOutputChannel): vscode.Disposable[] {
   /** The schedule named by a node or a name; a bad argument rejects the command and changes nothing. */

@@ -3,21 +3,23 @@
 // entry is named in a problem and skipped while the others still run. Pure: no 'vscode' import.
 import { parseCronExpression } from 'cron-schedule';
 import * as z from 'zod';
-import { runLimitsSchema, type RunLimitsInput } from '../../core';
+import { lazySchema, runLimitsSchema, type RunLimitsInput } from '../../core';
 
-export const scheduleEntrySchema = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    /** Five fields (minute hour day month weekday), or six with seconds first; read in local time. */
-    cron: z.string().trim().min(1).max(200),
-    prompt: z.string().max(100_000).regex(/\S/, 'must not be blank'),
-    /** The agent's name in the Agents view and History; the schedule's name by default. */
-    label: z.string().trim().min(1).max(200).optional(),
-    limits: runLimitsSchema.partial().strict().optional(),
-    /** Run once at startup when a due time passed while the editor was closed. */
-    runMissed: z.boolean().default(false),
-  })
-  .strict();
+export const scheduleEntrySchema = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(1).max(100),
+      /** Five fields (minute hour day month weekday), or six with seconds first; read in local time. */
+      cron: z.string().trim().min(1).max(200),
+      prompt: z.string().max(100_000).regex(/\S/, 'must not be blank'),
+      /** The agent's name in the Agents view and History; the schedule's name by default. */
+      label: z.string().trim().min(1).max(200).optional(),
+      limits: runLimitsSchema.partial().strict().optional(),
+      /** Run once at startup when a due time passed while the editor was closed. */
+      runMissed: z.boolean().default(false),
+    })
+    .strict(),
+);
 
 /** A parsed schedule: the entry, where it was written, and its cron pattern. */
 export interface Schedule {

@@ -12,27 +12,32 @@
 // - Timers wait at most MAX_TIMER_MS and check the clock again, so a suspended machine or a
 //   clock change is seen within that time.
 import * as z from 'zod';
+import { lazySchema } from '../../core';
 import type { Schedule } from './scheduleConfig';
 
 export const MAX_TIMER_MS = 60_000;
 
 /** How a schedule's last run ended, as saved and shown. */
-export const lastOutcomeSchema = z.object({
-  at: z.string(),
-  /** completed, aborted, error, budget... or `failed-to-start`. */
-  reason: z.string(),
-  summary: z.string(),
-  blocked: z.array(z.string()),
-  sessionId: z.string().optional(),
-});
+export const lastOutcomeSchema = lazySchema(() =>
+  z.object({
+    at: z.string(),
+    /** completed, aborted, error, budget... or `failed-to-start`. */
+    reason: z.string(),
+    summary: z.string(),
+    blocked: z.array(z.string()),
+    sessionId: z.string().optional(),
+  }),
+);
 export type LastOutcome = z.output<typeof lastOutcomeSchema>;
 
 /** What is kept per schedule name across reloads (workspace state: data on disk, parsed on read). */
-export const scheduleRecordSchema = z.object({
-  since: z.string().optional(),
-  paused: z.boolean().optional(),
-  lastOutcome: lastOutcomeSchema.optional(),
-});
+export const scheduleRecordSchema = lazySchema(() =>
+  z.object({
+    since: z.string().optional(),
+    paused: z.boolean().optional(),
+    lastOutcome: lastOutcomeSchema.optional(),
+  }),
+);
 export type ScheduleRecord = z.output<typeof scheduleRecordSchema>;
 
 export interface ScheduleStateStore {
