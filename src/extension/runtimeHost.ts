@@ -51,6 +51,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   const runtime = new Runtime({
     model,
     limits: settings.limits,
+    prices: settings.prices,
+    runaway: settings.runaway,
     workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     sessions: store,
     workspaceFiles: new VsCodeWorkspace(ripgrep),
@@ -76,6 +78,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
         void vscode.window.showWarningMessage(`Arbor: ${problem}`);
       });
       model.use(models.providerFor(settings));
+      runtime.budgets.setPrices(settings.prices);
+      runtime.budgets.setRunaway(settings.runaway);
       log.info(`Model for new turns: ${model.label}`);
     }),
   );

@@ -1,6 +1,7 @@
 // How one live agent is shown in the Agents view. Pure (no 'vscode' import) so it is
 // unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
 import type { Agent } from '../../core/agents';
+import { usageText } from '../budgets/usageText';
 
 export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 
@@ -25,9 +26,11 @@ export interface PresentationInput {
   now: number;
   /** The label of the agent whose turn holds a one-shot agent (its runtime owner). */
   holder?: string;
+  /** What this agent and every live agent below it cost (0 when no model had a price). */
+  treeCost?: number;
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, treeCost }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -53,7 +56,8 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
-  const parts = [kind, stateText, tokens];
+  const budget = usageText(agent, treeCost ?? 0, now);
+  const parts = [kind, stateText, tokens, ...budget.parts];
   if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');
@@ -78,6 +82,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   } else if (agent.kind === 'continuable') {
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }
+  lines.push(...budget.lines);
 
   return {
     state,

@@ -1,6 +1,7 @@
 // What Arbor exports to other extensions. It is a public entry point: requests are parsed at the
 // trust boundary, so no caller can choose the interaction mode or disable clarification.
-import { ArborError, type Runtime } from '../../core';
+import * as z from 'zod';
+import { ArborError, runLimitsSchema, type RunLimitsInput, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import type { ArborTesting } from '../testing';
@@ -18,8 +19,11 @@ export interface AgentSummary {
 export interface ArborApi {
   /** The version of the running Arbor extension (from its manifest). */
   readonly version: string;
-  /** Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected. */
-  startAgent(request: unknown): { id: string };
+  /**
+   * Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected.
+   * `options.limits` sets this run's limits and budgets (the keys of the `arbor.limits` setting).
+   */
+  startAgent(request: unknown, options?: unknown): { id: string };
   /** Stop one agent's current turn, as the tree's Stop does. */
   stopAgent(id: string): { accepted: true };
   listAgents(): AgentSummary[];
@@ -31,15 +35,20 @@ export interface ArborApiDeps {
   version: string;
   runtime: Runtime;
   /** Starts an interactive root: the API never chooses another mode. */
-  startInteractive(request: PublicRunRequest): Agent;
+  startInteractive(request: PublicRunRequest, limits?: RunLimitsInput): Agent;
 }
+
+/** What a caller may set for one run: only its limits, each checked like the setting. */
+const startOptionsSchema = z.object({ limits: runLimitsSchema.partial().strict().optional() }).strict();
 
 export function createArborApi({ version, runtime, startInteractive }: ArborApiDeps): ArborApi {
   return {
     version,
-    startAgent(request: unknown) {
+    startAgent(request: unknown, options?: unknown) {
       const parsed = parsePublicRunRequestFrom('api', request);
-      return { id: startInteractive(parsed).id };
+      const start = startOptionsSchema.safeParse(options ?? {});
+      if (!start.success) throw new ArborError('INPUT_INVALID', `startAgent options are invalid: ${z.prettifyError(start.error)}`);
+      return { id: startInteractive(parsed, start.data.limits).id };
     },
     stopAgent(id: string) {
       if (typeof id !== 'string') throw new ArborError('INPUT_INVALID', 'stopAgent takes an agent id (a string).');
