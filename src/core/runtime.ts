@@ -9,7 +9,7 @@ import { BudgetGuard } from './budgets';
 import { ArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
-import { resolveLimits, type RunLimits } from './limits';
+import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
@@ -57,7 +57,7 @@ export class Runtime implements AgentHost {
   private readonly store: DurableSessionStore | undefined;
   private readonly endedLogs = new EndedAgentLogs();
   private readonly factory: AgentFactory;
-  private readonly defaultLimits: RunLimits;
+  private defaultLimits: RunLimits;
   /** Run budgets: what each run used, the warning at 80% and the pause at 100%, and the runaway guards. */
   readonly budgets: BudgetGuard;
   private readonly manager: ContinuationManager;
@@ -109,6 +109,11 @@ export class Runtime implements AgentHost {
   registerTool(tool: RuntimeTool): { dispose(): void } {
     this.tools.add(tool);
     return { dispose: () => this.tools.remove(tool) };
+  }
+
+  /** The limits runs started from now on get unless they bring their own (a bad value throws and changes nothing). */
+  setDefaultLimits(limits: RunLimitsInput | undefined): void {
+    this.defaultLimits = resolveLimits(limits);
   }
 
   /** Start a root agent on a prompt. */

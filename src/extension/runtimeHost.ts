@@ -78,6 +78,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
         void vscode.window.showWarningMessage(`Arbor: ${problem}`);
       });
       model.use(models.providerFor(settings));
+      runtime.setDefaultLimits(settings.limits);
       runtime.budgets.setPrices(settings.prices);
       runtime.budgets.setRunaway(settings.runaway);
       log.info(`Model for new turns: ${model.label}`);

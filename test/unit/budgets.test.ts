@@ -62,6 +62,19 @@ describe('run budgets: accounting and cost', () => {
     assert.equal(formatCost(2.5), '$2.50');
   });
 
+  it('new defaults (a changed setting) apply to runs started afterwards, not to runs under way', async () => {
+    const { runtime } = budgetRuntime({ version: 1, agents: { '*': { turns: [[{ hang: true }]] } } }, { limits: { maxTokens: 100 } });
+    const first = runtime.startRoot({ prompt: 'go', label: 'first' });
+    runtime.setDefaultLimits({ maxTokens: 500, maxCost: 2 });
+    const second = runtime.startRoot({ prompt: 'go', label: 'second' });
+    assert.equal(first.run.limits.maxTokens, 100);
+    assert.equal(second.run.limits.maxTokens, 500);
+    assert.equal(second.run.limits.maxCost, 2);
+    assert.throws(() => runtime.setDefaultLimits({ maxTokens: -1 }));
+    assert.equal(runtime.startRoot({ prompt: 'go', label: 'third' }).run.limits.maxTokens, 500, 'a bad value changes nothing');
+    await runtime.dispose();
+  });
+
   it('a bad price table is refused when the runtime is made', () => {
     const { model } = recordingModel({ version: 1, agents: {} });
     assert.throws(() => new Runtime({ model, prices: { x: { input: -1, output: 0 } } }));
