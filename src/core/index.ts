@@ -6,3 +6,4 @@ export { Emitter, type Disposable } from './events';
 export { untilAborted } from './untilAborted';
 export { lazySchema } from './lazySchema';
 export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';
+export { BudgetGuard, budgetStatus, formatCost, priceTableSchema, runawaySettingsSchema, spentBudget, type BudgetEvent, type BudgetLevel, type BudgetMeasure, type BudgetStatus, type PriceTable, type RunawaySettings, type RunawaySettingsInput } from './budgets';

@@ -1,8 +1,12 @@
 import * as z from 'zod';
+import { costOf, type PriceTable } from './budgets/prices';
 
 /**
- * Limits per run (a root agent and everything it delegates to). Hitting one ends the turn
- * with reason `budget`, and the model is told which limit it hit.
+ * Limits per run (a root agent and everything it delegates to). The per-agent and per-turn ones
+ * (turns per agent, model calls per turn, delegation depth, live children) end the turn that hits
+ * them with reason `budget`, and the model is told which limit it hit. The run-wide budgets
+ * (tokens, turns, model calls, wall time, cost) pause the whole run when spent: every agent of the
+ * run stops its turn and keeps its conversation and queue until the limit is raised.
  */
 export const runLimitsSchema = z.object({
   /** How deep delegation may go: a root is depth 0, its children depth 1. */
@@ -15,6 +19,16 @@ export const runLimitsSchema = z.object({
   maxStepsPerTurn: z.number().int().min(1).max(10_000).default(50),
   /** Tokens (in + out) the whole run may use; 0 means no limit. */
   maxTokens: z.number().int().min(0).default(0),
+  /** Turns all the agents of the run may start together; 0 means no limit. */
+  maxRunTurns: z.number().int().min(0).default(0),
+  /** Model calls all the agents of the run may make together; 0 means no limit. */
+  maxModelCalls: z.number().int().min(0).default(0),
+  /** Seconds the run may last from its start; 0 means no limit. */
+  maxWallTimeSeconds: z.number().min(0).default(0),
+  /** What the run may cost, in the unit of the price table (models without a price count nothing); 0 means no limit. */
+  maxCost: z.number().min(0).default(0),
+  /** Live subagents the whole run may hold at once; 0 means no limit. */
+  maxLiveSubagents: z.number().int().min(0).default(0),
 });
 
 export type RunLimits = z.output<typeof runLimitsSchema>;
@@ -26,12 +40,93 @@ export function resolveLimits(input: unknown): RunLimits {
   return runLimitsSchema.parse(input ?? {});
 }
 
-/** Shared by every agent of one run, so the token budget covers the whole tree. */
+/** Why a run is paused: its budget is spent (`run`), or a guard paused one agent (`agent`). */
+export interface PauseState {
+  /** What was spent, for the model, the node and the notification. */
+  readonly reason: string;
+  /** Set for an unattended run: it ends BLOCKED, and this is its root's final result. */
+  readonly blocked?: { readonly rootId: string; readonly report: string };
+}
+
+/**
+ * What one run has used, shared by every agent of the run so each budget covers the whole tree.
+ * The turn loop records into it; the budget guard (budgets/) reads it and pauses the run.
+ */
 export class RunBudget {
   tokensUsed = 0;
-  constructor(readonly limits: RunLimits) {}
+  /** Turns started by every agent of the run. */
+  turnsUsed = 0;
+  /** Model calls made by every agent of the run. */
+  modelCallsUsed = 0;
+  /** Cost of the tokens of priced models. */
+  cost = 0;
+  /** Tokens of models the price table has no price for (their cost is unknown). */
+  unpricedTokens = 0;
+  /** Live subagents of the run right now, and the deepest delegation it reached. */
+  liveSubagents = 0;
+  deepest = 0;
+  /** When the run started (ms since the epoch): its wall time counts from here. */
+  readonly startedAt: number;
+  /** Set while the run is paused because a budget is spent; cleared when the limit is raised. */
+  paused: PauseState | undefined;
+  private readonly agentPauses = new Map<string, string>();
+  private readonly agentWarnings = new Map<string, string>();
+  private readonly costs = new Map<string, number>();
+
+  constructor(
+    public limits: RunLimits,
+    private readonly prices: PriceTable = {},
+    /** The clock the run's wall time is read from. */
+    readonly clock: () => number = Date.now,
+  ) {
+    this.startedAt = clock();
+  }
 
   tokensExhausted(): boolean {
     return this.limits.maxTokens > 0 && this.tokensUsed >= this.limits.maxTokens;
+  }
+
+  /** Records one model response's tokens and their cost at `model`'s price (see prices.ts). */
+  recordUsage(agentId: string, model: string, inputTokens: number, outputTokens: number): void {
+    this.tokensUsed += inputTokens + outputTokens;
+    const cost = costOf(this.prices, model, inputTokens, outputTokens);
+    if (cost === undefined) {
+      this.unpricedTokens += inputTokens + outputTokens;
+      return;
+    }
+    this.cost += cost;
+    this.costs.set(agentId, (this.costs.get(agentId) ?? 0) + cost);
+  }
+
+  /** What one agent's tokens cost so far (0 when none was priced). */
+  costOf(agentId: string): number {
+    return this.costs.get(agentId) ?? 0;
+  }
+
+  /** Why this agent may not go on now: the run is paused, or the agent itself was paused. */
+  pauseReason(agentId: string): string | undefined {
+    return this.paused?.reason ?? this.agentPauses.get(agentId);
+  }
+
+  pauseAgent(agentId: string, reason: string): void {
+    this.agentPauses.set(agentId, reason);
+  }
+
+  resumeAgent(agentId: string): boolean {
+    return this.agentPauses.delete(agentId);
+  }
+
+  agentPause(agentId: string): string | undefined {
+    return this.agentPauses.get(agentId);
+  }
+
+  /** A runaway guard's warning about this agent, shown on its node until a person speaks to it. */
+  agentWarning(agentId: string): string | undefined {
+    return this.agentWarnings.get(agentId);
+  }
+
+  warnAgent(agentId: string, warning: string | undefined): void {
+    if (warning === undefined) this.agentWarnings.delete(agentId);
+    else this.agentWarnings.set(agentId, warning);
   }
 }

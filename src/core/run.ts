@@ -1,5 +1,6 @@
 import type { AgentRun, RunWorkspace } from './agents/agent';
 import type { RunInteractionPolicy } from './interaction/policy';
+import type { PriceTable } from './budgets/prices';
 import { RunBudget, type RunLimits } from './limits';
 import type { ModelProvider } from './models/types';
 import type { InteractionMode } from './sessions/types';
@@ -14,8 +15,10 @@ export class Run extends RunBudget implements AgentRun {
     readonly policy: RunInteractionPolicy,
     readonly model?: ModelProvider,
     readonly workspace?: RunWorkspace,
+    /** The prices its tokens are counted at, and the clock its wall time is read from. */
+    budget: { prices?: PriceTable; clock?: () => number } = {},
   ) {
-    super(limits);
+    super(limits, budget.prices, budget.clock);
   }
   get mode(): InteractionMode {
     return this.policy.mode;

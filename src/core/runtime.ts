@@ -5,10 +5,11 @@ import { AgentRegistry } from './agents/registry';
 import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
+import { BudgetGuard } from './budgets';
 import { ArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
-import { resolveLimits, type RunLimits } from './limits';
+import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
@@ -58,7 +59,9 @@ export class Runtime implements AgentHost {
   private readonly store: DurableSessionStore | undefined;
   private readonly endedLogs = new EndedAgentLogs();
   private readonly factory: AgentFactory;
-  private readonly defaultLimits: RunLimits;
+  private defaultLimits: RunLimits;
+  /** Run budgets: what each run used, the warning at 80% and the pause at 100%, and the runaway guards. */
+  readonly budgets: BudgetGuard;
   private readonly manager: ContinuationManager;
   private readonly basePrompt: string;
   private readonly folder: string | undefined;
@@ -90,6 +93,8 @@ export class Runtime implements AgentHost {
     this.events.on((event) => {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
+    const isReadOnlyTool = (name: string): boolean => this.tools.get(name)?.readOnly ?? false;
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices });
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
@@ -108,11 +113,17 @@ export class Runtime implements AgentHost {
     return { dispose: () => this.tools.remove(tool) };
   }
 
+  /** The limits runs started from now on get unless they bring their own (a bad value throws and changes nothing). */
+  setDefaultLimits(limits: RunLimitsInput | undefined): void {
+    this.defaultLimits = resolveLimits(limits);
+  }
+
   /** Start a root agent on a prompt. */
   startRoot(options: StartRootOptions): Agent {
     this.assertOpen();
     const policy = resolveInteractionPolicy(options.context);
-    const run = new Run(options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits, policy, options.model, options.workspace);
+    const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
+    const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || labelFromPrompt(options.prompt);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode });
     this.agents.add(agent);
@@ -148,7 +159,7 @@ export class Runtime implements AgentHost {
       assertNotLive();
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
-      const run = new Run(limits, policy, options.model);
+      const run = new Run(limits, policy, options.model, undefined, this.budgets.newRunBudget());
       const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past: readSessionSnapshot(log) });
       this.agents.add(agent);
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
@@ -240,6 +251,7 @@ export class Runtime implements AgentHost {
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
     this.disposed = true;
+    this.budgets.dispose();
     this.manager.dispose();
     const writes: Promise<void>[] = [];
     const live = this.agents.all();

@@ -1,6 +1,7 @@
 import type { RunWorkspace } from './agents/agent';
 import type { DurableSessionStore } from './agents/endedAgentLogs';
 import type { ApprovalRuleStore, RunContext, UserInteractionService } from './interaction';
+import type { PriceTable, RunawaySettingsInput } from './budgets';
 import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { SessionLogFactory } from './sessions/types';
@@ -19,6 +20,12 @@ export interface RuntimeOptions {
    */
   sessions?: SessionLogFactory | DurableSessionStore;
   limits?: RunLimitsInput;
+  /** What each model's tokens cost (per million in and out), so runs can count and cap their cost. */
+  prices?: PriceTable;
+  /** The runaway guards (same call repeated, steps that change nothing) and whether they pause the agent. */
+  runaway?: RunawaySettingsInput;
+  /** The clock run budgets read (wall time); Date.now by default. */
+  now?: () => number;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
   /** Remembered approval rules (the editor keeps them per workspace and user); in memory when omitted. */

@@ -16,6 +16,7 @@ import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
 import { createArborApi, type ArborApi } from './api/arborApi';
 import { RunLinkHandler } from './api/runLinks';
+import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
 import { registerHistoryCommands } from './history/historyCommands';
 import { registerArborTools } from './lmTools/arborTools';
@@ -53,11 +54,17 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
   const worktrees = new WorktreeRuns(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
+  const usageBar = new UsageStatusBar(runtime);
 
   context.subscriptions.push(
     vscode.window.registerUriHandler(links),
     showWaitingBadge(runtime.interaction, treeView),
     notifyTurnEnds(runtime, transcripts, log),
+    usageBar,
+    notifyBudgets(runtime, log, (id) => {
+      const agent = runtime.agents.get(id);
+      if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
+    }),
     ...registerConversationCommands({ runtime, tree, conversations, log }),
     ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log }),
     ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
@@ -73,8 +80,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
 
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
-  const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive'), subscriptions: context.subscriptions });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules }) });
+  const api = createArborApi({
+    version,
+    runtime,
+    startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
+    subscriptions: context.subscriptions,
+  });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar }) });
   return api;
 }
 

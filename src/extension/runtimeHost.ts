@@ -58,6 +58,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   const runtime = new Runtime({
     model,
     limits: settings.limits,
+    prices: settings.prices,
+    runaway: settings.runaway,
     workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     sessions: store,
     workspaceFiles: new VsCodeWorkspace(ripgrep),
@@ -85,6 +87,9 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       // Only a change of the model's own settings picks the model again (and `auto` lists the chat models again).
       if (!MODEL_SETTINGS.some((section) => e.affectsConfiguration(section))) return;
       model.use(models.providerFor(settings));
+      runtime.setDefaultLimits(settings.limits);
+      runtime.budgets.setPrices(settings.prices);
+      runtime.budgets.setRunaway(settings.runaway);
       log.info(`Model for new turns: ${model.label}`);
     }),
   );

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { runLimitsSchema, type RunLimitsInput } from '../core';
+import { priceTableSchema, runawaySettingsSchema, runLimitsSchema, type PriceTable, type RunawaySettingsInput, type RunLimitsInput } from '../core';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */
 const providerSchema = z.enum(['auto', 'scripted', 'vscode-lm', 'openai-compatible']);
@@ -26,6 +26,10 @@ export interface ArborSettings {
   provider: ModelProviderSetting;
   scriptFile: string;
   limits: RunLimitsInput;
+  /** What each model's tokens cost, per million in and out (`arbor.prices`). */
+  prices: PriceTable;
+  /** The runaway guards (`arbor.runaway`). */
+  runaway: RunawaySettingsInput;
   /** Narrows which VS Code chat model `vscode-lm` (and `auto`) picks; unset fields match any. */
   vscodeLm: { family?: string; id?: string };
   /** Checked when the provider is used (parseOpenAiCompatibleSettings); the key is never a setting. */
@@ -41,11 +45,17 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
   const rawLimits = config.get<unknown>('limits', {});
   const limits = runLimitsSchema.partial().safeParse(rawLimits ?? {});
   if (!limits.success) onProblem(`arbor.limits is invalid (${z.prettifyError(limits.error)}); using the default limits.`);
+  const prices = priceTableSchema.safeParse(config.get<unknown>('prices', {}) ?? {});
+  if (!prices.success) onProblem(`arbor.prices is invalid (${z.prettifyError(prices.error)}); costs are not counted.`);
+  const runaway = runawaySettingsSchema.partial().safeParse(config.get<unknown>('runaway', {}) ?? {});
+  if (!runaway.success) onProblem(`arbor.runaway is invalid (${z.prettifyError(runaway.error)}); using the default guards.`);
   const scriptFile = config.get<unknown>('scriptedModel.scriptFile', '');
   return {
     provider: provider.success ? provider.data : 'scripted',
     scriptFile: typeof scriptFile === 'string' ? scriptFile : '',
     limits: limits.success ? limits.data : {},
+    prices: prices.success ? prices.data : {},
+    runaway: runaway.success ? runaway.data : {},
     vscodeLm: {
       family: text(config, 'model.vscodeLm.family', onProblem),
       id: text(config, 'model.vscodeLm.id', onProblem),

@@ -2,7 +2,7 @@
 // host runs them (ARBOR_TESTING=1). What tests count (repaints, prompts, previews) is counted
 // here, from the events the parts fire, so no production class keeps a tally for them.
 import type * as vscode from 'vscode';
-import type { Runtime } from '../core';
+import type { RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
 import { ScriptedModel, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
@@ -21,6 +21,7 @@ import type { ReviewPreviews } from './questions/reviewPreview';
 import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './review';
 import type { RuntimeHost } from './runtimeHost';
 import type { ScheduledRuns } from './schedules';
+import type { UsageStatusBar } from './budgets';
 import type { ArborViews } from './views';
 import type { WorktreeRuns } from './worktrees';
 
@@ -57,8 +58,10 @@ export interface ArborTesting {
   model: SwitchableModel;
   /** Repaints, prompts and previews seen since activation. */
   observed: ArborObservations;
-  /** Start a root on a scripted model (tests bring their own script). */
-  startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous'): Agent;
+  /** Start a root on a scripted model (tests bring their own script), with limits of its own when given. */
+  startScripted(script: unknown, prompt: string, label: string, mode?: 'interactive' | 'autonomous', limits?: RunLimitsInput): Agent;
+  /** The status-bar item with what the live runs use. */
+  usageBar: UsageStatusBar;
   /** Agents in a worktree of their own (tests replace its Discard confirmation). */
   worktrees: WorktreeRuns;
   /** Start a root in a new worktree on a scripted model. */
@@ -89,9 +92,10 @@ export interface TestingParts {
   vscodeTools: VscodeToolBridge;
   worktrees: WorktreeRuns;
   schedules: ScheduledRuns;
+  usageBar: UsageStatusBar;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -109,7 +113,8 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     approvalRules: host.approvalRules,
     manageApprovals,
     vscodeTools,
-    startScripted: (script, prompt, label, mode = 'interactive') => runs.startScripted(script, { prompt, label }, mode),
+    startScripted: (script, prompt, label, mode = 'interactive', limits) => runs.startScripted(script, { prompt, label }, mode, limits),
+    usageBar,
     worktrees,
     schedules,
     startScriptedInWorktree: (script, prompt, label) => worktrees.start({ prompt, label }, new ScriptedModel(script)),

@@ -22,6 +22,8 @@ export interface UiBridge {
   clickRow(rowText: string): Promise<void>;
   /** Hovers the row containing `rowText` and clicks its action whose aria-label is `actionLabel`. */
   clickInlineAction(rowText: string, actionLabel: string): Promise<void>;
+  /** Clicks the button labelled `buttonLabel` on the notification toast whose message contains `messageText`. */
+  clickNotificationButton(messageText: string, buttonLabel: string): Promise<void>;
   /**
    * Presses each key in turn: into the open quick pick or input box when one is on screen (as a
    * person would), else into whatever has focus (the editor, a list).
@@ -101,6 +103,9 @@ export const ui: UiBridge = {
   },
   async clickInlineAction(rowText, actionLabel) {
     await act('clickInlineAction', { rowText, actionLabel });
+  },
+  async clickNotificationButton(messageText, buttonLabel) {
+    await act('clickNotificationButton', { messageText, buttonLabel });
   },
   async pressKeys(...keys) {
     await act('pressKeys', { keys });

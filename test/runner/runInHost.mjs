@@ -307,6 +307,10 @@ async function startBridge() {
         throw error;
       }
     },
+    async clickNotificationButton({ messageText, buttonLabel }) {
+      const toast = page.locator('.notification-toast').filter({ hasText: messageText, visible: true }).first();
+      await toast.locator('.monaco-button').filter({ hasText: buttonLabel, visible: true }).first().click();
+    },
     async pageHasText({ text, timeoutMs }) {
       try {
         await page.getByText(text).filter({ visible: true }).first().waitFor({ state: 'visible', timeout: timeoutMs });

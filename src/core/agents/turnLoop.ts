@@ -1,5 +1,6 @@
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
+import { spentBudget } from '../budgets/budgetStatus';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -18,6 +19,8 @@ export interface TurnEnd {
   code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
+  /** The turn ended because its run (or the agent itself) is paused: a budget is spent or a runaway guard tripped. */
+  paused?: true;
 }
 
 /** The agent whose turns the loop runs, as the loop sees it. */
@@ -44,6 +47,8 @@ const USAGE_CHANGED = Object.freeze({ type: 'usage' as const });
 const ACTIVITY_CHANGED = Object.freeze({ type: 'activity' as const });
 
 class BudgetExceeded extends Error {}
+/** The run (or this agent) is paused: the turn ends at once, like a Stop, and waits for a raise. */
+class RunPaused extends Error {}
 
 const now = isoNow;
 
@@ -72,6 +77,8 @@ export class TurnLoop<O extends TurnOwner> {
     let unanswered: ToolCall[] = [];
     try {
       this.claim(first);
+      this.checkPaused('turn');
+      run.turnsUsed++;
       if (turn > run.limits.maxTurns) {
         throw new BudgetExceeded(`the run allows at most ${run.limits.maxTurns} turns per agent`);
       }
@@ -81,9 +88,7 @@ export class TurnLoop<O extends TurnOwner> {
         if (step > run.limits.maxStepsPerTurn) {
           throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
         }
-        if (run.tokensExhausted()) {
-          throw new BudgetExceeded(`the run's token budget of ${run.limits.maxTokens} is spent`);
-        }
+        this.checkPaused('modelCall');
         const reply = await this.callModel(turn, step, signal);
         if (reply.text) finalText = reply.text;
         this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
@@ -92,10 +97,16 @@ export class TurnLoop<O extends TurnOwner> {
         unanswered = reply.toolCalls.slice();
         for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
         this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
+        // The run was paused while this reply streamed: its calls are not run.
+        const paused = run.pauseReason(this.owner.id);
+        if (paused) throw new RunPaused(paused);
         await this.runTools(reply.toolCalls, signal, unanswered);
       }
       return { turn, reason: 'completed', finalText };
     } catch (err) {
+      if (err instanceof RunPaused || (signal.aborted && abortCauseOf(signal) === 'budget')) {
+        return this.pausedEnd(turn, unanswered, finalText, err instanceof RunPaused ? err.message : undefined);
+      }
       if (signal.aborted) {
         const cause = abortCauseOf(signal) ?? 'user';
         this.closeUnanswered(unanswered, `Stopped before this tool finished (${cause === 'user' ? 'stopped by the user' : `cancelled: ${cause}`}).`);
@@ -115,6 +126,33 @@ export class TurnLoop<O extends TurnOwner> {
     }
   }
 
+  /**
+   * A paused run (or agent) starts nothing: not a turn, not a model call. A run budget counted in
+   * turns or model calls is spent when the next one would go past it.
+   */
+  private checkPaused(next: 'turn' | 'modelCall'): void {
+    const run = this.owner.run;
+    const why = run.pauseReason(this.owner.id) ?? spentBudget(run, run.clock(), next);
+    if (why) throw new RunPaused(why);
+  }
+
+  /**
+   * The turn a pause ended, like a Stop: no note for the model, the conversation as it was, the
+   * calls it had made closed with a result that says why. An unattended run at its cap ends
+   * BLOCKED: its root's final result is the report of what was done and what is left.
+   */
+  private pausedEnd(turn: number, unanswered: ToolCall[], finalText: string, reason: string | undefined): TurnEnd {
+    const run = this.owner.run;
+    const why = reason ?? run.pauseReason(this.owner.id) ?? 'a run budget is spent';
+    this.closeUnanswered(unanswered, `Not run: paused because ${why}.`);
+    const blocked = run.paused?.blocked;
+    if (blocked && blocked.rootId === this.owner.id) {
+      this.owner.append({ type: 'assistant_text', at: now(), text: blocked.report });
+      return { turn, reason: 'blocked', message: why, finalText: blocked.report, paused: true };
+    }
+    return { turn, reason: 'budget', message: why, finalText, paused: true };
+  }
+
   /** A message joins the conversation and the log says which queued message it was. */
   private claim(item: InboxItem): void {
     this.owner.conversation.push({ role: 'user', content: item.text });
@@ -124,6 +162,7 @@ export class TurnLoop<O extends TurnOwner> {
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
     const owner = this.owner;
     const model = owner.run.model ?? this.host.model;
+    owner.run.modelCallsUsed++;
     const stream = model.stream({
       agentId: owner.id,
       agentLabel: owner.label,
@@ -165,7 +204,7 @@ export class TurnLoop<O extends TurnOwner> {
         else {
           owner.usage.inputTokens += chunk.inputTokens;
           owner.usage.outputTokens += chunk.outputTokens;
-          owner.run.tokensUsed += chunk.inputTokens + chunk.outputTokens;
+          owner.run.recordUsage(owner.id, model.label, chunk.inputTokens, chunk.outputTokens);
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
           this.host.agentChanged(owner, USAGE_CHANGED);
         }

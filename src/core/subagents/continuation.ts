@@ -132,7 +132,8 @@ export class ContinuationManager {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent) return;
     void activation.inOrder(() => {
-      const settles = this.canSettle(activation) && end.reason !== 'aborted';
+      // A stopped or paused child is kept: it has work to go on with.
+      const settles = this.canSettle(activation) && end.reason !== 'aborted' && !end.paused;
       this.report(activation, end, settles);
       if (settles) this.settle(activation);
     });
@@ -146,7 +147,7 @@ export class ContinuationManager {
     void activation.inOrder(() => {
       if (this.activations.get(parent.id) !== activation) return;
       const last = parent.lastTurnEnd;
-      if (this.canSettle(activation) && last && last.reason !== 'aborted') {
+      if (this.canSettle(activation) && last && last.reason !== 'aborted' && !last.paused) {
         this.report(activation, undefined, true);
         this.settle(activation);
       }
@@ -207,7 +208,8 @@ export class ContinuationManager {
       return;
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
-    const wake = end?.reason === 'aborted' ? false : 'unless-parked';
+    // Nor must a child a pause stopped (raising the limit wakes the agents the pause stopped).
+    const wake = end?.reason === 'aborted' || end?.paused ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });
   }
 

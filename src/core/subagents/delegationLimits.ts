@@ -15,4 +15,7 @@ export function checkDelegationLimits(parent: Agent, agents: Pick<AgentRegistry,
   if (agents.liveChildCount(parent) >= limits.maxLiveChildren) {
     throw limitExceeded(`an agent may have at most ${limits.maxLiveChildren} live subagents at once`);
   }
+  if (limits.maxLiveSubagents > 0 && parent.run.liveSubagents >= limits.maxLiveSubagents) {
+    throw limitExceeded(`the run may have at most ${limits.maxLiveSubagents} live subagents at once`);
+  }
 }

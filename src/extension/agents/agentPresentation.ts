@@ -2,6 +2,7 @@
 // unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
 import { activityOf, type Agent, type AgentRegistry } from '../../core/agents';
 import { describeDoing, type DoingInput } from '../../core/rpc';
+import { usageText } from '../budgets/usageText';
 
 export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 
@@ -30,6 +31,8 @@ export interface PresentationInput {
   waitingFor?: 'answer' | 'approval';
   /** The subagents it waits on (see DoingInput.waitingOn). */
   waitingOn?: readonly string[];
+  /** What this agent and every live agent below it cost (0 when no model had a price). */
+  treeCost?: number;
 }
 
 /**
@@ -56,7 +59,7 @@ export function doingOf(
   };
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -83,7 +86,8 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
-  const parts = [kind, stateText, tokens];
+  const budget = usageText(agent, treeCost ?? 0, now);
+  const parts = [kind, stateText, tokens, ...budget.parts];
   if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');
@@ -108,6 +112,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   } else if (agent.kind === 'continuable') {
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }
+  lines.push(...budget.lines);
 
   return {
     state,

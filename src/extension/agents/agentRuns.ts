@@ -15,7 +15,7 @@ export interface AgentRuns {
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
   /** A root on a scripted model the caller brings (its script is parsed like a script file). */
-  startScripted(script: unknown, request: PublicRunRequest, mode: RunMode): Agent;
+  startScripted(script: unknown, request: PublicRunRequest, mode: RunMode, limits?: RunLimitsInput): Agent;
 }
 
 /** `beforeStart` runs before every root starts (the bridge offers tools registered since the last run). */
@@ -43,6 +43,6 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
         // The Watcher loops until you stop it: give it ten minutes of steps.
         { maxStepsPerTurn: 400 },
       ),
-    startScripted: (script, request, mode) => start(request, mode, new ScriptedModel(script)),
+    startScripted: (script, request, mode, limits) => start(request, mode, new ScriptedModel(script), limits),
   };
 }

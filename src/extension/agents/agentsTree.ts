@@ -113,10 +113,10 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   private present(agent: Agent): AgentPresentation {
-    const { tokens, count } = this.treeUsage(agent);
+    const { tokens, count, cost } = this.treeUsage(agent);
     const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
     const { waitingFor, waitingOn } = doingOf(agent, this.runtime.agents, this.interaction.pending());
-    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn });
+    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn, treeCost: cost });
   }
 
   private hasChildren(agent: Agent): boolean {
@@ -146,16 +146,18 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     if (nodes.length) this.changed.fire(nodes);
   }
 
-  private treeUsage(agent: Agent): { tokens: number; count: number } {
+  private treeUsage(agent: Agent): { tokens: number; count: number; cost: number } {
     let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
+    let cost = agent.run.costOf(agent.id);
     let count = 0;
     const stack = this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
     while (stack.length) {
       const a = stack.pop()!;
       count++;
       tokens += a.usage.inputTokens + a.usage.outputTokens;
+      cost += a.run.costOf(a.id);
       stack.push(...this.runtime.agents.childrenOf(a));
     }
-    return { tokens, count };
+    return { tokens, count, cost };
   }
 }

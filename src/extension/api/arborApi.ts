@@ -2,7 +2,7 @@
 // at the trust boundary, so no caller can choose the interaction mode or disable clarification.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type Runtime } from '../../core';
+import { ArborError, lazySchema, runLimitsSchema, type RunLimitsInput, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import type { ArborTesting } from '../testing';
@@ -28,8 +28,11 @@ export type ArborAgentEvent =
 export interface ArborApi {
   /** The version of the running Arbor extension (from its manifest). */
   readonly version: string;
-  /** Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected. */
-  startAgent(request: unknown): { id: string };
+  /**
+   * Start an interactive root agent: `{ prompt, label? }`. Internal run keys are rejected.
+   * `options.limits` sets this run's limits and budgets (the keys of the `arbor.limits` setting).
+   */
+  startAgent(request: unknown, options?: unknown): { id: string };
   /** Stop one agent's current turn, as the tree's Stop does; its queued messages wait. */
   stopAgent(id: string): { accepted: true };
   /** Queue a message for a live root or continuable agent, waking it (as Send Message does). */
@@ -46,7 +49,7 @@ export interface ArborApiDeps {
   version: string;
   runtime: Runtime;
   /** Starts an interactive root: the API never chooses another mode. */
-  startInteractive(request: PublicRunRequest): Agent;
+  startInteractive(request: PublicRunRequest, limits?: RunLimitsInput): Agent;
   /** Owns the event emitter (the extension's subscriptions). */
   subscriptions: vscode.Disposable[];
 }
@@ -54,6 +57,8 @@ export interface ArborApiDeps {
 const agentIdSchema = lazySchema(() =>
   z.string().min(1).max(300),
 );
+/** What a caller may set for one run: only its limits, each checked like the setting. */
+const startOptionsSchema = lazySchema(() => z.object({ limits: runLimitsSchema.partial().strict().optional() }).strict());
 const messageSchema = lazySchema(() =>
   z.string().max(100_000).regex(/\S/, 'must not be blank'),
 );
@@ -82,9 +87,11 @@ export function createArborApi({ version, runtime, startInteractive, subscriptio
   const liveAgent = (id: unknown): Agent | undefined => runtime.agents.get(parseArgument(agentIdSchema, id, 'The agent id'));
   return {
     version,
-    startAgent(request: unknown) {
+    startAgent(request: unknown, options?: unknown) {
       const parsed = parsePublicRunRequestFrom('api', request);
-      return { id: startInteractive(parsed).id };
+      const start = startOptionsSchema.safeParse(options ?? {});
+      if (!start.success) throw new ArborError('INPUT_INVALID', `startAgent options are invalid: ${z.prettifyError(start.error)}`);
+      return { id: startInteractive(parsed, start.data.limits).id };
     },
     stopAgent(id: string) {
       const agent = liveAgent(id);

@@ -1,0 +1,94 @@
+import * as z from 'zod';
+import type { ToolCall } from '../models/types';
+
+/**
+ * Runaway guards: an agent that makes the same tool call with the same arguments N times in a
+ * row, or M model steps in a row whose tools changed nothing (only read-only tools, or tools
+ * that failed). The detector only counts; the budget guard shows the warning and, when the
+ * setting says so, pauses the agent with the reason.
+ */
+export const runawaySettingsSchema = z.object({
+  /** The same call (tool and arguments) this many times in a row warns; 0 turns the check off. */
+  sameCallRepeats: z.number().int().min(0).max(10_000).default(5),
+  /** This many model steps in a row that called tools but changed nothing warn; 0 turns it off. */
+  stepsWithoutChange: z.number().int().min(0).max(100_000).default(40),
+  /** Also pause the agent (like a Stop) when a guard warns. */
+  pauseAgent: z.boolean().default(false),
+});
+
+export type RunawaySettings = z.output<typeof runawaySettingsSchema>;
+export type RunawaySettingsInput = z.input<typeof runawaySettingsSchema>;
+export const DEFAULT_RUNAWAY: RunawaySettings = runawaySettingsSchema.parse({});
+
+export class RunawayDetector {
+  private lastCall: string | undefined;
+  private repeats = 0;
+  private stepsWithoutChange = 0;
+  /** Whether the step under way changed something; undefined until its first call. */
+  private stepChanged: boolean | undefined;
+  /** Calls of the step under way whose results are still to come. */
+  private awaiting = 0;
+
+  constructor(
+    private readonly settings: () => RunawaySettings,
+    private readonly isReadOnly: (toolName: string) => boolean,
+  ) {}
+
+  /** A tool call the model made; returns the warning when this call trips a guard. */
+  toolCalled(call: ToolCall): string | undefined {
+    if (this.awaiting === 0) this.endStep();
+    this.awaiting++;
+    const signature = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
+    this.repeats = signature === this.lastCall ? this.repeats + 1 : 1;
+    this.lastCall = signature;
+    const { sameCallRepeats, stepsWithoutChange } = this.settings();
+    if (sameCallRepeats > 0 && this.repeats >= sameCallRepeats) {
+      return `the same call (${call.name} with the same arguments) ${this.repeats} times in a row`;
+    }
+    if (stepsWithoutChange > 0 && this.stepsWithoutChange >= stepsWithoutChange) {
+      return `${this.stepsWithoutChange} model steps in a row without a tool that changed anything`;
+    }
+    return undefined;
+  }
+
+  /** A call's result: a tool that is not read-only and did not fail changed something. */
+  toolFinished(toolName: string, isError: boolean | undefined): void {
+    if (this.awaiting > 0) this.awaiting--;
+    if (!isError && !this.isReadOnly(toolName)) this.stepChanged = true;
+    else if (this.stepChanged === undefined) this.stepChanged = false;
+  }
+
+  /** The agent answered without tools, or a person spoke to it: nothing is running away. */
+  reset(): void {
+    this.lastCall = undefined;
+    this.repeats = 0;
+    this.stepsWithoutChange = 0;
+    this.stepChanged = undefined;
+    this.awaiting = 0;
+  }
+
+  private endStep(): void {
+    if (this.stepChanged === undefined) return;
+    this.stepsWithoutChange = this.stepChanged ? 0 : this.stepsWithoutChange + 1;
+    this.stepChanged = undefined;
+  }
+}
+
+/** Arguments compared by meaning: the same JSON object with its keys in any order is the same call. */
+function canonicalArguments(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text;
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}

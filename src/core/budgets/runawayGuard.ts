@@ -1,0 +1,94 @@
+import type { Agent } from '../agents/agent';
+import type { SessionEvent } from '../sessions/types';
+import { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
+
+export type RunawayEvent = { type: 'runaway'; agent: Agent; reason: string; paused: boolean } | { type: 'agent_resumed'; agent: Agent };
+
+const AGENT_RESUME_NOTE = '[Arbor] You were paused and the user let you go on. Continue where you left off, and do not repeat what did not work.';
+
+/**
+ * The runaway guards of every live agent: a detector per agent fed from its session events. A
+ * warning is kept on the agent's run (`RunBudget.agentWarning`) until a person speaks to the
+ * agent or resumes it; with `pauseAgent` on, the agent alone is paused like a Stop (cause
+ * `budget`, queue parked) and its turn loop starts nothing until then.
+ */
+export class RunawayGuard {
+  private readonly detectors = new Map<Agent, RunawayDetector>();
+  private settings: RunawaySettings;
+
+  constructor(
+    private readonly isReadOnlyTool: (name: string) => boolean,
+    private readonly fire: (event: RunawayEvent) => void,
+    private readonly isLive: (agent: Agent) => boolean,
+    settings?: RunawaySettingsInput,
+  ) {
+    this.settings = settings ? runawaySettingsSchema.parse(settings) : DEFAULT_RUNAWAY;
+  }
+
+  /** The settings from now on (a bad value throws and changes nothing). */
+  configure(settings: RunawaySettingsInput): void {
+    this.settings = runawaySettingsSchema.parse(settings);
+  }
+
+  logged(agent: Agent, event: SessionEvent): void {
+    if (event.type === 'tool_call') {
+      const warning = this.detector(agent).toolCalled(event.call);
+      if (warning) this.found(agent, warning);
+    } else if (event.type === 'tool_result') {
+      this.detectors.get(agent)?.toolFinished(event.name, event.isError === true);
+    } else if (event.type === 'queued' && event.from === 'user') {
+      // A person spoke to the agent: a warning or pause a guard left on it is over.
+      if (agent.run.agentWarning(agent.id) !== undefined || agent.run.agentPause(agent.id) !== undefined) this.clear(agent);
+    }
+  }
+
+  /** The agent answered without tools: nothing is running away. */
+  turnCompleted(agent: Agent): void {
+    this.detectors.get(agent)?.reset();
+  }
+
+  /** Let an agent a guard paused go on (its warning is cleared too). */
+  resume(agent: Agent): void {
+    const wasPaused = agent.run.agentPause(agent.id) !== undefined;
+    this.clear(agent);
+    if (wasPaused && this.isLive(agent) && !agent.disposed && agent.kind !== 'one-shot') {
+      agent.send(AGENT_RESUME_NOTE, { from: 'system', wake: true });
+    }
+  }
+
+  forget(agent: Agent): void {
+    this.detectors.delete(agent);
+  }
+
+  dispose(): void {
+    this.detectors.clear();
+  }
+
+  private clear(agent: Agent): void {
+    agent.run.resumeAgent(agent.id);
+    agent.run.warnAgent(agent.id, undefined);
+    this.detectors.get(agent)?.reset();
+    this.fire({ type: 'agent_resumed', agent });
+  }
+
+  private found(agent: Agent, warning: string): void {
+    const run = agent.run;
+    if (run.agentWarning(agent.id) !== undefined) return;
+    run.warnAgent(agent.id, warning);
+    const pause = this.settings.pauseAgent && agent.kind !== 'one-shot';
+    if (pause) {
+      run.pauseAgent(agent.id, `a runaway guard paused it: ${warning}`);
+      agent.cancel('budget', { keepInbox: true });
+    }
+    this.fire({ type: 'runaway', agent, reason: warning, paused: pause });
+  }
+
+  private detector(agent: Agent): RunawayDetector {
+    let detector = this.detectors.get(agent);
+    if (!detector) {
+      detector = new RunawayDetector(() => this.settings, this.isReadOnlyTool);
+      this.detectors.set(agent, detector);
+    }
+    return detector;
+  }
+}

@@ -1,0 +1,4 @@
+/** Budgets in the editor: the usage on each node, the status-bar item, and the pause's notifications. */
+export { notifyBudgets, RAISE_LIMIT, RESUME, STOP } from './budgetNotifications';
+export { UsageStatusBar } from './usageStatusBar';
+export { usageText, type UsageText } from './usageText';

@@ -1,0 +1,56 @@
+// What a node of the Agents view says about budgets: its own and its branch's cost, how close
+// its run is to a limit (a warning from 80%), a pause, and a runaway guard's warning. Pure (no
+// 'vscode' import) so the presentation that uses it stays unit-tested in plain Node.
+import { budgetStatus, formatCost, type BudgetStatus } from '../../core/budgets';
+import type { Agent } from '../../core/agents';
+
+export interface UsageText {
+  /** Short parts for the node's description, in order. */
+  parts: string[];
+  /** Markdown lines for the tooltip. */
+  lines: string[];
+  /** The node should look like it needs attention (warning icon). */
+  warn: boolean;
+}
+
+/**
+ * `branchCost` is the cost of the agent and every live agent below it (the tree adds it up);
+ * `now` is the time wall time is measured at.
+ */
+export function usageText(agent: Agent, branchCost: number, now: number): UsageText {
+  const run = agent.run;
+  const parts: string[] = [];
+  const lines: string[] = [];
+  const own = run.costOf(agent.id);
+  if (branchCost > 0) parts.push(branchCost !== own ? `${formatCost(own)} (tree ${formatCost(branchCost)})` : formatCost(own));
+  const status: BudgetStatus = budgetStatus(run, now);
+  const paused = run.pauseReason(agent.id);
+  const runaway = run.agentWarning(agent.id);
+  if (paused) parts.push(run.paused ? 'run paused: budget spent' : 'paused by a runaway guard');
+  else if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
+  if (runaway && !paused) parts.push(`⚠ ${runaway}`);
+
+  lines.push('', '**Run budget**');
+  for (const m of status.measures) {
+    if ((m.key === 'cost' || m.key === 'liveSubagents') && m.used === 0 && m.limit === 0) continue;
+    lines.push(`- ${m.text}${m.limit > 0 ? ` (${Math.floor(m.fraction * 100)}%)` : ''}`);
+  }
+  if (own > 0) lines.push(`- This agent's cost: ${formatCost(own)}${branchCost !== own ? `; with its subagents: ${formatCost(branchCost)}` : ''}`);
+  if (run.paused) lines.push('', `Paused: ${run.paused.reason}. Raise the limit to go on.`);
+  else if (paused) lines.push('', `Paused: ${paused}. Send it a message to go on.`);
+  if (runaway) lines.push('', `Runaway guard: ${runaway}.`);
+  return { parts, lines, warn: paused !== undefined || runaway !== undefined || status.level !== 'ok' };
+}
+
+function budgetName(key: string): string {
+  switch (key) {
+    case 'modelCalls':
+      return 'model calls';
+    case 'wallTime':
+      return 'wall time';
+    case 'liveSubagents':
+      return 'live subagents';
+    default:
+      return key;
+  }
+}

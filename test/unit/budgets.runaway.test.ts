@@ -1,0 +1,134 @@
+import * as assert from 'node:assert/strict';
+import { RunawayDetector, runawaySettingsSchema, type BudgetEvent, type RunawaySettingsInput } from '../../src/core/budgets';
+import type { ModelScript } from '../../src/core/models/scriptedModel';
+import { Runtime } from '../../src/core/runtime';
+import { reasons, recordingModel, until } from './support/runtimeFixture';
+
+const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
+
+function detector(settings: RunawaySettingsInput, readOnly: readonly string[] = ['read_file', 'list_agents']) {
+  const parsed = runawaySettingsSchema.parse(settings);
+  return new RunawayDetector(
+    () => parsed,
+    (name) => readOnly.includes(name),
+  );
+}
+
+describe('runaway detection', () => {
+  it('warns when the same call with the same arguments comes N times in a row', () => {
+    const d = detector({ sameCallRepeats: 3, stepsWithoutChange: 0 });
+    assert.equal(d.toolCalled(call('read_file', { path: 'a', limit: 5 })), undefined);
+    d.toolFinished('read_file', false);
+    assert.equal(d.toolCalled(call('read_file', { limit: 5, path: 'a' })), undefined, 'the same arguments in another key order');
+    d.toolFinished('read_file', false);
+    assert.match(d.toolCalled(call('read_file', { path: 'a', limit: 5 })) ?? '', /same call \(read_file with the same arguments\) 3 times in a row/);
+  });
+
+  it('another call in between starts the count again', () => {
+    const d = detector({ sameCallRepeats: 3, stepsWithoutChange: 0 });
+    d.toolCalled(call('read_file', { path: 'a' }));
+    d.toolFinished('read_file', false);
+    d.toolCalled(call('read_file', { path: 'a' }));
+    d.toolFinished('read_file', false);
+    d.toolCalled(call('read_file', { path: 'b' }));
+    d.toolFinished('read_file', false);
+    assert.equal(d.toolCalled(call('read_file', { path: 'a' })), undefined);
+  });
+
+  it('warns after M steps in a row whose tools changed nothing; a successful change resets the count', () => {
+    const d = detector({ sameCallRepeats: 0, stepsWithoutChange: 2 });
+    const step = (name: string, isError = false): string | undefined => {
+      const warning = d.toolCalled(call(name, { n: Math.random() }));
+      d.toolFinished(name, isError);
+      return warning;
+    };
+    assert.equal(step('read_file'), undefined);
+    assert.equal(step('read_file'), undefined);
+    assert.match(step('read_file') ?? '', /2 model steps in a row without a tool that changed anything/);
+    const fresh = detector({ sameCallRepeats: 0, stepsWithoutChange: 2 });
+    const freshStep = (name: string, isError = false): string | undefined => {
+      const warning = fresh.toolCalled(call(name, { n: Math.random() }));
+      fresh.toolFinished(name, isError);
+      return warning;
+    };
+    freshStep('read_file');
+    freshStep('edit_file', true);
+    assert.match(freshStep('read_file') ?? '', /2 model steps/, 'a change that failed changed nothing');
+    freshStep('edit_file');
+    assert.equal(freshStep('read_file'), undefined, 'a change that worked starts the count again');
+  });
+
+  it('a reset (an answer without tools, a person speaking) clears both counts', () => {
+    const d = detector({ sameCallRepeats: 2, stepsWithoutChange: 0 });
+    d.toolCalled(call('read_file', { path: 'a' }));
+    d.toolFinished('read_file', false);
+    d.reset();
+    assert.equal(d.toolCalled(call('read_file', { path: 'a' })), undefined);
+  });
+});
+
+describe('runaway guards in a run', () => {
+  const looping: ModelScript = {
+    version: 1,
+    agents: {
+      main: {
+        turns: [{ steps: [{ toolCalls: [{ name: 'list_agents', arguments: {} }] }], loop: true }, [{ text: 'going on' }]],
+      },
+    },
+  };
+
+  function guarded(script: ModelScript, runaway: RunawaySettingsInput) {
+    const { model, calls } = recordingModel(script);
+    const runtime = new Runtime({ model, runaway });
+    const events: BudgetEvent[] = [];
+    runtime.budgets.onEvent((e) => events.push(e));
+    return { runtime, calls, events };
+  }
+
+  it('pauses the agent with the reason when the setting says so, and Resume lets it go on', async () => {
+    const { runtime, calls, events } = guarded(looping, { sameCallRepeats: 4, pauseAgent: true });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
+    assert.equal(calls.length, 4, 'the fourth identical call is not run');
+    assert.deepEqual(reasons(root), ['budget']);
+    assert.equal(root.lastTurnEnd?.paused, true);
+    assert.match(root.lastTurnEnd?.message ?? '', /runaway guard paused it: the same call \(list_agents with the same arguments\) 4 times in a row/);
+    assert.match(root.run.agentWarning(root.id) ?? '', /4 times in a row/);
+    const found = events.find((e) => e.type === 'runaway');
+    assert.ok(found && found.type === 'runaway' && found.paused && found.agent === root);
+    assert.equal(root.run.paused, undefined, 'only the agent is paused, not its run');
+
+    runtime.budgets.resumeAgent(root);
+    await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
+    assert.equal(root.run.agentWarning(root.id), undefined);
+    await runtime.dispose();
+  });
+
+  it('only warns by default: the agent goes on and its warning stays until a person speaks to it', async () => {
+    const { runtime, events } = guarded(
+      {
+        version: 1,
+        agents: {
+          main: {
+            turns: [
+              [
+                ...Array.from({ length: 5 }, () => ({ toolCalls: [{ name: 'list_agents', arguments: {} }] })),
+                { text: 'done' },
+              ],
+            ],
+          },
+        },
+      },
+      { sameCallRepeats: 3 },
+    );
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    assert.deepEqual(reasons(root), ['completed']);
+    assert.match(root.run.agentWarning(root.id) ?? '', /3 times in a row/);
+    assert.equal(events.filter((e) => e.type === 'runaway').length, 1, 'one warning, not one per call');
+    runtime.sendFromUser(root, 'try something else');
+    assert.equal(root.run.agentWarning(root.id), undefined);
+    await root.whenIdle();
+    await runtime.dispose();
+  });
+});
