@@ -19,6 +19,8 @@ const handler = {
     if (!(key in target)) target[key] = stand();
     return target[key];
   },
+  // A function's own 'name' and 'length' are read-only; a stand-in takes any property it is given.
+  set(target, key, value) { Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: true }); return true; },
   apply() { return stand(); },
   construct() { return stand(); },
 };

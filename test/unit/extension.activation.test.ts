@@ -29,6 +29,9 @@ describe('extension activation does only what the first paint of the views needs
     // approval rules and the editor-tool selection. Every other schema waits for its first use.
     const readAtActivation = [
       'src/core/limits.ts',
+      // The price table and the runaway guards are settings too.
+      'src/core/budgets/prices.ts',
+      'src/core/budgets/runaway.ts',
       'src/extension/settings.ts',
       'src/extension/extension.ts',
       'src/extension/approvals/ruleStore.ts',
