@@ -25,9 +25,14 @@ export interface PresentationInput {
   now: number;
   /** The label of the agent whose turn holds a one-shot agent (its runtime owner). */
   holder?: string;
+  /**
+   * How a running turn's time is shown: `elapsed` ("running 12s", for rows repainted every
+   * second) or `started` ("running since 14:03:27", for rows that are not, which stays true).
+   */
+  time?: 'elapsed' | 'started';
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, time = 'elapsed' }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -46,7 +51,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
         : state === 'parked'
           ? `stopped, ${agent.pendingCount} queued`
           : state === 'running'
-            ? `running ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
+            ? time === 'started'
+              ? `running since ${formatClock(agent.turnStartedAt ?? now)}`
+              : `running ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
             : agent.lastTurnEnd?.reason === 'aborted'
               ? 'stopped'
               : 'idle';
@@ -59,7 +66,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const description = parts.join(' · ');
 
   const lines = [
-    `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
+    `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}${state === 'running' && time === 'started' ? ` (${formatElapsed(now - (agent.turnStartedAt ?? now))} so far)` : ''}`,
     '',
     `- Session: \`${agent.id}\``,
   ];
@@ -113,6 +120,12 @@ export function formatElapsed(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** A local clock time, "14:03:27". */
+export function formatClock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
 export function formatTokens(n: number): string {

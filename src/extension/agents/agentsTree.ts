@@ -3,65 +3,66 @@ import type { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
 import { presentAgent, type AgentPresentation } from './agentPresentation';
+import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
 
-/** How long a burst of runtime events is gathered before one repaint. */
-const COALESCE_MS = 50;
+/** How often running rows are marked for their elapsed time. */
+const TICK_MS = 1000;
 
 /**
  * The live-agent tree: every live agent, roots at the top, children under the agent that
  * created them. Nodes are the Agent objects themselves (stable ids from their session ids);
- * runtime events mark nodes dirty and one timer repaints exactly those nodes.
+ * runtime events mark nodes and the repaint queue (repaintQueue.ts) repaints, in spaced
+ * batches, those whose row would show something new.
+ *
+ * Refreshing a node with children makes VS Code fetch its children again, and a click on a
+ * child's inline action in that moment arrives without its agent (the extension host forgets
+ * the children's handles until the workbench asks for them again). So a row with children is
+ * repainted for changes of its own state and of its children list only: never for token counts
+ * or time. Its running time is shown as the clock time its turn started ("running since
+ * 14:03:27"), which stays true without a repaint; rows without children show the elapsed time,
+ * repainted once a second. The tooltip, built on hover, is always current.
  */
 export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly dirty = new Set<Agent>();
-  private structural = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly ticker: NodeJS.Timeout;
+  private readonly queue: RepaintQueue<Agent>;
+  /** What each row showed when VS Code last asked for it: a row marked for its time only is left alone if it would show the same. */
+  private readonly shown = new WeakMap<Agent, string>();
+  /** Rows marked since the last repaint by a change of their agent (not only by the clock). */
+  private readonly changedAgents = new Set<Agent>();
+  private ticker: unknown;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly runtime: Runtime,
     private readonly interaction: UserInteractionService,
+    private readonly clock: RepaintClock = realClock,
   ) {
+    this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
     this.subscriptions.push(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed') {
           const change = e.change;
           if (change.type === 'log' || change.type === 'disposed') return;
-          // Refreshing a node with children makes VS Code fetch its children again, and a click
-          // on a child's inline action in that moment arrives without its agent. So a parent is
-          // repainted for changes of its own state only, not for token counts; its tree total
-          // catches up then (the tooltip, built on hover, is always current).
+          // A parent's token total catches up at its next own change (see the class comment).
           if (change.type === 'usage' && this.hasChildren(e.agent)) return;
-          this.dirty.add(e.agent);
+          this.markChanged(e.agent);
         } else {
-          // A node appeared or went away: its parent's children changed.
-          const parent = runtime.agents.parentOf(e.agent);
-          if (parent && runtime.agents.isLive(parent)) this.dirty.add(parent);
-          else this.structural = true;
+          // A node appeared or went away: its parent's children changed (its row may too: it
+          // gains or loses its children, and with them how its time is shown).
+          const parent = e.type === 'agent_removed' ? e.parent : runtime.agents.parentOf(e.agent);
+          if (parent && runtime.agents.isLive(parent)) this.repaintRow(parent);
+          else this.queue.markAll();
         }
-        this.schedule();
       }),
       interaction.onDidChangePending((c) => {
         const agent = c.interaction.agent && runtime.agents.get(c.interaction.agent.id);
-        if (agent) this.dirty.add(agent);
-        this.schedule();
+        if (agent) this.markChanged(agent);
       }),
     );
-    // Running leaves show their elapsed time: refresh just those, once a second (parents show
-    // theirs as of their last state change, for the reason above).
-    this.ticker = setInterval(() => {
-      let any = false;
-      for (const agent of runtime.agents.all()) {
-        if (agent.status === 'running' && !this.hasChildren(agent)) {
-          this.dirty.add(agent);
-          any = true;
-        }
-      }
-      if (any) this.schedule();
-    }, 1000);
+    // Running rows without children show their elapsed time: mark those once a second (the
+    // repaint leaves out any whose text did not change).
+    this.ticker = clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
   getTreeItem(agent: Agent): vscode.TreeItem {
@@ -69,6 +70,7 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     const p = this.present(agent);
     const hasChildren = live && this.hasChildren(agent);
     const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    this.shown.set(agent, shownKey(p, hasChildren));
     item.id = agent.id;
     item.description = p.description;
     item.iconPath = new vscode.ThemeIcon(p.icon);
@@ -105,9 +107,14 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     return this.interaction.pending().some((p) => p.agent?.id === agent.id);
   }
 
+  /** Repaint this agent's row even if its own text did not change (another part of the view adds to it). */
+  repaintRow(agent: Agent): void {
+    this.markChanged(agent);
+  }
+
   dispose(): void {
-    clearInterval(this.ticker);
-    if (this.timer) clearTimeout(this.timer);
+    this.clock.clearTimeout(this.ticker);
+    this.queue.dispose();
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
@@ -115,7 +122,16 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   private present(agent: Agent): AgentPresentation {
     const { tokens, count } = this.treeUsage(agent);
     const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
-    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now(), holder });
+    // A row with children is not repainted for time (see the class comment): it shows when its turn started.
+    const time = count > 0 ? 'started' : 'elapsed';
+    return presentAgent({ agent, waiting: this.isWaiting(agent), treeTokens: tokens, descendants: count, now: Date.now(), holder, time });
+  }
+
+  private tick(): void {
+    for (const agent of this.runtime.agents.all()) {
+      if (agent.status === 'running' && !this.hasChildren(agent)) this.queue.mark(agent);
+    }
+    this.ticker = this.clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
   private hasChildren(agent: Agent): boolean {
@@ -124,25 +140,29 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   /** True while changes wait for the next coalesced repaint. */
   get repaintPending(): boolean {
-    return this.timer !== undefined;
+    return this.queue.pending;
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => this.flush(), COALESCE_MS);
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    if (this.structural) {
-      this.structural = false;
-      this.dirty.clear();
+  /** Fires the marked rows that would show something new (or the whole tree). */
+  private repaint(nodes: Agent[] | undefined): void {
+    if (nodes === undefined) {
+      this.changedAgents.clear();
       this.changed.fire(undefined);
       return;
     }
-    const nodes = [...this.dirty].filter((a) => this.runtime.agents.isLive(a));
-    this.dirty.clear();
-    if (nodes.length) this.changed.fire(nodes);
+    const changed = nodes.filter((agent) => this.runtime.agents.isLive(agent) && (this.changedAgents.has(agent) || this.wouldChange(agent)));
+    this.changedAgents.clear();
+    if (changed.length) this.changed.fire(changed);
+  }
+
+  private markChanged(agent: Agent): void {
+    this.changedAgents.add(agent);
+    this.queue.mark(agent);
+  }
+
+  private wouldChange(agent: Agent): boolean {
+    const before = this.shown.get(agent);
+    return before === undefined || before !== shownKey(this.present(agent), this.hasChildren(agent));
   }
 
   private treeUsage(agent: Agent): { tokens: number; count: number } {
@@ -157,4 +177,9 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     }
     return { tokens, count };
   }
+}
+
+/** Everything a row shows that a repaint would change (the tooltip is built on hover). */
+function shownKey(p: AgentPresentation, hasChildren: boolean): string {
+  return `${p.contextValue}\u0000${p.icon}\u0000${p.description}\u0000${hasChildren}`;
 }
