@@ -23,6 +23,11 @@ export interface UiBridge {
   /** Hovers the row containing `rowText` and clicks its action whose aria-label is `actionLabel`. */
   clickInlineAction(rowText: string, actionLabel: string): Promise<void>;
   /**
+   * The accessible label of the first visible list or tree row containing `rowText` (for a tree
+   * row: its label and description, as the page shows them), or null when no such row is shown.
+   */
+  rowLabel(rowText: string): Promise<string | null>;
+  /**
    * Presses each key in turn: into the open quick pick or input box when one is on screen (as a
    * person would), else into whatever has focus (the editor, a list).
    */
@@ -101,6 +106,10 @@ export const ui: UiBridge = {
   },
   async clickInlineAction(rowText, actionLabel) {
     await act('clickInlineAction', { rowText, actionLabel });
+  },
+  async rowLabel(rowText) {
+    const label = await act('rowLabel', { rowText });
+    return typeof label === 'string' ? label : null;
   },
   async pressKeys(...keys) {
     await act('pressKeys', { keys });
