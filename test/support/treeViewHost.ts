@@ -78,3 +78,41 @@ export class HostTreeDebounce<T> {
     if (merged) this.deliver(merged.whole ? undefined : merged.nodes);
   }
 }
+
+/**
+ * The rest of the way to the screen: the extension host refreshes what passed its debounce one
+ * repaint at a time, asking the provider for the rows (`ask`) and then waiting until the
+ * workbench has applied them (`refreshMs` each, a busy renderer); `applied` receives what the
+ * view shows from then on. Later repaints queue behind (ExtHostTreeView's refresh chain).
+ */
+export class HostTreeView<T> {
+  readonly debounce: HostTreeDebounce<T>;
+  private readonly queue: Array<T[] | undefined> = [];
+  private busy = false;
+  /** The longest the refresh queue grew. */
+  maxQueued = 0;
+
+  constructor(
+    private readonly clock: RepaintClock,
+    private readonly refreshMs: number,
+    private readonly ask: (nodes: T[] | undefined) => void,
+    private readonly applied: (nodes: T[] | undefined) => void,
+  ) {
+    this.debounce = new HostTreeDebounce<T>(clock, (nodes) => {
+      this.queue.push(nodes);
+      this.maxQueued = Math.max(this.maxQueued, this.queue.length);
+      if (!this.busy) this.next();
+    });
+  }
+
+  private next(): void {
+    const nodes = this.queue.shift();
+    this.busy = true;
+    this.ask(nodes);
+    this.clock.setTimeout(() => {
+      this.applied(nodes);
+      this.busy = false;
+      if (this.queue.length > 0) this.next();
+    }, this.refreshMs);
+  }
+}

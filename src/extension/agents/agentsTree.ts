@@ -28,6 +28,10 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   private readonly queue: RepaintQueue<Agent>;
   /** What each row showed when VS Code last asked for it: a row marked for its time only is left alone if it would show the same. */
   private readonly shown = new WeakMap<Agent, string>();
+  /** Rows VS Code has asked for at least once. */
+  private readonly fetched = new WeakSet<Agent>();
+  /** The rows of the last repaint (or the whole tree), until VS Code asks for one of them. */
+  private inFlight: Set<Agent> | 'whole' | undefined;
   /** Rows marked since the last repaint by a change of their agent (not only by the clock). */
   private readonly changedAgents = new Set<Agent>();
   private ticker: unknown;
@@ -71,6 +75,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     const hasChildren = live && this.hasChildren(agent);
     const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.shown.set(agent, shownKey(p, hasChildren));
+    this.fetched.add(agent);
+    this.hostAsked(agent);
     item.id = agent.id;
     item.description = p.description;
     item.iconPath = new vscode.ThemeIcon(p.icon);
@@ -87,7 +93,10 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   getChildren(agent?: Agent): Agent[] {
-    if (!agent) return this.runtime.agents.topLevel();
+    if (!agent) {
+      this.hostAsked(undefined);
+      return this.runtime.agents.topLevel();
+    }
     return this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
   }
 
@@ -144,15 +153,29 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   /** Fires the marked rows that would show something new (or the whole tree). */
-  private repaint(nodes: Agent[] | undefined): void {
+  private repaint(nodes: Agent[] | undefined): boolean {
     if (nodes === undefined) {
       this.changedAgents.clear();
+      this.inFlight = 'whole';
       this.changed.fire(undefined);
-      return;
+      return true;
     }
     const changed = nodes.filter((agent) => this.runtime.agents.isLive(agent) && (this.changedAgents.has(agent) || this.wouldChange(agent)));
     this.changedAgents.clear();
-    if (changed.length) this.changed.fire(changed);
+    if (changed.length === 0) return false;
+    this.inFlight = new Set(changed);
+    this.changed.fire(changed);
+    // VS Code refreshes only rows it has fetched; rows it has not are fetched afresh with their
+    // parent, and no answer comes for them.
+    return changed.some((agent) => this.fetched.has(agent));
+  }
+
+  /** VS Code asked for a row (or the top level) of the repaint in flight: it has taken that repaint. */
+  private hostAsked(agent: Agent | undefined): void {
+    const inFlight = this.inFlight;
+    if (inFlight === undefined || (agent === undefined ? inFlight !== 'whole' : inFlight === 'whole' || !inFlight.has(agent))) return;
+    this.inFlight = undefined;
+    this.queue.acknowledge();
   }
 
   private markChanged(agent: Agent): void {

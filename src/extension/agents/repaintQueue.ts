@@ -12,6 +12,12 @@
 //   the debounce's leading edge, so what the view shows is at most about one interval old.
 // - A repaint names the nodes marked since the previous one, each once; `markAll` (a node came
 //   or went at the top level) repaints the whole tree instead.
+// - At most one repaint is in flight. The extension host queues each repaint behind the
+//   previous one until the workbench has applied it; when the workbench is slower than the
+//   repaints (a busy renderer, hundreds of rows), that queue grew without end and what the view
+//   showed fell further and further behind. So after a repaint the next one waits until the host
+//   asks for the repainted rows (`acknowledge`), or ACK_TIMEOUT_MS at most (a host that never
+//   asks, for rows it does not show). Marks made meanwhile are gathered into that next repaint.
 
 /** The extension host's debounce of tree changes (ExtHostTreeView in VS Code 1.100). */
 export const HOST_DEBOUNCE_MS = 200;
@@ -19,6 +25,8 @@ export const HOST_DEBOUNCE_MS = 200;
 export const REPAINT_INTERVAL_MS = 250;
 /** After a quiet spell, how long a burst of changes is gathered before its repaint. */
 export const COALESCE_MS = 50;
+/** The longest a repaint waits for the host to take the previous one. */
+export const ACK_TIMEOUT_MS = 2000;
 
 /** The clock and timers the queue runs on (the real ones, or a test's). */
 export interface RepaintClock {
@@ -43,9 +51,13 @@ export class RepaintQueue<T> {
   private timer: unknown;
   private lastRepaint = -Infinity;
   private disposed = false;
+  /** Set while the last repaint waits for the host to take it. */
+  private unacknowledged: unknown;
+  private acknowledgedEarly = false;
 
+  /** `repaint` returns whether the host will answer what it fired (only then is an acknowledgement awaited). */
   constructor(
-    private readonly repaint: (nodes: T[] | undefined) => void,
+    private readonly repaint: (nodes: T[] | undefined) => boolean,
     private readonly clock: RepaintClock = realClock,
   ) {}
 
@@ -59,20 +71,38 @@ export class RepaintQueue<T> {
     this.schedule();
   }
 
+  /** The host took the last repaint (it asked for its rows): the next one may go. */
+  acknowledge(): void {
+    if (this.unacknowledged === undefined) {
+      this.acknowledgedEarly = true;
+      return;
+    }
+    this.clock.clearTimeout(this.unacknowledged);
+    this.unacknowledged = undefined;
+    if (this.whole || this.marked.size > 0) this.schedule();
+  }
+
   /** True while marked changes wait for their repaint. */
   get pending(): boolean {
-    return this.timer !== undefined;
+    return this.timer !== undefined || (this.unacknowledged !== undefined && (this.whole || this.marked.size > 0));
+  }
+
+  /** True while the last repaint waits for the host to take it. */
+  get awaitingHost(): boolean {
+    return this.unacknowledged !== undefined;
   }
 
   dispose(): void {
     this.disposed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    if (this.unacknowledged !== undefined) this.clock.clearTimeout(this.unacknowledged);
     this.timer = undefined;
+    this.unacknowledged = undefined;
     this.marked.clear();
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.disposed) return;
+    if (this.timer !== undefined || this.unacknowledged !== undefined || this.disposed) return;
     const wait = Math.max(COALESCE_MS, this.lastRepaint + REPAINT_INTERVAL_MS - this.clock.now());
     this.timer = this.clock.setTimeout(() => this.run(), wait);
   }
@@ -81,14 +111,19 @@ export class RepaintQueue<T> {
     this.timer = undefined;
     if (this.disposed) return;
     this.lastRepaint = this.clock.now();
+    // A host that asks for the rows at once, while they are being fired, has taken them too.
+    this.acknowledgedEarly = false;
+    let fired: boolean;
     if (this.whole) {
       this.whole = false;
       this.marked.clear();
-      this.repaint(undefined);
-      return;
+      fired = this.repaint(undefined);
+    } else {
+      const nodes = [...this.marked];
+      this.marked.clear();
+      fired = nodes.length > 0 && this.repaint(nodes);
     }
-    const nodes = [...this.marked];
-    this.marked.clear();
-    if (nodes.length) this.repaint(nodes);
+    if (fired && !this.acknowledgedEarly) this.unacknowledged = this.clock.setTimeout(() => this.acknowledge(), ACK_TIMEOUT_MS);
+    else if (this.whole || this.marked.size > 0) this.schedule();
   }
 }
