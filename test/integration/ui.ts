@@ -25,6 +25,11 @@ export interface UiBridge {
   /** Clicks the button labelled `buttonLabel` on the notification toast whose message contains `messageText`. */
   clickNotificationButton(messageText: string, buttonLabel: string): Promise<void>;
   /**
+   * The accessible label of the first visible list or tree row containing `rowText` (for a tree
+   * row: its label and description, as the page shows them), or null when no such row is shown.
+   */
+  rowLabel(rowText: string): Promise<string | null>;
+  /**
    * Presses each key in turn: into the open quick pick or input box when one is on screen (as a
    * person would), else into whatever has focus (the editor, a list).
    */
@@ -106,6 +111,10 @@ export const ui: UiBridge = {
   },
   async clickNotificationButton(messageText, buttonLabel) {
     await act('clickNotificationButton', { messageText, buttonLabel });
+  },
+  async rowLabel(rowText) {
+    const label = await act('rowLabel', { rowText });
+    return typeof label === 'string' ? label : null;
   },
   async pressKeys(...keys) {
     await act('pressKeys', { keys });

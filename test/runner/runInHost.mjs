@@ -278,6 +278,12 @@ async function startBridge() {
       await target.hover();
       await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click();
     },
+    async rowLabel({ rowText }) {
+      // What a screen reader says for the row: for a tree row, its label and description.
+      const target = row(rowText);
+      if ((await target.count()) === 0) return null;
+      return target.getAttribute('aria-label', { timeout: 5_000 }).catch(() => null);
+    },
     async pressKeys({ keys }) {
       await focusOpenPrompt();
       for (const key of keys) await page.keyboard.press(key);

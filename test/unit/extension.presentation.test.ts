@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { formatElapsed, formatTokens, presentAgent } from '../../src/extension/agents/agentPresentation';
+import { formatClock, formatElapsed, formatTokens, presentAgent } from '../../src/extension/agents/agentPresentation';
 import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
 import { childByLabel, makeRuntime, tick, until } from './support/runtimeFixture';
 
@@ -58,6 +58,22 @@ describe('agent presentation in the tree', () => {
     assert.match(p.description, /^one-shot for main, no Stop · /);
     assert.match(p.tooltip, /No Stop of its own/);
     assert.match(p.tooltip, /belongs to "main", the agent waiting for its result/);
+    await runtime.dispose();
+  });
+
+  it('a row that is not repainted for time shows when its turn started, and its tooltip the elapsed time', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.status === 'running', 'the turn to run');
+    const started = root.turnStartedAt!;
+    const later = presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 3, now: started + 125_000, time: 'started' });
+    // What it does comes first: a model call under way reads "thinking since 14:03:27".
+    assert.match(later.description, new RegExp(`thinking since ${formatClock(started)}`));
+    assert.match(formatClock(started), /^\d\d:\d\d:\d\d$/);
+    assert.match(later.tooltip, /thinking since .* \(2m 5s so far\)/);
+    const leaf = presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 0, now: started + 125_000 });
+    assert.match(leaf.description, /thinking · 2m 5s/, 'rows repainted every second show the elapsed time');
+    runtime.stop(root);
     await runtime.dispose();
   });
 

@@ -33,6 +33,11 @@ export interface PresentationInput {
   waitingOn?: readonly string[];
   /** What this agent and every live agent below it cost (0 when no model had a price). */
   treeCost?: number;
+  /**
+   * How a running turn's time is shown: `elapsed` ("running 12s", for rows repainted every
+   * second) or `started` ("running since 14:03:27", for rows that are not, which stays true).
+   */
+  time?: 'elapsed' | 'started';
 }
 
 /**
@@ -59,7 +64,7 @@ export function doingOf(
   };
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost, time = 'elapsed' }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -79,7 +84,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
         : state === 'parked'
           ? `stopped, ${agent.pendingCount} queued`
           : state === 'running'
-            ? `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
+            ? time === 'started'
+              ? `${doing ?? 'running'} since ${formatClock(agent.turnStartedAt ?? now)}`
+              : `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
             : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld
               ? 'stopped'
               : (doing ?? 'idle');
@@ -93,7 +100,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const description = parts.join(' · ');
 
   const lines = [
-    `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}`,
+    `**${escapeMarkdown(agent.label)}**: ${kindText(agent.kind)} agent, ${stateText}${state === 'running' && time === 'started' ? ` (${formatElapsed(now - (agent.turnStartedAt ?? now))} so far)` : ''}`,
     '',
     `- Session: \`${agent.id}\``,
   ];
@@ -148,6 +155,12 @@ export function formatElapsed(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** A local clock time, "14:03:27". */
+export function formatClock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
 export function formatTokens(n: number): string {

@@ -3,65 +3,70 @@ import type { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
 import { doingOf, presentAgent, type AgentPresentation } from './agentPresentation';
+import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
 
-/** How long a burst of runtime events is gathered before one repaint. */
-const COALESCE_MS = 50;
+/** How often running rows are marked for their elapsed time. */
+const TICK_MS = 1000;
 
 /**
  * The live-agent tree: every live agent, roots at the top, children under the agent that
  * created them. Nodes are the Agent objects themselves (stable ids from their session ids);
- * runtime events mark nodes dirty and one timer repaints exactly those nodes.
+ * runtime events mark nodes and the repaint queue (repaintQueue.ts) repaints, in spaced
+ * batches, those whose row would show something new.
+ *
+ * Refreshing a node with children makes VS Code fetch its children again, and a click on a
+ * child's inline action in that moment arrives without its agent (the extension host forgets
+ * the children's handles until the workbench asks for them again). So a row with children is
+ * repainted for changes of its own state and of its children list only: never for token counts
+ * or time. Its running time is shown as the clock time its turn started ("running since
+ * 14:03:27"), which stays true without a repaint; rows without children show the elapsed time,
+ * repainted once a second. The tooltip, built on hover, is always current.
  */
 export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly dirty = new Set<Agent>();
-  private structural = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly ticker: NodeJS.Timeout;
+  private readonly queue: RepaintQueue<Agent>;
+  /** What each row showed when VS Code last asked for it: a row marked for its time only is left alone if it would show the same. */
+  private readonly shown = new WeakMap<Agent, string>();
+  /** Rows VS Code has asked for at least once. */
+  private readonly fetched = new WeakSet<Agent>();
+  /** The rows of the last repaint (or the whole tree), until VS Code asks for one of them. */
+  private inFlight: Set<Agent> | 'whole' | undefined;
+  /** Rows marked since the last repaint by a change of their agent (not only by the clock). */
+  private readonly changedAgents = new Set<Agent>();
+  private ticker: unknown;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly runtime: Runtime,
     private readonly interaction: UserInteractionService,
+    private readonly clock: RepaintClock = realClock,
   ) {
+    this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
     this.subscriptions.push(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed') {
           const change = e.change;
           if (change.type === 'log' || change.type === 'disposed') return;
-          // Refreshing a node with children makes VS Code fetch its children again, and a click
-          // on a child's inline action in that moment arrives without its agent. So a parent is
-          // repainted for changes of its own state only, not for token counts; its tree total
-          // catches up then (the tooltip, built on hover, is always current).
+          // A parent's token total catches up at its next own change (see the class comment).
           if (change.type === 'usage' && this.hasChildren(e.agent)) return;
-          this.dirty.add(e.agent);
+          this.markChanged(e.agent);
         } else {
-          // A node appeared or went away: its parent's children changed.
-          const parent = runtime.agents.parentOf(e.agent);
-          if (parent && runtime.agents.isLive(parent)) this.dirty.add(parent);
-          else this.structural = true;
+          // A node appeared or went away: its parent's children changed (its row may too: it
+          // gains or loses its children, and with them how its time is shown).
+          const parent = e.type === 'agent_removed' ? e.parent : runtime.agents.parentOf(e.agent);
+          if (parent && runtime.agents.isLive(parent)) this.repaintRow(parent);
+          else this.queue.markAll();
         }
-        this.schedule();
       }),
       interaction.onDidChangePending((c) => {
         const agent = c.interaction.agent && runtime.agents.get(c.interaction.agent.id);
-        if (agent) this.dirty.add(agent);
-        this.schedule();
+        if (agent) this.markChanged(agent);
       }),
     );
-    // Running leaves show their elapsed time: refresh just those, once a second (parents show
-    // theirs as of their last state change, for the reason above).
-    this.ticker = setInterval(() => {
-      let any = false;
-      for (const agent of runtime.agents.all()) {
-        if (agent.status === 'running' && !this.hasChildren(agent)) {
-          this.dirty.add(agent);
-          any = true;
-        }
-      }
-      if (any) this.schedule();
-    }, 1000);
+    // Running rows without children show their elapsed time: mark those once a second (the
+    // repaint leaves out any whose text did not change).
+    this.ticker = clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
   getTreeItem(agent: Agent): vscode.TreeItem {
@@ -69,6 +74,9 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     const p = this.present(agent);
     const hasChildren = live && this.hasChildren(agent);
     const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    this.shown.set(agent, shownKey(p, hasChildren));
+    this.fetched.add(agent);
+    this.hostAsked(agent);
     item.id = agent.id;
     item.description = p.description;
     item.iconPath = new vscode.ThemeIcon(p.icon);
@@ -85,7 +93,10 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   getChildren(agent?: Agent): Agent[] {
-    if (!agent) return this.runtime.agents.topLevel();
+    if (!agent) {
+      this.hostAsked(undefined);
+      return this.runtime.agents.topLevel();
+    }
     return this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
   }
 
@@ -105,9 +116,14 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     return this.interaction.pending().some((p) => p.agent?.id === agent.id);
   }
 
+  /** Repaint this agent's row even if its own text did not change (another part of the view adds to it). */
+  repaintRow(agent: Agent): void {
+    this.markChanged(agent);
+  }
+
   dispose(): void {
-    clearInterval(this.ticker);
-    if (this.timer) clearTimeout(this.timer);
+    this.clock.clearTimeout(this.ticker);
+    this.queue.dispose();
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
@@ -116,7 +132,16 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     const { tokens, count, cost } = this.treeUsage(agent);
     const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
     const { waitingFor, waitingOn } = doingOf(agent, this.runtime.agents, this.interaction.pending());
-    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn, treeCost: cost });
+    // A row with children is not repainted for time (see the class comment): it shows when its turn started.
+    const time = count > 0 ? 'started' : 'elapsed';
+    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time });
+  }
+
+  private tick(): void {
+    for (const agent of this.runtime.agents.all()) {
+      if (agent.status === 'running' && !this.hasChildren(agent)) this.queue.mark(agent);
+    }
+    this.ticker = this.clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
   private hasChildren(agent: Agent): boolean {
@@ -125,25 +150,43 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 
   /** True while changes wait for the next coalesced repaint. */
   get repaintPending(): boolean {
-    return this.timer !== undefined;
+    return this.queue.pending;
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => this.flush(), COALESCE_MS);
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    if (this.structural) {
-      this.structural = false;
-      this.dirty.clear();
+  /** Fires the marked rows that would show something new (or the whole tree). */
+  private repaint(nodes: Agent[] | undefined): boolean {
+    if (nodes === undefined) {
+      this.changedAgents.clear();
+      this.inFlight = 'whole';
       this.changed.fire(undefined);
-      return;
+      return true;
     }
-    const nodes = [...this.dirty].filter((a) => this.runtime.agents.isLive(a));
-    this.dirty.clear();
-    if (nodes.length) this.changed.fire(nodes);
+    const changed = nodes.filter((agent) => this.runtime.agents.isLive(agent) && (this.changedAgents.has(agent) || this.wouldChange(agent)));
+    this.changedAgents.clear();
+    if (changed.length === 0) return false;
+    this.inFlight = new Set(changed);
+    this.changed.fire(changed);
+    // VS Code refreshes only rows it has fetched; rows it has not are fetched afresh with their
+    // parent, and no answer comes for them.
+    return changed.some((agent) => this.fetched.has(agent));
+  }
+
+  /** VS Code asked for a row (or the top level) of the repaint in flight: it has taken that repaint. */
+  private hostAsked(agent: Agent | undefined): void {
+    const inFlight = this.inFlight;
+    if (inFlight === undefined || (agent === undefined ? inFlight !== 'whole' : inFlight === 'whole' || !inFlight.has(agent))) return;
+    this.inFlight = undefined;
+    this.queue.acknowledge();
+  }
+
+  private markChanged(agent: Agent): void {
+    this.changedAgents.add(agent);
+    this.queue.mark(agent);
+  }
+
+  private wouldChange(agent: Agent): boolean {
+    const before = this.shown.get(agent);
+    return before === undefined || before !== shownKey(this.present(agent), this.hasChildren(agent));
   }
 
   private treeUsage(agent: Agent): { tokens: number; count: number; cost: number } {
@@ -160,4 +203,9 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     }
     return { tokens, count, cost };
   }
+}
+
+/** Everything a row shows that a repaint would change (the tooltip is built on hover). */
+function shownKey(p: AgentPresentation, hasChildren: boolean): string {
+  return `${p.contextValue}\u0000${p.icon}\u0000${p.description}\u0000${hasChildren}`;
 }

@@ -31,7 +31,9 @@ export class AgentsWithChangesTree implements vscode.TreeDataProvider<AgentsView
       agents.onDidChangeTreeData((e) => this.changed.fire(e)),
       index.onDidChange((sessionId) => {
         const agent = runtime.agents.get(sessionId);
-        if (agent) this.changed.fire(agent);
+        // Through the agent tree's repaint queue: every change of the view reaches VS Code spaced
+        // as that queue spaces it, or a steady stream of them would hold all repaints back.
+        if (agent) agents.repaintRow(agent);
       }),
     ];
   }
