@@ -37,3 +37,4 @@ export { ancestorsOf, childrenOf } from './lineage';
 export { conversationFromEvents, MISSING_TOOL_RESULT } from './conversationFromEvents';
 export { resumedSessionHeader } from './resumedSessionHeader';
 export { pendingQueueFromEvents, type PendingMessage } from './pendingQueue';
+export { pendingHumanWait, type PendingHumanWait } from './pendingWait';
