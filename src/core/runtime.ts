@@ -160,8 +160,11 @@ export class Runtime implements AgentHost {
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
       const run = new Run(limits, policy, options.model, undefined, this.budgets.newRunBudget());
-      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past: readSessionSnapshot(log) });
+      const past = readSessionSnapshot(log, { resumeWaiting: true });
+      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past });
       this.agents.add(agent);
+      // A question or approval open when the session stopped is asked again before anything else.
+      if (past.waiting) agent.continueWaitingCall(past.waiting.call);
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
       return agent;
     } catch (err) {

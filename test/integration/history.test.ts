@@ -145,6 +145,25 @@ if (windowReload.phase() === 'before') {
       assert.match(text, /There are 3 apples/);
     });
 
+    it("warns at the top of a damaged session's transcript what was left out", async () => {
+      const id = 'damaged-transcript';
+      const file = t.sessions!.fileOf(id);
+      const header = { type: 'header', version: 1, id, createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'Damaged', interactionMode: 'interactive' };
+      const at = new Date().toISOString();
+      const lines = [
+        header,
+        { type: 'user_message', at, text: 'Plan the move.', from: 'user' },
+        { type: 'turn_start', at, turn: 1 },
+        { type: 'assistant_text', at, text: 'First, pack the books.' },
+      ].map((l) => JSON.stringify(l));
+      fs.writeFileSync(file, [...lines, 'not json at all', JSON.stringify({ type: 'assistant_text', at, text: 'Lost words.' })].join('\n') + '\n');
+      extraFiles.push(file);
+      const text = await transcriptText(await vscode.commands.executeCommand<string>('arbor.openSessionTranscript', id));
+      assert.match(text, /> \*\*Warning:\*\* Line 5 is damaged \(it is not JSON\).*that line and the 1 after it/);
+      assert.match(text, /First, pack the books/, 'the part before the damage is shown');
+      assert.doesNotMatch(text, /Lost words/);
+    });
+
     it('Resume Session reopens a past subagent session as a root in the Agents view', async () => {
       const kidNode = (await t.history.sessions()).find((n) => n.entry.header.label === 'History kid')!;
       const id = await vscode.commands.executeCommand<string>('arbor.resumeSession', kidNode);

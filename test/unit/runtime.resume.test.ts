@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as fs from 'node:fs';
 import type { Agent } from '../../src/core/agents/agent';
-import { isArborError } from '../../src/core/errors';
+import { ArborError, isArborError } from '../../src/core/errors';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
@@ -402,5 +402,98 @@ describe('runtime: queued messages survive a reload', () => {
     assert.strictEqual(again.isParked, false);
     await second.runtime.dispose();
     await second.store.dispose();
+  });
+});
+
+describe('runtime: a question or approval open when the window closed', () => {
+let dir: string;
+let cleanup: () => void;
+const runtimes: Runtime[] = [];
+beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-waiting-')));
+afterEach(async () => {
+  for (const r of runtimes.splice(0)) await r.dispose();
+  cleanup();
+});
+const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runtime), x);
+  const lead = (after: ModelScript['agents'][string]['turns'][number]): ModelScript => ({
+    version: 1,
+    agents: { Lead: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'unused' }], after] } },
+  });
+
+  /** Runs the lead until its question is open, then closes the window the way deactivation does. */
+  async function leaveQuestionOpen(): Promise<string> {
+    const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
+    runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
+    const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
+    await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
+    void runtime.dispose();
+    store.closeAllSync();
+    return agent.id;
+  }
+
+  it('is asked again on resume, and the answer reaches the agent as the result of the call that asked', async () => {
+    const id = await leaveQuestionOpen();
+    const { runtime, calls } = track(durableRuntime(dir, lead([{ text: 'Going with Postgres.' }])));
+    const { prompts, provider } = recordingProvider();
+    runtime.interaction.registerProvider(provider);
+
+    const agent = await runtime.resumeRoot(id);
+    await agent.whenIdle();
+    assert.deepStrictEqual(
+      prompts.map((p) => p.questions[0].question),
+      ['Which database?'],
+      'the same question is asked once more',
+    );
+    assert.strictEqual(agent.lastTurnEnd?.reason, 'completed');
+    assert.strictEqual(agent.lastTurnEnd?.finalText, 'Going with Postgres.');
+    const sent = calls.at(-1)!.messages;
+    const asked = sent.find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.name === 'ask_user_question'));
+    const callId = asked?.role === 'assistant' ? asked.toolCalls![0].id : undefined;
+    const results = sent.filter((m) => m.role === 'tool' && m.toolCallId === callId);
+    assert.strictEqual(results.length, 1, 'one result for the call, not a "did not complete" one too');
+    assert.match(results[0].content, /Postgres/, 'the answer is the result of the call that asked');
+    assert.ok(!sent.some((m) => m.role === 'tool' && m.content === MISSING_TOOL_RESULT));
+
+    // A later rebuild of the conversation (another resume) keeps the answer.
+    await runtime.end(agent);
+    const again = track(durableRuntime(dir, lead([{ text: 'unused' }])));
+    const reopened = await again.runtime.resumeRoot(id);
+    const rebuilt = reopened.conversation.filter((m) => m.role === 'tool' && m.toolCallId === callId);
+    assert.strictEqual(rebuilt.length, 1);
+    assert.match(rebuilt[0].content, /Postgres/);
+    assert.strictEqual(reopened.status, 'idle', 'an answered question is not asked a third time');
+  });
+
+  it('tells the agent clearly when the human declines the question asked again', async () => {
+    const id = await leaveQuestionOpen();
+    const { runtime } = track(durableRuntime(dir, lead([{ text: 'I will ask later.' }])));
+    runtime.interaction.registerProvider({
+      ask: async () => {
+        throw new ArborError('ASK_CANCELLED', 'The human dismissed the question.');
+      },
+    });
+    const agent = await runtime.resumeRoot(id);
+    await agent.whenIdle();
+    const result = toolResults(agent).at(-1)!;
+    assert.strictEqual(result.name, 'ask_user_question');
+    assert.match(result.content, /dismiss|declin|cancel/i);
+    assert.strictEqual(agent.lastTurnEnd?.reason, 'completed');
+  });
+
+  it('is not asked again when the human stopped the agent while it waited', async () => {
+    const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
+    runtime.interaction.registerProvider({ ask: (p: InteractionPrompt) => new Promise<never>((_, reject) => p.signal?.addEventListener('abort', () => reject(p.signal?.reason))) });
+    const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
+    await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
+    runtime.stop(agent);
+    await agent.whenIdle();
+    await runtime.dispose();
+    await store.dispose();
+    const next = track(durableRuntime(dir, lead([{ text: 'unused' }])));
+    const { prompts, provider } = recordingProvider();
+    next.runtime.interaction.registerProvider(provider);
+    const resumed = await next.runtime.resumeRoot(agent.id);
+    assert.strictEqual(resumed.status, 'idle');
+    assert.deepStrictEqual(prompts, []);
   });
 });

@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
+import { ConversationModel } from '../../src/core/rpc/conversationModel';
+import { JsonlSessionStore, salvagedSessionWarning, type SessionEvent } from '../../src/core/sessions';
+import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
 import { historyNodes, presentSession, type SessionNode } from '../../src/extension/history/historyNodes';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from './sessions.fixtures';
 
@@ -60,6 +62,25 @@ describe('durable sessions: salvaging a damaged file', () => {
     assert.match(shown.description, /damaged at line 10, partly shown/);
     assert.match(shown.tooltip, /Line 10 is damaged \\\(it is not JSON\\\).*the 12 after it/);
     assert.equal(shown.contextValue, 'session:past:root', 'Resume stays offered');
+  });
+
+  it("says what was dropped at the top of a salvaged session's transcript and conversation view", async () => {
+    const events = everyEventType();
+    const file = await writeSession('s-view', events);
+    editLine(file, 10, () => 'not json at all');
+    const loaded = await new JsonlSessionStore(dir).loadSession('s-view');
+    assert.ok(loaded.repairs.damage);
+    const warning = salvagedSessionWarning(loaded.repairs.damage);
+    assert.match(warning, /^Line 10 is damaged \(it is not JSON\).*the 12 after it.*Resume continues from the undamaged part/);
+
+    const transcript = renderTranscript(loaded.header, loaded.events, undefined, warning);
+    const firstTurn = transcript.indexOf('## Turn 1');
+    const shownAt = transcript.indexOf(`> **Warning:** ${warning}`);
+    assert.ok(shownAt > 0 && shownAt < firstTurn, 'the warning comes before the conversation');
+
+    const conversation = new ConversationModel(loaded.events, warning);
+    assert.deepEqual(conversation.items[0], { kind: 'notice', text: warning });
+    assert.deepEqual(new ConversationModel(loaded.events).items.slice(0, 2), conversation.items.slice(1, 3), 'the rest of the conversation is unchanged');
   });
 
   it('resumes from the salvaged part, keeps the damaged file aside, and later loads see no damage', async () => {

@@ -68,4 +68,37 @@ describe('durable sessions: the window lock and exclusive ids at scale', () => {
     assert.deepEqual(looks, []);
     await store.dispose();
   });
+
+  it('a burst of sessions waiting to be written arms one timer for the store, and the timer writes every one of them', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 5 });
+    const armed = { count: 0 };
+    const setTimer = globalThis.setTimeout;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      armed.count++;
+      return setTimer(...args);
+    }) as typeof setTimeout;
+    const ids = Array.from({ length: 100 }, (_, i) => `timed-${i}`);
+    try {
+      // Synchronous: nothing else in the process arms a timer meanwhile.
+      for (const id of ids) store.create(header(id)).append({ type: 'turn_start', at: tick(), turn: 1 });
+    } finally {
+      globalThis.setTimeout = setTimer;
+    }
+    assert.equal(armed.count, 1, 'one timer for the whole store, not one per log');
+    // No flush is asked for: only the timer writes them.
+    for (;;) {
+      const written = ids.filter((id) => {
+        try {
+          return fs.readFileSync(path.join(dir, `${id}.jsonl`), 'utf8').split('\n').length === 3;
+        } catch {
+          return false;
+        }
+      });
+      if (written.length === ids.length) break;
+      await new Promise((r) => setTimer(r, 5));
+    }
+    const loaded = await store.loadSession('timed-42');
+    assert.deepEqual(loaded.events.map((e) => e.type), ['turn_start']);
+    await store.dispose();
+  });
 });

@@ -288,6 +288,11 @@ export class Agent {
     this.log.append(event);
   }
 
+  /** Runs again, in a new turn, the call (last in the conversation) a resumed session waited on for the human. */
+  continueWaitingCall(call: ToolCall): void {
+    void (this.disposedFlag || this.current ? undefined : this.runAndFinishTurn({ resumedCall: call }));
+  }
+
   /** Starts a turn on the next unclaimed message, or reports the agent idle when there is none. */
   private startNextTurn(): void {
     if (this.current) return;
@@ -300,14 +305,13 @@ export class Agent {
       waiter?.resolve();
       return;
     }
-    const signal = this.abort.begin();
-    const turn = ++this.turns;
-    this.current = { turn, startedAt: Date.now() };
-    this.host.agentChanged(this, STATUS_CHANGED);
-    void this.runAndFinishTurn(next, turn, signal);
+    void this.runAndFinishTurn(next);
   }
 
-  private async runAndFinishTurn(first: InboxItem, turn: number, signal: AbortSignal): Promise<void> {
+  private async runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
+    const [signal, turn] = [this.abort.begin(), ++this.turns];
+    this.current = { turn, startedAt: Date.now() };
+    this.host.agentChanged(this, STATUS_CHANGED);
     const loop = new TurnLoop<Agent>(this, this.host, this.inbox, this.abort, this.modelCalls);
     const end = await loop.run(first, turn, signal);
     this.modelCalls = loop.modelCalls;

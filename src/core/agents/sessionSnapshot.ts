@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../models/types';
 import { conversationFromEvents } from '../sessions/conversationFromEvents';
 import { pendingQueueFromEvents, type PendingMessage } from '../sessions/pendingQueue';
+import { pendingHumanWait, type PendingHumanWait } from '../sessions/pendingWait';
 import type { SessionLog } from '../sessions/types';
 import type { TurnEnd } from './agent';
 
@@ -21,10 +22,17 @@ export interface SessionSnapshot {
   /** Messages queued but never claimed when the log ended; they come back parked. */
   pending?: PendingMessage[];
   lastQueueId?: number;
+  /** The question or approval left open when the session stopped, for an agent that asks it again. */
+  waiting?: PendingHumanWait;
 }
 
-/** Reads back what a reopened session carries into its agent: conversation, turns, usage, last turn end, unclaimed queue. */
-export function readSessionSnapshot(log: SessionLog): SessionSnapshot {
+/**
+ * Reads back what a reopened session carries into its agent: conversation, turns, usage, last
+ * turn end, unclaimed queue. With `resumeWaiting`, a question or approval the session was waiting
+ * for when it stopped is returned as `waiting`, its tool call left open in the conversation: the
+ * caller must run that call again (Agent.continueWaitingCall) before anything else.
+ */
+export function readSessionSnapshot(log: SessionLog, options: { resumeWaiting?: boolean } = {}): SessionSnapshot {
   let turns = 0;
   let inputTokens = 0;
   let outputTokens = 0;
@@ -52,9 +60,11 @@ export function readSessionSnapshot(log: SessionLog): SessionSnapshot {
     }
   }
   const queue = pendingQueueFromEvents(log.events);
+  const waiting = options.resumeWaiting ? pendingHumanWait(log.events) : undefined;
   return {
     log,
-    conversation: conversationFromEvents(log.events),
+    conversation: conversationFromEvents(log.events, { awaiting: waiting?.call.id }),
+    ...(waiting ? { waiting } : {}),
     turns,
     usage: { inputTokens, outputTokens },
     lastTurnEnd,

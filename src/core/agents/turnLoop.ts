@@ -69,16 +69,24 @@ export class TurnLoop<O extends TurnOwner> {
     public modelCalls: number,
   ) {}
 
-  async run(first: InboxItem, turn: number, signal: AbortSignal): Promise<TurnEnd> {
+  /**
+   * `first` is the message the turn claims, or a tool call the turn runs again first: one that
+   * waited for the human when the session stopped, whose call is already in the conversation.
+   */
+  async run(first: InboxItem | { resumedCall: ToolCall }, turn: number, signal: AbortSignal): Promise<TurnEnd> {
     this.owner.append({ type: 'turn_start', at: now(), turn });
     this.host.agentChanged(this.owner, { type: 'turn_start', turn });
     const run = this.owner.run;
     let finalText = '';
     let unanswered: ToolCall[] = [];
     try {
-      this.claim(first);
+      if (!('resumedCall' in first)) this.claim(first);
       this.checkPaused('turn');
       run.turnsUsed++;
+      if ('resumedCall' in first) {
+        unanswered = [first.resumedCall];
+        await this.runTools([first.resumedCall], signal, unanswered);
+      }
       if (turn > run.limits.maxTurns) {
         throw new BudgetExceeded(`the run allows at most ${run.limits.maxTurns} turns per agent`);
       }

@@ -21,6 +21,11 @@ export interface ApprovalRequest {
   signal?: AbortSignal;
   /** Where the decision is recorded (the asking agent's session log). */
   log: SessionLog;
+  /**
+   * The tool call that needs the approval. When the human is asked, the question is recorded
+   * with it, so a session resumed while the prompt was open asks again for that call.
+   */
+  toolCallId?: string;
 }
 
 export interface ApprovalOutcome {
@@ -160,6 +165,26 @@ export class ApprovalService {
 
     let selected: string[];
     let custom: string | undefined;
+    const questions = [
+      {
+        id: 'approval',
+        header: 'Approval',
+        question: clip(questionLine(req.agent.label, wording, req.detail), MAX_QUESTION_LENGTH),
+        options: [
+          { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
+          { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until it ends in this window (a resumed session asks again).` },
+          ...(suggestedRule
+            ? [
+                { label: APPROVAL_OPTIONS.workspace, description: `Remember the rule "${clip(suggestedRule, 300)}" in this workspace; it also applies to unattended runs and subagents.` },
+                { label: APPROVAL_OPTIONS.always, description: `Remember the rule "${clip(suggestedRule, 300)}" in every workspace; it also applies to unattended runs and subagents.` },
+              ]
+            : []),
+          { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
+        ],
+      },
+    ];
+    // Recorded while the prompt is open: a session resumed after a reload asks again for this call.
+    if (req.toolCallId !== undefined) req.log.append({ type: 'question', at: this.now().toISOString(), questions, toolCallId: req.toolCallId, intent: 'approval' });
     try {
       const [answer] = await this.interaction.ask({
         agent: req.agent,
@@ -167,28 +192,13 @@ export class ApprovalService {
         intent: 'approval',
         // Whole, never clipped: the provider shows all of it before the human can answer.
         detail: req.detail,
-        questions: [
-          {
-            id: 'approval',
-            header: 'Approval',
-            question: clip(questionLine(req.agent.label, wording, req.detail), MAX_QUESTION_LENGTH),
-            options: [
-              { label: APPROVAL_OPTIONS.once, description: 'Allow this request only.' },
-              { label: APPROVAL_OPTIONS.session, description: `Allow this agent to ${wording} until it ends in this window (a resumed session asks again).` },
-              ...(suggestedRule
-                ? [
-                    { label: APPROVAL_OPTIONS.workspace, description: `Remember the rule "${clip(suggestedRule, 300)}" in this workspace; it also applies to unattended runs and subagents.` },
-                    { label: APPROVAL_OPTIONS.always, description: `Remember the rule "${clip(suggestedRule, 300)}" in every workspace; it also applies to unattended runs and subagents.` },
-                  ]
-                : []),
-              { label: APPROVAL_OPTIONS.deny, description: 'Refuse; the agent is told it was denied.' },
-            ],
-          },
-        ],
+        questions,
       });
       selected = answer.selected;
       custom = answer.custom;
+      if (req.toolCallId !== undefined) req.log.append({ type: 'answer', at: this.now().toISOString(), answers: [answer] });
     } catch (err) {
+      if (req.toolCallId !== undefined) req.log.append({ type: 'answer', at: this.now().toISOString(), error: isArborError(err) ? err.code : 'ASK_FAILED' });
       return { decision: 'deny', reason: deniedBecause(err), suggestedRule };
     }
 

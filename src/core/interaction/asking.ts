@@ -10,6 +10,8 @@ export interface AskingContext {
   signal: AbortSignal;
   interaction: Pick<UserInteractionService, 'ask'>;
   policy: Pick<RunInteractionPolicy, 'unattended' | 'mode'>;
+  /** The tool call that asks: recorded with the question, so a session resumed while it waited asks again. */
+  toolCallId?: string;
 }
 
 export interface HumanQuestion {
@@ -46,7 +48,7 @@ export async function askTheHuman(ctx: AskingContext, ask: HumanQuestion): Promi
     }
     return { status: 'unattended' };
   }
-  log.append({ type: 'question', at: new Date().toISOString(), questions: ask.questions });
+  log.append({ type: 'question', at: new Date().toISOString(), questions: ask.questions, toolCallId: ctx.toolCallId, intent: ask.intent });
   try {
     const answers = await ctx.interaction.ask({ questions: ask.questions, agent: ctx.agent, signal: ctx.signal, intent: ask.intent, detail: ask.detail });
     log.append({ type: 'answer', at: new Date().toISOString(), answers });

@@ -27,7 +27,9 @@ export class ConversationModel {
   private readonly queue = new Map<number, { from: MessageSource; text: string }>();
   private changedFrom = Number.POSITIVE_INFINITY;
 
-  constructor(events: readonly SessionEvent[] = []) {
+  /** `notice`: shown before the conversation (what a damaged session left out). */
+  constructor(events: readonly SessionEvent[] = [], notice?: string) {
+    if (notice) this.push({ kind: 'notice', text: clip(notice, 2000) });
     for (const event of events) this.apply(event);
   }
 

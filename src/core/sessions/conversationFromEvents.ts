@@ -15,8 +15,13 @@ export const MISSING_TOOL_RESULT =
  * (the turn was stopped or the process died mid-tool) gets an error result saying so, and a
  * result whose call is not in the log is dropped. Questions, answers, approvals, interrupts
  * and usage are not part of the conversation (the tool results already carry their outcome).
+ *
+ * `awaiting` names a call the resumed agent runs again (it waited for the human when the
+ * session stopped): it is left open at the end, and its result comes from that run. A call
+ * stays open across the end of its turn, so the result such a run records in the next turn
+ * still answers it when the conversation is rebuilt later.
  */
-export function conversationFromEvents(events: readonly SessionEvent[]): ChatMessage[] {
+export function conversationFromEvents(events: readonly SessionEvent[], options: { awaiting?: string } = {}): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let assistant: { content: string; toolCalls: ToolCall[] } | undefined;
   /** Calls of the last assistant message still waiting for their result, in call order. */
@@ -32,6 +37,13 @@ export function conversationFromEvents(events: readonly SessionEvent[]): ChatMes
     closeAssistant();
     for (const [toolCallId, name] of unanswered) {
       messages.push({ role: 'tool', toolCallId, name, content: MISSING_TOOL_RESULT, isError: true });
+    }
+    unanswered.clear();
+  };
+  const closeLastRound = (): void => {
+    closeAssistant();
+    for (const [toolCallId, name] of unanswered) {
+      if (toolCallId !== options.awaiting) messages.push({ role: 'tool', toolCallId, name, content: MISSING_TOOL_RESULT, isError: true });
     }
     unanswered.clear();
   };
@@ -69,12 +81,14 @@ export function conversationFromEvents(events: readonly SessionEvent[]): ChatMes
         break;
       case 'turn_start':
       case 'turn_end':
-        closeToolRound();
+        // Calls without a result are closed by what comes next (a message, a reply, the end):
+        // a call run again after a resume gets its result in the next turn.
+        closeAssistant();
         break;
       default:
         break;
     }
   }
-  closeToolRound();
+  closeLastRound();
   return messages;
 }

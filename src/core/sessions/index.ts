@@ -32,8 +32,9 @@ export {
   type SessionRepairs,
 } from './jsonlSessionStore';
 export { summarizeSession, previewOf, type SessionSummary } from './sessionSummary';
-export { describeDamage, type SessionDamage } from './sessionFileParser';
+export { describeDamage, salvagedSessionWarning, type SessionDamage } from './sessionFileParser';
 export { ancestorsOf, childrenOf } from './lineage';
 export { conversationFromEvents, MISSING_TOOL_RESULT } from './conversationFromEvents';
 export { resumedSessionHeader } from './resumedSessionHeader';
 export { pendingQueueFromEvents, type PendingMessage } from './pendingQueue';
+export { pendingHumanWait, type PendingHumanWait } from './pendingWait';

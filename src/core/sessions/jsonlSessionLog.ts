@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
+import { FlushScheduler, type FlushTarget } from './flushScheduler';
 import { LineBuffer, withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
 import type { SessionLock } from './sessionLock';
@@ -64,6 +65,8 @@ export interface JsonlSessionLogInit {
   existing?: { events: SessionEvent[]; bytes: number; identity: FileIdentity };
   /** Where file operations queue; one per store bounds the handles all its logs hold. */
   pool?: FilePool;
+  /** Where delayed writes wait; one per store arms one timer for all its logs. */
+  scheduler?: FlushScheduler;
   /**
    * The cross-process lock of the session: held already when `existing` is given, else taken
    * before the file is created. Released with the log.
@@ -97,12 +100,13 @@ const CLOSE_RETRIES = 12;
  *   write); until it succeeds the log is dirty, its flushes reject, and its agent shows the
  *   problem. A log is released by its store only once everything is written.
  */
-export class JsonlSessionLog implements SessionLog {
+export class JsonlSessionLog implements SessionLog, FlushTarget {
   readonly header: SessionHeader;
   readonly file: string;
   private readonly list: SessionEvent[];
   private readonly policy: JsonlWritePolicy;
   private readonly pool: FilePool;
+  private readonly scheduler: FlushScheduler;
   private readonly lock?: SessionLock;
   private readonly onError?: (error: ArborError) => void;
   private readonly onClose?: (log: JsonlSessionLog) => void;
@@ -116,7 +120,8 @@ export class JsonlSessionLog implements SessionLog {
   private nextOffset: number;
   private identity: FileIdentity | undefined;
   private inFlight: Batch | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** The next try to save what a failed close left. */
+  private retryTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
   private closed = false;
   /**
@@ -136,6 +141,7 @@ export class JsonlSessionLog implements SessionLog {
     this.file = init.file;
     this.policy = init.policy;
     this.pool = init.pool ?? new FilePool();
+    this.scheduler = init.scheduler ?? new FlushScheduler(init.policy.flushDelayMs);
     this.lock = init.lock;
     this.onError = init.onError;
     this.onClose = init.onClose;
@@ -272,14 +278,14 @@ export class JsonlSessionLog implements SessionLog {
 
   private retryAfterClose(triesLeft: number): void {
     if (triesLeft <= 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
       this.flush().then(
         () => this.release(),
         () => this.retryAfterClose(triesLeft - 1),
       );
     }, CLOSE_RETRY_MS);
-    this.timer.unref();
+    this.retryTimer.unref();
   }
 
   /** Queues the line of one JSON object. */
@@ -291,18 +297,19 @@ export class JsonlSessionLog implements SessionLog {
   }
 
   private scheduleWrite(): void {
-    if (this.timer || this.inFlight) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.startWrite();
-    }, this.policy.flushDelayMs);
-    // A pending write must not keep the process alive; exit paths call flushSync.
-    this.timer.unref();
+    if (this.inFlight) return;
+    this.scheduler.schedule(this);
+  }
+
+  /** The store's flush timer fired with this log due. */
+  writeDue(): void {
+    this.startWrite();
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.scheduler.cancel(this);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   private startWrite(): void {

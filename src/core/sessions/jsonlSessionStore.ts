@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError, type ArborErrorCode } from '../errors';
 import { FilePool } from './filePool';
+import { FlushScheduler } from './flushScheduler';
 import { DEFAULT_WRITE_POLICY, JsonlSessionLog, sessionFileBytes, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
@@ -94,6 +95,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly onError?: (error: ArborError) => void;
   /** Every file operation of this store's logs and reads, so a burst holds a bounded number of handles. */
   private readonly pool = new FilePool();
+  /** One timer for the delayed writes of all its logs. */
+  private readonly scheduler: FlushScheduler;
   /** This store's lock file: the sessions it writes, so that no other window writes them. */
   private readonly locks: WindowLock;
   /** Header and summary per file, so listing reads a stat per session instead of every file. */
@@ -122,6 +125,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       fsync: options.fsync ?? DEFAULT_WRITE_POLICY.fsync,
       fsyncAtFlush: options.fsyncAtFlush ?? DEFAULT_WRITE_POLICY.fsyncAtFlush,
     };
+    this.scheduler = new FlushScheduler(this.policy.flushDelayMs);
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.index = new SessionIndex(root, this.pool);
@@ -175,6 +179,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         header,
         policy: this.policy,
         pool: this.pool,
+        scheduler: this.scheduler,
         lock: new SessionLock(this.locks, header.id),
         onError: this.onError,
         onClose: (log) => this.release(log),
@@ -249,6 +254,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         header: parsed.header,
         policy: this.policy,
         pool: this.pool,
+        scheduler: this.scheduler,
         lock,
         existing: { events: parsed.events, bytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,

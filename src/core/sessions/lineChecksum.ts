@@ -17,7 +17,6 @@ const HEX8 = /^[0-9a-f]{8}$/;
 /** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallbacks below. */
 const nativeCrc32 = (zlib as { crc32?: (data: string | Uint8Array) => number }).crc32;
 const crc32: (text: string) => number = nativeCrc32 ?? crc32Fallback;
-const crc32OfBytes: (bytes: Uint8Array) => number = nativeCrc32 ?? crc32BytesFallback;
 
 function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
@@ -64,12 +63,15 @@ export class LineBuffer {
   appendJson(json: string): void {
     // The JSON goes where the line has it, its `{` on the `,` after the checksum; the checksum
     // is taken over the JSON's own bytes, then the `{` becomes that `,` and the prefix goes before it.
-    // Up to 3 bytes per UTF-16 unit; a long text is measured instead of reserving three times it.
-    const start = this.reserve(PREFIX_LENGTH + (json.length > 4096 ? Buffer.byteLength(json, 'utf8') : json.length * 3));
+    // Measured exactly: reserving the worst case (3 bytes per UTF-16 unit) made most logs
+    // outgrow the small pooled buffer they start with, each growth a separate allocation.
+    const start = this.reserve(PREFIX_LENGTH + Buffer.byteLength(json, 'utf8'));
     const buffer = this.buffer!;
     const at = start + PREFIX_LENGTH - 1;
     const written = buffer.write(json, at, 'utf8');
-    let crc = crc32OfBytes(buffer.subarray(at, at + written)) >>> 0;
+    // Over the string: the same UTF-8 bytes (JSON.stringify never leaves a lone surrogate),
+    // without a view of the buffer made per line.
+    let crc = crc32(json) >>> 0;
     PREFIX_BYTES.copy(buffer, start);
     for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
       buffer[start + i] = HEX_DIGITS[crc & 0xf];
@@ -100,7 +102,9 @@ export class LineBuffer {
   private reserve(bytes: number): number {
     const need = this.used + bytes;
     if (!this.buffer || this.buffer.length < need) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : 2048));
+      // Small buffers are slices of Node's shared pool: starting small lets many logs share one
+      // allocation, where a larger start made each log (a thousand at once) allocate its own.
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : 512));
       if (this.buffer) this.buffer.copy(grown, 0, 0, this.used);
       this.buffer = grown;
     }

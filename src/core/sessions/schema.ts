@@ -81,7 +81,14 @@ export const sessionEventSchema = lazySchema(() => z.discriminatedUnion('type', 
     authority: z.enum(['user', 'ancestor']),
     by: z.string().optional(),
   }),
-  z.object({ type: z.literal('question'), at: isoTimestamp, questions: z.array(questionSchema) }),
+  z.object({
+    type: z.literal('question'),
+    at: isoTimestamp,
+    questions: z.array(questionSchema),
+    /** The tool call waiting for the answer: a resumed session asks again for it. */
+    toolCallId: z.string().optional(),
+    intent: z.enum(['clarify', 'plan-approval', 'approval']).optional(),
+  }),
   z.object({
     type: z.literal('answer'),
     at: isoTimestamp,

@@ -73,6 +73,11 @@ export function describeDamage(damage: SessionDamage): string {
   return `Line ${damage.line} is damaged (${damage.reason}); the session is shown up to the line before, and ${dropped} (${damage.droppedBytes} bytes) are left out.`;
 }
 
+/** What every view of a salvaged session tells the user: what was dropped, and what Resume does. */
+export function salvagedSessionWarning(damage: SessionDamage): string {
+  return `${describeDamage(damage)} Resume continues from the undamaged part and keeps a copy of the damaged file.`;
+}
+
 /**
  * The turn that was still running when the log ends (a `turn_start` with no `turn_end` after
  * it), or undefined. Only the last turn can be open: a log is only appended to by one live

@@ -62,7 +62,14 @@ export type SessionEvent =
   | { type: 'turn_start'; at: string; turn: number }
   | { type: 'turn_end'; at: string; turn: number; reason: TurnEndReason; cause?: CancelCause; message?: string }
   | { type: 'interrupt'; at: string; authority: 'user' | 'ancestor'; by?: string }
-  | { type: 'question'; at: string; questions: Question[] }
+  | {
+      type: 'question';
+      at: string;
+      questions: Question[];
+      /** The tool call waiting for the answer: a session resumed while it waited asks again. */
+      toolCallId?: string;
+      intent?: 'clarify' | 'plan-approval' | 'approval';
+    }
   | { type: 'answer'; at: string; answers?: Answer[]; error?: string }
   | {
       type: 'approval';

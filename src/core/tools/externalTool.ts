@@ -54,6 +54,7 @@ export function externalTool(spec: ExternalToolSpec): ToolDefinition<RuntimeTool
         subject: spec.name,
         signal: ctx.signal,
         log: ctx.agent.log,
+        toolCallId: ctx.toolCallId,
       });
       if (approval.decision === 'deny') return deniedResult('vscode-tool', spec.name, approval);
       let text: string;

@@ -49,6 +49,7 @@ export const runCommandTool = defineTool({
       subject: args.command,
       signal: ctx.signal,
       log: ctx.agent.log,
+      toolCallId: ctx.toolCallId,
     });
     if (approval.decision === 'deny') {
       return deniedResult('run-command', args.command, approval);

@@ -283,6 +283,7 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     detail: unifiedDiff(file.relative, before, after),
     signal: ctx.signal,
     log: ctx.agent.log,
+    toolCallId: ctx.toolCallId,
   });
   if (approval.decision === 'deny') {
     return { content: JSON.stringify({ status: 'denied', path: file.relative, reason: approval.reason }), isError: true };

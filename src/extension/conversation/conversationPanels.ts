@@ -14,7 +14,7 @@ import {
   type HostToWebviewMessage,
 } from '../../core/rpc';
 import type { Runtime, RuntimeEvent } from '../../core';
-import type { AgentKind, SessionEvent, SessionHeader } from '../../core/sessions';
+import { salvagedSessionWarning, type AgentKind, type SessionDamage, type SessionEvent, type SessionHeader } from '../../core/sessions';
 import { doingOf } from '../agents/agentPresentation';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
@@ -38,7 +38,7 @@ export interface ConversationPanelsDeps {
   extensionUri: vscode.Uri;
   log: vscode.LogOutputChannel;
   /** Reads a saved session, to bring back a view whose agent a reload ended. */
-  loadSession?: (id: string) => Promise<{ header: SessionHeader; events: readonly SessionEvent[] }>;
+  loadSession?: (id: string) => Promise<{ header: SessionHeader; events: readonly SessionEvent[]; repairs?: { damage?: SessionDamage } }>;
 }
 
 /** The session of an agent that is no longer live, shown read-only (after a window reload). */
@@ -54,9 +54,12 @@ class SavedConversation {
   readonly log: { readonly events: readonly SessionEvent[] };
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   readonly lastTurnEnd: { reason: Extract<SessionEvent, { type: 'turn_end' }>['reason'] } | undefined;
+  /** What the view warns of before the conversation: the part of a damaged file left out. */
+  readonly warning: string | undefined;
 
-  constructor(header: SessionHeader, events: readonly SessionEvent[]) {
+  constructor(header: SessionHeader, events: readonly SessionEvent[], damage?: SessionDamage) {
     this.id = header.id;
+    this.warning = damage && salvagedSessionWarning(damage);
     this.label = header.label;
     this.kind = header.kind;
     this.log = { events };
@@ -140,9 +143,9 @@ export class ConversationPanels implements vscode.Disposable {
         return;
       }
       if (!this.deps.loadSession) throw new ArborError('SESSION_NOT_FOUND', 'sessions are not saved in this window');
-      const { header, events } = await this.deps.loadSession(id);
+      const { header, events, repairs } = await this.deps.loadSession(id);
       // The agent may have come back while its session was being read.
-      this.adopt(webviewPanel, this.deps.runtime.agents.get(id) ?? new SavedConversation(header, events));
+      this.adopt(webviewPanel, this.deps.runtime.agents.get(id) ?? new SavedConversation(header, events, repairs?.damage));
     } catch (err) {
       this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${err instanceof Error ? err.message : String(err)}`);
       webviewPanel.dispose();
@@ -208,7 +211,7 @@ class ConversationPanel {
     private readonly onDisposed: () => void,
   ) {
     this.agent = agent;
-    this.model = new ConversationModel(agent.log.events);
+    this.model = new ConversationModel(agent.log.events, agent instanceof SavedConversation ? agent.warning : undefined);
     panel.title = agent.label;
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'arbor.svg');
     panel.webview.html = pageHtml(panel.webview, deps.extensionUri);

@@ -4,7 +4,8 @@ import type { SessionEvent, SessionHeader } from '../../core/sessions';
 
 const FROM: Record<string, string> = { user: 'You', parent: 'Parent agent', child: 'Subagent report', system: 'Arbor' };
 
-export function renderTranscript(header: SessionHeader, events: readonly SessionEvent[], live: { status: string } | undefined): string {
+/** `warning`: what the user must know before reading, such as the part of a damaged session that was left out. */
+export function renderTranscript(header: SessionHeader, events: readonly SessionEvent[], live: { status: string } | undefined, warning?: string): string {
   const out: string[] = [];
   out.push(`# ${header.label}`);
   out.push('');
@@ -12,6 +13,7 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
   if (header.parentSession) facts.push(`parent \`${header.parentSession}\``);
   out.push(facts.join(' · '));
   out.push(live ? `Status: **${live.status}**` : 'Status: **ended** (this agent is no longer live)');
+  if (warning) out.push('', `> **Warning:** ${warning}`);
   for (const e of events) {
     switch (e.type) {
       case 'turn_start':

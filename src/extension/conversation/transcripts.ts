@@ -18,6 +18,8 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
   readonly onDidChange = this.changed.event;
   /** Logs of sessions that are not live but whose transcript is open (ended agents, History). */
   private readonly kept = new Map<string, SessionLog>();
+  /** What a kept session's transcript must warn of (a damaged file read up to the damage). */
+  private readonly warnings = new Map<string, string>();
   private readonly open = new Map<string, vscode.Uri>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -36,13 +38,16 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
         if (doc.uri.scheme !== TRANSCRIPT_SCHEME) return;
         this.open.delete(doc.uri.query);
         this.kept.delete(doc.uri.query);
+        this.warnings.delete(doc.uri.query);
       }),
     );
   }
 
-  /** Make a session's transcript available (e.g. a session reopened from history). */
-  remember(log: SessionLog): void {
+  /** Make a session's transcript available (e.g. a session reopened from history), with what it must warn of. */
+  remember(log: SessionLog, warning?: string): void {
     this.kept.set(log.header.id, log);
+    if (warning) this.warnings.set(log.header.id, warning);
+    else this.warnings.delete(log.header.id);
   }
 
   uriFor(agentOrId: Agent | string): vscode.Uri {
@@ -66,7 +71,7 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
     if (!log) return `# Transcript unavailable\n\nNo session \`${id}\` is known in this window. Open it from the Arbor History instead.\n`;
     this.open.set(id, uri);
     const live = this.runtime.agents.get(id);
-    return renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined);
+    return renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
   }
 
   dispose(): void {

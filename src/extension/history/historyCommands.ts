@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents';
 import { ArborError } from '../../core';
 import type { Runtime } from '../../core';
-import { MemorySessionLog, type JsonlSessionStore } from '../../core/sessions';
+import { MemorySessionLog, salvagedSessionWarning, type JsonlSessionStore } from '../../core/sessions';
 import { kindText } from '../agents/agentPresentation';
 import { parseSessionArgument } from '../commandArguments';
 import { parsedArgument, reportError } from '../errorReporting';
@@ -85,7 +85,7 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
         const loaded = await store.loadSession(id);
         const snapshot = new MemorySessionLog(loaded.header);
         for (const event of loaded.events) snapshot.append(event);
-        transcripts.remember(snapshot);
+        transcripts.remember(snapshot, loaded.repairs.damage && salvagedSessionWarning(loaded.repairs.damage));
         const doc = await vscode.workspace.openTextDocument(transcripts.uriFor(id));
         await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
         return doc.uri.toString();

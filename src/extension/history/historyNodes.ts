@@ -1,7 +1,7 @@
 // What the History view shows: past sessions from the durable store, roots at the top and
 // children under the session their header names as parent, plus a warning for each file that
 // could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
-import type { SessionCatalog, SessionCatalogEntry, SessionDiagnostic, TurnEndReason } from '../../core/sessions';
+import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic, type TurnEndReason } from '../../core/sessions';
 import { kindText } from '../agents/agentPresentation';
 
 export interface SessionNode {
@@ -71,7 +71,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number): S
   if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
   const description = parts.join(' · ');
   const lines = [`**${escapeMarkdown(header.label)}**: ${kindText(header.kind)} session, ${state}`, ''];
-  if (damaged && node.entry.warning) lines.push(`$(warning) ${escapeMarkdown(node.entry.warning)} Resume continues from the undamaged part and keeps a copy of the damaged file.`, '');
+  if (damaged) lines.push(`$(warning) ${escapeMarkdown(salvagedSessionWarning(node.entry.damage!))}`, '');
   if (summary.firstUserMessage) lines.push(`> ${escapeMarkdown(summary.firstUserMessage)}`, '');
   lines.push(
     `- Session: \`${header.id}\``,
