@@ -23,6 +23,7 @@ export const sessionHeaderSchema = z.object({
   workspace: z.string().optional(),
   interactionMode: z.enum(['interactive', 'scheduled', 'webhook', 'autonomous']),
   resumedFrom: z.string().min(1).optional(),
+  external: z.string().min(1).optional(),
 });
 
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
