@@ -29,13 +29,15 @@ try {
   check(false, `builds a VSIX: ${String(error.stderr || error.message).trim()}`);
 }
 // The bundle loads on every activation. `import * as z from 'zod'` lets esbuild drop zod's
-// locales and unused parts; `import { z }` would pull in about 350 KiB more.
-const BUNDLE_BUDGET_KIB = 400;
+// locales and unused parts; `import { z }` would pull in about 350 KiB more. The Agent Client
+// Protocol SDK is not in it (dist/acp-sdk.js, loaded when an external agent starts); Arbor's own
+// external-agent code (about 22 KiB) is.
+const BUNDLE_BUDGET_KIB = 416;
 const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
 
-const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
+const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

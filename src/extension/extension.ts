@@ -20,6 +20,7 @@ import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
 import { createTestingHandle } from './testing';
+import { registerExternalAgents } from './external';
 import { createViews } from './views';
 import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
 
@@ -48,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
   const worktrees = new WorktreeRuns(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log);
+  const externalAgents = registerExternalAgents(context, runtime, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
 
   context.subscriptions.push(
@@ -65,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 
   const api = createArborApi({ version, runtime, startInteractive: (request) => runs.start(request, 'interactive') });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, externalAgents }) });
   return api;
 }
 

@@ -20,6 +20,7 @@ import type { OpenedPrompt, QuestionPicker } from './questions/questionPicker';
 import type { ReviewPreviews } from './questions/reviewPreview';
 import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './review';
 import type { RuntimeHost } from './runtimeHost';
+import type { ExternalAgents } from './external';
 import type { ArborViews } from './views';
 import type { WorktreeRuns } from './worktrees';
 
@@ -71,6 +72,8 @@ export interface ArborTesting {
   vscodeTools: VscodeToolBridge;
   /** The Arbor log (the Output channel Show Log opens). */
   log: vscode.LogOutputChannel;
+  /** External agents: their settings and starting one as a root (tests bring the test agent). */
+  externalAgents: ExternalAgents;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -85,9 +88,10 @@ export interface TestingParts {
   manageApprovals: ManageApprovals;
   vscodeTools: VscodeToolBridge;
   worktrees: WorktreeRuns;
+  externalAgents: ExternalAgents;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, externalAgents }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -107,6 +111,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     vscodeTools,
     startScripted: (script, prompt, label, mode = 'interactive') => runs.startScripted(script, { prompt, label }, mode),
     worktrees,
+    externalAgents,
     startScriptedInWorktree: (script, prompt, label) => worktrees.start({ prompt, label }, new ScriptedModel(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

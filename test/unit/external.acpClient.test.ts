@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Agent, AgentChange } from '../../src/core/agents';
 import { isArborError } from '../../src/core/errors';
-import { externalEngineOf, parseExternalAgents, startExternalChild, startExternalRoot } from '../../src/core/external';
+import { externalEngineOf, parseExternalAgents, startExternalAgentTool, startExternalChild, startExternalRoot } from '../../src/core/external';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { Answer, SessionEvent } from '../../src/core/sessions/types';
 import { testAgentConfig } from '../support/acpTestAgent';
@@ -97,6 +97,40 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     await until(() => ends(child).length === 2, 'the second turn', WAIT);
     assert.strictEqual(texts(child).join('|'), 'one|two');
     assert.strictEqual(externalEngineOf(child)?.pid, pid, 'the same process');
+  });
+
+  it('start_external_agent makes the external agent a continuable child whose report reaches the Arbor agent', async () => {
+    const script = {
+      version: 1 as const,
+      agents: {
+        lead: {
+          turns: [
+            [{ toolCalls: [{ name: 'start_external_agent', arguments: { agent: 'Test Agent', task: 'say: hello from outside' } }] }, { text: 'started it' }],
+            [{ text: 'got the report' }],
+          ],
+        },
+      },
+    };
+    await runtime.dispose();
+    ({ runtime } = makeRuntime(script, { workspace }));
+    runtime.registerTool(startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }));
+    const lead = runtime.startRoot({ prompt: 'delegate', label: 'lead' });
+    await until(() => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', WAIT);
+    const child = runtime.agents.all().find((a) => a.engine);
+    assert.ok(child, 'the external child is live in the registry');
+    assert.strictEqual(child.kind, 'continuable');
+    assert.strictEqual(runtime.agents.parentOf(child), lead);
+    const report = lead.log.events.find((e) => e.type === 'user_message' && e.from === 'child');
+    assert.ok(report?.type === 'user_message' && report.text.includes('hello from outside'), JSON.stringify(report));
+  });
+
+  it('start_external_agent names the configured agents when asked for an unknown one', async () => {
+    const tool = startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) });
+    const parent = runtime.startRoot({ prompt: 'x', label: 'lead' });
+    await parent.whenIdle();
+    const result = await tool.run({ agent: 'Nope', task: 't' }, { agent: parent } as Parameters<typeof tool.run>[1]);
+    assert.strictEqual(result.isError, true);
+    assert.match(result.content, /EXTERNAL_AGENT_CONFIG_INVALID.*"Test Agent"/);
   });
 
   it('runs a command in a client terminal after approval', async () => {

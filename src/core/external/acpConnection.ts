@@ -1,4 +1,4 @@
-import * as acp from '@agentclientprotocol/sdk';
+import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, isArborError } from '../errors';
 import { AgentProcess, processEndedError, type ProcessExit } from './agentProcess';
 import { commandLineOf, type ExternalAgentConfig } from './config';
@@ -16,6 +16,16 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  *   and what to run, and its process is ended;
  * - a handler's ArborError reaches the agent as a JSON-RPC error carrying its stable code.
  */
+
+let loadedSdk: typeof acp | undefined;
+/**
+ * The SDK, loaded when the first external agent starts: the editor's bundle keeps it in a file
+ * of its own (see esbuild.mjs), so activation never pays for it.
+ */
+function sdk(): typeof acp {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load is the point
+  return (loadedSdk ??= require('@agentclientprotocol/sdk') as typeof acp);
+}
 
 /** What the client serves for the agent. Each call is already parsed by the SDK's schemas. */
 export interface AcpClientHandlers {
@@ -65,7 +75,7 @@ export class AcpSession {
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
     const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
     const app = clientApp(options.handlers);
-    const connection = app.connect(acp.ndJsonStream(proc.input, proc.output));
+    const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -84,7 +94,7 @@ export class AcpSession {
     try {
       const init = await race(
         connection.agent.request('initialize', {
-          protocolVersion: acp.PROTOCOL_VERSION,
+          protocolVersion: sdk().PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
           clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
         }),
@@ -150,7 +160,7 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
         throw toRequestError(err);
       }
     };
-  return acp
+  return sdk()
     .client({ name: 'arbor' })
     .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update))
     .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s)))
@@ -164,12 +174,13 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
 }
 
 function toRequestError(err: unknown): acp.RequestError {
-  if (err instanceof acp.RequestError) return err;
+  const { RequestError } = sdk();
+  if (err instanceof RequestError) return err;
   if (isArborError(err)) {
     const code = err.code === 'FILE_NOT_FOUND' ? -32002 : err.code === 'TOOL_ARGUMENTS_INVALID' ? -32602 : -32603;
-    return new acp.RequestError(code, err.message, { code: err.code, ...err.details });
+    return new RequestError(code, err.message, { code: err.code, ...err.details });
   }
-  return new acp.RequestError(-32603, err instanceof Error ? err.message : String(err));
+  return new RequestError(-32603, err instanceof Error ? err.message : String(err));
 }
 
 /**
@@ -183,11 +194,12 @@ async function race<T>(request: Promise<T>, proc: AgentProcess, config: External
   try {
     return await Promise.race(deadline ? [request, ended, deadline] : [request, ended]);
   } catch (err) {
-    if (err instanceof acp.RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
+    const { RequestError } = sdk();
+    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
     // The connection closes a moment before the process is reported gone: say why it closed.
     const exit = await exitWithin(proc, CLOSE_TO_EXIT_MS);
     if (exit) throw processEndedError(config.name, config, exit);
-    if (err instanceof acp.RequestError) {
+    if (err instanceof RequestError) {
       throw new ArborError('EXTERNAL_AGENT_PROTOCOL', `The external agent ${config.name} answered with an error: ${err.message}`, { name: config.name, rpcCode: err.code });
     }
     throw err;

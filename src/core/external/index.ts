@@ -9,3 +9,4 @@ export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } fro
 export { ExternalAgentEngine, DEFAULT_STOP_GRACE_MS, type ExternalEngineOptions } from './externalEngine';
 export { TerminalSet } from './terminals';
 export { startExternalRoot, startExternalChild, externalEngineOf, runtimeServices, type ExternalStartOptions } from './startExternal';
+export { startExternalAgentTool, startExternalAgentArgsSchema, type ExternalAgentDirectory } from './startExternalAgentTool';

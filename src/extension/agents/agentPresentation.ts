@@ -54,6 +54,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
   const parts = [kind, stateText, tokens];
+  if (agent.engine) parts.push(`external: ${agent.engine.name}`);
   if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');
