@@ -65,6 +65,19 @@ const sharedVscodePlugin = {
   },
 };
 
+/**
+ * Keeps the Agent Client Protocol SDK (and the schemas it carries) out of the extension bundle:
+ * it is built into dist/acp-sdk.js and required on first use of an external agent, so it costs
+ * nothing at activation.
+ */
+const ACP_SDK_BUNDLE = './acp-sdk.js';
+const lazyAcpSdkPlugin = {
+  name: 'lazy-acp-sdk',
+  setup(build) {
+    build.onResolve({ filter: /^@agentclientprotocol\/sdk$/ }, () => ({ path: ACP_SDK_BUNDLE, external: true }));
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -94,7 +107,16 @@ const builds = [
     platform: 'node',
     target: 'node20',
     external: ['vscode'],
-    plugins: [sharedVscodePlugin, reportPlugin('extension')],
+    plugins: [sharedVscodePlugin, lazyAcpSdkPlugin, reportPlugin('extension')],
+  },
+  {
+    ...common,
+    entryPoints: { 'acp-sdk': 'node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js' },
+    outdir: 'dist',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    plugins: [reportPlugin('acp-sdk')],
   },
   {
     ...common,

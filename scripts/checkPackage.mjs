@@ -30,13 +30,15 @@ try {
 }
 // The bundle loads on every activation. `import * as z from 'zod'` lets esbuild drop zod's
 // locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a chat
-// agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) took it past 400.
-const BUNDLE_BUDGET_KIB = 420;
+// agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's own
+// external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
+// (dist/acp-sdk.js, loaded when an external agent starts).
+const BUNDLE_BUDGET_KIB = 440;
 const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
 
-const expected = ['LICENSE', 'README.md', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
+const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

@@ -1,4 +1,4 @@
-import type { Agent, AgentChange, AgentHost } from './agents/agent';
+import type { Agent, AgentChange, AgentHost, TurnEngine } from './agents/agent';
 import { AgentFactory, labelFromPrompt, sessionIdMaker } from './agents/agentFactory';
 import { EndedAgentLogs, isDurableStore, type ClosableSessionLog, type DurableSessionStore } from './agents/endedAgentLogs';
 import { AgentRegistry } from './agents/registry';
@@ -98,7 +98,7 @@ export class Runtime implements AgentHost {
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
-      createContinuable: (parent, label, resume) => this.createChild(parent, 'continuable', label, resume),
+      createContinuable: (parent, label, resume, engine) => this.createChild(parent, 'continuable', label, resume, engine),
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs) : undefined,
     });
     this.subagents = this.manager;
@@ -125,7 +125,7 @@ export class Runtime implements AgentHost {
     const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || labelFromPrompt(options.prompt);
-    const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode });
+    const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine });
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -155,6 +155,9 @@ export class Runtime implements AgentHost {
     await this.endedLogs.whenClosed(sessionId);
     const log = await store.reopenLog(sessionId);
     try {
+      if (log.header.external) {
+        throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}; its session can be read in History but not continued here. Run the agent again to carry on.`);
+      }
       this.assertOpen();
       assertNotLive();
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
@@ -241,9 +244,10 @@ export class Runtime implements AgentHost {
     return runOneShot(child, prompt, signal, release, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
 
-  startContinuable(parent: Agent, label: string, prompt: string): Agent {
+  /** Start a continuable child of `parent`; with an engine it is an external agent. */
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
     this.checkDelegation(parent);
-    return this.manager.start(parent, label, prompt);
+    return this.manager.start(parent, label, prompt, engine);
   }
 
   /**
@@ -312,8 +316,8 @@ export class Runtime implements AgentHost {
     checkDelegationLimits(parent, this.agents);
   }
 
-  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot): Agent {
-    const agent = this.factory.create({ label, kind, run: parent.run, parent, past });
+  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>): Agent {
+    const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine });
     if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
   }

@@ -1,4 +1,4 @@
-import type { RunWorkspace } from './agents/agent';
+import type { Agent, RunWorkspace, TurnEngine } from './agents/agent';
 import type { DurableSessionStore } from './agents/endedAgentLogs';
 import type { ApprovalRuleStore, RunContext, UserInteractionService } from './interaction';
 import type { PriceTable, RunawaySettingsInput } from './budgets';
@@ -61,6 +61,8 @@ export interface StartRootOptions {
    * since the folder's own diff against its base is the record.
    */
   workspace?: RunWorkspace;
+  /** Runs the root's turns instead of the model loop: an external agent (see src/core/external). */
+  engine?: TurnEngine<Agent>;
 }
 
 export interface ResumeRootOptions {

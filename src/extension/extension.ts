@@ -25,6 +25,7 @@ import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
 import { createScheduledRuns } from './schedules';
 import { createTestingHandle } from './testing';
+import { registerExternalAgents } from './external';
 import { createViews } from './views';
 import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
 
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
   const worktrees = new WorktreeRuns(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log);
+  const externalAgents = registerExternalAgents(context, runtime, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
   const usageBar = new UsageStatusBar(runtime);
 
@@ -86,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
   return api;
 }
 

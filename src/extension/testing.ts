@@ -22,6 +22,7 @@ import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './revi
 import type { RuntimeHost } from './runtimeHost';
 import type { ScheduledRuns } from './schedules';
 import type { UsageStatusBar } from './budgets';
+import type { ExternalAgents } from './external';
 import type { ArborViews } from './views';
 import type { WorktreeRuns } from './worktrees';
 
@@ -77,6 +78,8 @@ export interface ArborTesting {
   log: vscode.LogOutputChannel;
   /** The scheduler, the Schedules view and their runs' events. */
   schedules: ScheduledRuns;
+  /** External agents: their settings and starting one as a root (tests bring the test agent). */
+  externalAgents: ExternalAgents;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -93,9 +96,10 @@ export interface TestingParts {
   worktrees: WorktreeRuns;
   schedules: ScheduledRuns;
   usageBar: UsageStatusBar;
+  externalAgents: ExternalAgents;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [] };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -117,6 +121,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     usageBar,
     worktrees,
     schedules,
+    externalAgents,
     startScriptedInWorktree: (script, prompt, label) => worktrees.start({ prompt, label }, new ScriptedModel(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

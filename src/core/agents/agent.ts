@@ -3,19 +3,20 @@
 // disposal aborts the turn. Split apart, every transition would reach across files for the rest.
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
-import type { RunInteractionPolicy } from '../interaction/policy';
-import type { RunBudget } from '../limits';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import { ObservedLog, unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
-import type { WorkspacePort } from '../workspace/port';
 import { Inbox, type InboxItem, type MessageSource } from './inbox';
+import type { AgentRun } from './agentRun';
 import { TurnAbort } from './turnAbort';
+import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
 
 export { unwrapLog };
 export type { MessageSource, TurnEnd };
+export type { EngineTurn, TurnEngine } from './turnEngine';
+export type { AgentRun, RunWorkspace } from './agentRun';
 
 export type AgentStatus = 'idle' | 'running';
 
@@ -61,6 +62,8 @@ export type AgentChange =
   | { type: 'activity' }
   /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
   | { type: 'session_problem'; problem: ArborError | undefined }
+  /** A Stop was sent but the agent has not ended its turn within its grace period (external agents). */
+  | { type: 'stop_overdue'; graceMs: number }
   | { type: 'disposed' };
 
 export interface AgentInit {
@@ -82,27 +85,8 @@ export interface AgentInit {
   pending?: readonly InboxItem[];
   /** The last queue id a reopened session used. */
   lastQueueId?: number;
-}
-
-/**
- * The run an agent belongs to (a root and everything it delegates to): shared limits and token
- * budget, the interaction policy resolved once when the run started, and optionally its own model.
- */
-export interface AgentRun extends RunBudget {
-  readonly policy: RunInteractionPolicy;
-  /** When set, every agent of the run talks to this model instead of the runtime's. */
-  readonly model?: ModelProvider;
-  /**
-   * When set, the run works in its own folder (a git worktree) instead of the runtime's
-   * workspace: every agent of the run reads, edits and runs commands there.
-   */
-  readonly workspace?: RunWorkspace;
-}
-
-/** A folder of the run's own and the port to its files. */
-export interface RunWorkspace {
-  readonly folder: string;
-  readonly files: WorkspacePort;
+  /** Runs the turns instead of the model turn loop (an external agent). */
+  engine?: TurnEngine<Agent>;
 }
 
 /** Changes without data are shared, not allocated per notification. */
@@ -131,6 +115,8 @@ export class Agent {
   lastTurnEnd: TurnEnd | undefined;
   /** The latest problem saving this agent's session (shown on its node), if any. */
   sessionProblem: ArborError | undefined;
+  /** Set for an external agent: what runs its turns instead of Arbor's model loop. */
+  readonly engine: TurnEngine<Agent> | undefined;
 
   private readonly host: AgentHost;
   private readonly inbox: Inbox;
@@ -159,6 +145,7 @@ export class Agent {
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
+    this.engine = init.engine;
   }
 
   /** The creation order under its former name; it was never a time. */
@@ -281,6 +268,7 @@ export class Agent {
     this.disposedFlag = true;
     this.inbox.drop();
     if (this.current) this.abort.abort('disposed');
+    this.engine?.dispose();
     this.host.agentChanged(this, { type: 'disposed' });
   }
 
@@ -312,6 +300,9 @@ export class Agent {
     const [signal, turn] = [this.abort.begin(), ++this.turns];
     this.current = { turn, startedAt: Date.now() };
     this.host.agentChanged(this, STATUS_CHANGED);
+    if (this.engine && !('resumedCall' in first)) {
+      return this.finishTurn(await runEngineTurn(this.engine, this, first, turn, signal, (change) => this.host.agentChanged(this, change)));
+    }
     const loop = new TurnLoop<Agent>(this, this.host, this.inbox, this.abort, this.modelCalls);
     const end = await loop.run(first, turn, signal);
     this.modelCalls = loop.modelCalls;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isArborError } from '../errors';
 import { SESSION_FORMAT_VERSION, type AgentKind, type SessionHeader, type SessionLog, type SessionLogFactory } from '../sessions/types';
-import { Agent, type AgentHost, type AgentRun } from './agent';
+import { Agent, type AgentHost, type AgentRun, type TurnEngine } from './agent';
 import type { SessionSnapshot } from './sessionSnapshot';
 
 export interface AgentSpec {
@@ -13,6 +13,8 @@ export interface AgentSpec {
   planMode?: boolean;
   /** A session reopened from its log (resume), instead of a new one. */
   past?: SessionSnapshot;
+  /** Runs the agent's turns instead of the model loop (an external agent). */
+  engine?: TurnEngine<Agent>;
 }
 
 /**
@@ -45,6 +47,7 @@ export class AgentFactory {
         label,
         workspace: this.workspace,
         interactionMode: run.policy.mode,
+        ...(spec.engine ? { external: spec.engine.name } : {}),
       });
     const agent = new Agent({
       id: log.header.id,
@@ -61,6 +64,7 @@ export class AgentFactory {
       turnsSoFar: past?.turns,
       pending: past?.pending,
       lastQueueId: past?.lastQueueId,
+      engine: spec.engine,
     });
     if (past?.usage) {
       agent.usage.inputTokens = past.usage.inputTokens;

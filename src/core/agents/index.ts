@@ -1,7 +1,7 @@
 /** Agents: one conversation driven by a turn loop, its inbox and cancel, and the live registry. */
 export { Agent, unwrapLog } from './agent';
 export { activityOf, type AgentActivity } from './activity';
-export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, WakeMode } from './agent';
+export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, EngineTurn, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, TurnEngine, WakeMode } from './agent';
 export { AgentRegistry, byCreation, type RegistryChange } from './registry';
 export { AgentFactory, labelFromPrompt, sessionIdMaker, type AgentSpec } from './agentFactory';
 export { readSessionSnapshot, type SessionSnapshot } from './sessionSnapshot';

@@ -5,7 +5,7 @@ import type { RunInteractionPolicy } from './policy';
 import { MAX_QUESTION_LENGTH } from './questions';
 import { MAX_DETAIL_LENGTH, type InteractionCaller, type UserInteractionService } from './userInteraction';
 
-export type ApprovalAction = 'run-command' | 'edit-file' | 'vscode-tool' | 'network' | 'write-outside-workspace';
+export type ApprovalAction = 'run-command' | 'edit-file' | 'vscode-tool' | 'network' | 'write-outside-workspace' | 'external-tool';
 
 export interface ApprovalRequest {
   /** The exact live Agent asking (the interaction guards authenticate it). */
@@ -56,6 +56,7 @@ const ACTION_WORDING: Record<ApprovalAction, string> = {
   'vscode-tool': 'use a tool from another extension',
   network: 'access the network',
   'write-outside-workspace': 'write outside the workspace',
+  'external-tool': 'use one of its own tools',
 };
 
 /** Where a person manages rules, named in every denial a rule could have prevented. */

@@ -24,6 +24,7 @@ export const sessionHeaderSchema = lazySchema(() => z.object({
   workspace: z.string().optional(),
   interactionMode: z.enum(['interactive', 'scheduled', 'webhook', 'autonomous']),
   resumedFrom: z.string().min(1).optional(),
+  external: z.string().min(1).optional(),
 }));
 
 const toolCallSchema = lazySchema(() => z.object({ id: z.string(), name: z.string(), arguments: z.string() }));

@@ -21,6 +21,8 @@ export interface SessionHeader {
   interactionMode: InteractionMode;
   /** When this session was reopened from another one (resume), the session it continues. */
   resumedFrom?: string;
+  /** Set when an external agent (an Agent Client Protocol process) ran it: the agent's configured name. */
+  external?: string;
 }
 
 export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'budget' | 'interrupted';

@@ -1,5 +1,5 @@
 import { ArborError } from '../errors';
-import type { Agent, TurnEnd } from '../agents/agent';
+import type { Agent, TurnEnd, TurnEngine } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { Disposable } from '../events';
@@ -29,7 +29,7 @@ export interface ContinuationHost {
   /** The core's one event channel: the manager reacts to turn ends and to removals. */
   onEvent(listener: (event: RuntimeEvent) => void): Disposable;
   /** Creates (but does not start) a live continuable agent for `parent`. */
-  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot): Agent;
+  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>): Agent;
   /**
    * Durable sessions, when the runtime has them: the settled continuable child `targetId` of
    * `caller`, taken over for writing, or undefined when the store holds no continuable session
@@ -90,11 +90,11 @@ export class ContinuationManager {
    * Start a continuable child of `parent` on `prompt`; returns the child at once. The parent
    * must be live and not ending (AGENT_DISPOSED), so every child has a parent and an ancestry.
    */
-  start(parent: Agent, label: string, prompt: string): Agent {
+  start(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
     if (this.disposed || !this.host.agents.isLive(parent) || parent.disposed || this.isEnding(parent)) {
       throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
     }
-    const child = this.host.createContinuable(parent, label);
+    const child = this.host.createContinuable(parent, label, undefined, engine);
     this.activate(parent, child);
     sendFrom(parent, child, prompt);
     return child;
@@ -193,6 +193,9 @@ export class ContinuationManager {
     return (
       !this.disposed &&
       !activation.disposing &&
+      // An external agent keeps its process and conversation until it is ended: a settled
+      // session could only come back as a model agent.
+      !agent.engine &&
       agent.status === 'idle' &&
       agent.pendingCount === 0 &&
       this.host.agents.liveChildCount(agent) === 0
@@ -264,6 +267,10 @@ export class ContinuationManager {
       }
       if (loaded && loaded.log.header.parentSession !== caller.id) loaded.discard();
       else settled = loaded;
+    }
+    if (settled?.log.header.external) {
+      if ('discard' in settled) (settled as LoadedSettledChild).discard();
+      throw new ArborError('EXTERNAL_NOT_RESUMABLE', `Subagent ${targetId} was the external agent ${settled.log.header.external}, which has ended; start it again with start_external_agent.`);
     }
     if (!settled || settled.log.header.parentSession !== caller.id) {
       throw new ArborError(

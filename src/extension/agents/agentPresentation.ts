@@ -95,6 +95,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
   const budget = usageText(agent, treeCost ?? 0, now);
   const parts = [kind, stateText, tokens, ...budget.parts];
+  if (agent.engine) parts.push(`external: ${agent.engine.name}`);
   if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');

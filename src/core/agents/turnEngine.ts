@@ -1,0 +1,54 @@
+import { isoNow } from '../clock';
+import type { ChatMessage } from '../models/types';
+import type { SessionEvent } from '../sessions/types';
+import type { InboxItem } from './inbox';
+import type { TurnEnd } from './turnLoop';
+
+/**
+ * Runs an agent's turns in place of the model turn loop: an external agent's own process does
+ * its turns, and the agent keeps the same surface (status, cancel, inbox, session log), so the
+ * tree, Stop, End and History need no special case. `runTurn` should not throw (every way a turn
+ * ends is a TurnEnd); a throw still ends the turn, as an error. The message that started the
+ * turn is claimed and recorded before it is called.
+ */
+export interface TurnEngine<A> {
+  /** What runs the turns, as a person names it (an external agent's configured name). */
+  readonly name: string;
+  runTurn(turn: EngineTurn<A>): Promise<TurnEnd>;
+  /** The agent ended: release what the engine holds (an external agent's process). */
+  dispose(): void;
+}
+
+export interface EngineTurn<A> {
+  readonly agent: A;
+  readonly text: string;
+  readonly turn: number;
+  readonly signal: AbortSignal;
+  /** A Stop was sent and the agent has not ended its turn within `graceMs`. */
+  stopOverdue(graceMs: number): void;
+}
+
+interface EngineOwner {
+  readonly conversation: ChatMessage[];
+  append(event: SessionEvent): void;
+}
+
+/** One engine turn: record its start and the claimed message, then let the engine run it. */
+export async function runEngineTurn<A extends EngineOwner>(
+  engine: TurnEngine<A>,
+  agent: A,
+  first: InboxItem,
+  turn: number,
+  signal: AbortSignal,
+  notify: (change: { type: 'turn_start'; turn: number } | { type: 'stop_overdue'; graceMs: number }) => void,
+): Promise<TurnEnd> {
+  agent.append({ type: 'turn_start', at: isoNow(), turn });
+  notify({ type: 'turn_start', turn });
+  agent.conversation.push({ role: 'user', content: first.text });
+  agent.append({ type: 'user_message', at: isoNow(), text: first.text, from: first.from, queuedId: first.id });
+  try {
+    return await engine.runTurn({ agent, text: first.text, turn, signal, stopOverdue: (graceMs) => notify({ type: 'stop_overdue', graceMs }) });
+  } catch (err) {
+    return { turn, reason: 'error', message: err instanceof Error ? err.message : String(err), finalText: '' };
+  }
+}

@@ -1,0 +1,229 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import { ArborError, isArborError } from '../errors';
+import { AgentProcess, processEndedError, type ProcessExit } from './agentProcess';
+import { commandLineOf, type ExternalAgentConfig } from './config';
+
+/**
+ * The client side of the Agent Client Protocol over one external agent's process, built on the
+ * official SDK (`@agentclientprotocol/sdk`): it starts the process, completes `initialize` and
+ * `session/new`, sends prompts and `session/cancel`, and serves the agent's requests through
+ * the handlers it is given (Arbor's approval seam and workspace port).
+ *
+ * Invariants:
+ * - nothing waits on the agent without a way out: every request races the process's exit, and
+ *   start-up (`initialize`, `session/new`) has a deadline after which the process is ended;
+ * - an agent that reports it needs a sign-in gets EXTERNAL_AGENT_AUTH_REQUIRED, naming the agent
+ *   and what to run, and its process is ended;
+ * - a handler's ArborError reaches the agent as a JSON-RPC error carrying its stable code.
+ */
+
+let loadedSdk: typeof acp | undefined;
+/**
+ * The SDK, loaded when the first external agent starts: the editor's bundle keeps it in a file
+ * of its own (see esbuild.mjs), so activation never pays for it.
+ */
+function sdk(): typeof acp {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load is the point
+  return (loadedSdk ??= require('@agentclientprotocol/sdk') as typeof acp);
+}
+
+/** What the client serves for the agent. Each call is already parsed by the SDK's schemas. */
+export interface AcpClientHandlers {
+  sessionUpdate(update: acp.SessionUpdate): void;
+  requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(params: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse>;
+  createTerminal(params: acp.CreateTerminalRequest, signal: AbortSignal): Promise<acp.CreateTerminalResponse>;
+  terminalOutput(params: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse>;
+  waitForTerminalExit(params: acp.WaitForTerminalExitRequest, signal: AbortSignal): Promise<acp.WaitForTerminalExitResponse>;
+  killTerminal(params: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
+  releaseTerminal(params: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
+}
+
+export interface AcpSessionOptions {
+  /** The folder the agent works in (the workspace folder). */
+  cwd: string;
+  /** Extra environment (secrets from the editor's secret storage). */
+  env?: Record<string, string>;
+  handlers: AcpClientHandlers;
+  /** How long `initialize` and `session/new` may take together. */
+  startTimeoutMs?: number;
+  clientVersion?: string;
+}
+
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
+
+/** What the agent said about itself in `initialize`. */
+export interface AcpAgentInfo {
+  name?: string;
+  version?: string;
+  protocolVersion: number;
+  /** The agent can reopen a past session (`session/load`). */
+  loadSession: boolean;
+}
+
+export class AcpSession {
+  private constructor(
+    readonly config: ExternalAgentConfig,
+    private readonly process: AgentProcess,
+    private readonly connection: acp.ClientConnection,
+    readonly sessionId: string,
+    readonly info: AcpAgentInfo,
+  ) {}
+
+  /** Starts the agent's process and opens one protocol session in `cwd`. */
+  static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
+    const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
+    const app = clientApp(options.handlers);
+    const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
+    const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ArborError(
+              'EXTERNAL_AGENT_START_FAILED',
+              `The external agent ${config.name} (${commandLineOf(config)}) did not finish starting within ${Math.round(deadline / 1000)} s; check that this command starts an Agent Client Protocol agent.`,
+              { name: config.name },
+            ),
+          ),
+        deadline,
+      );
+    });
+    try {
+      const init = await race(
+        connection.agent.request('initialize', {
+          protocolVersion: sdk().PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
+        }),
+        proc,
+        config,
+        timedOut,
+      );
+      const info: AcpAgentInfo = {
+        name: init.agentInfo?.title ?? init.agentInfo?.name,
+        version: init.agentInfo?.version,
+        protocolVersion: init.protocolVersion,
+        loadSession: init.agentCapabilities?.loadSession === true,
+      };
+      const created = await race(connection.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }), proc, config, timedOut, init.authMethods);
+      return new AcpSession(config, proc, connection, created.sessionId, info);
+    } catch (err) {
+      connection.close();
+      proc.kill();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get exited(): Promise<ProcessExit> {
+    return this.process.exited;
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  /** Sends one prompt; resolves with the agent's stop reason when its turn ends. */
+  prompt(text: string): Promise<acp.StopReason> {
+    return race(
+      this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }),
+      this.process,
+      this.config,
+    ).then((response) => response.stopReason);
+  }
+
+  /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */
+  cancel(): void {
+    if (this.process.hasExited) return;
+    this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
+  }
+
+  /** Ends the connection and the agent's whole process group. */
+  kill(): void {
+    this.connection.close();
+    this.process.kill();
+  }
+}
+
+/** The SDK's client app, each request served by a handler; ArborErrors keep their codes on the wire. */
+function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
+  const serve =
+    <P, R>(handler: (params: P, signal: AbortSignal) => Promise<R>) =>
+    async ({ params, signal }: { params: P; signal: AbortSignal }): Promise<R> => {
+      try {
+        return await handler(params, signal);
+      } catch (err) {
+        throw toRequestError(err);
+      }
+    };
+  return sdk()
+    .client({ name: 'arbor' })
+    .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update))
+    .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s)))
+    .onRequest('fs/read_text_file', serve((p, s) => handlers.readTextFile(p, s)))
+    .onRequest('fs/write_text_file', serve((p, s) => handlers.writeTextFile(p, s)))
+    .onRequest('terminal/create', serve((p, s) => handlers.createTerminal(p, s)))
+    .onRequest('terminal/output', serve((p) => handlers.terminalOutput(p)))
+    .onRequest('terminal/wait_for_exit', serve((p, s) => handlers.waitForTerminalExit(p, s)))
+    .onRequest('terminal/kill', serve((p) => handlers.killTerminal(p)))
+    .onRequest('terminal/release', serve((p) => handlers.releaseTerminal(p)));
+}
+
+function toRequestError(err: unknown): acp.RequestError {
+  const { RequestError } = sdk();
+  if (err instanceof RequestError) return err;
+  if (isArborError(err)) {
+    const code = err.code === 'FILE_NOT_FOUND' ? -32002 : err.code === 'TOOL_ARGUMENTS_INVALID' ? -32602 : -32603;
+    return new RequestError(code, err.message, { code: err.code, ...err.details });
+  }
+  return new RequestError(-32603, err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * The request's answer, unless the process ends first (EXTERNAL_AGENT_CRASHED, with its last
+ * output) or the agent answers that it needs a sign-in (EXTERNAL_AGENT_AUTH_REQUIRED).
+ */
+async function race<T>(request: Promise<T>, proc: AgentProcess, config: ExternalAgentConfig, deadline?: Promise<never>, authMethods?: readonly acp.AuthMethod[]): Promise<T> {
+  const ended = proc.exited.then((exit): never => {
+    throw processEndedError(config.name, config, exit);
+  });
+  try {
+    return await Promise.race(deadline ? [request, ended, deadline] : [request, ended]);
+  } catch (err) {
+    const { RequestError } = sdk();
+    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
+    // The connection closes a moment before the process is reported gone: say why it closed.
+    const exit = await exitWithin(proc, CLOSE_TO_EXIT_MS);
+    if (exit) throw processEndedError(config.name, config, exit);
+    if (err instanceof RequestError) {
+      throw new ArborError('EXTERNAL_AGENT_PROTOCOL', `The external agent ${config.name} answered with an error: ${err.message}`, { name: config.name, rpcCode: err.code });
+    }
+    throw err;
+  }
+}
+
+/** How long a failed request waits to learn whether the process ended (and so why it failed). */
+const CLOSE_TO_EXIT_MS = 2_000;
+
+function exitWithin(proc: AgentProcess, ms: number): Promise<ProcessExit | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    proc.exited.finally(() => clearTimeout(timer)),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+  ]);
+}
+
+/** The message a person needs: which agent, and what to run to sign in. */
+export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly acp.AuthMethod[]): ArborError {
+  const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
+  const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
+  return new ArborError(
+    'EXTERNAL_AGENT_AUTH_REQUIRED',
+    `The external agent ${config.name} needs you to sign in before it can work.${ways} Run \`${config.command}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
+    { name: config.name, methods: methods.map((m) => m.id) },
+  );
+}

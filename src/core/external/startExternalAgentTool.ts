@@ -1,0 +1,51 @@
+import * as z from 'zod';
+import { isArborError } from '../errors';
+import type { Runtime } from '../runtime';
+import { errorResult, jsonResult } from '../tools/catalog';
+import type { RuntimeTool } from '../tools/context';
+import { defineTool } from '../tools/defineTool';
+import { findExternalAgent, type ExternalAgentConfig } from './config';
+import { startExternalChild } from './startExternal';
+
+/** Where the tool finds the configured external agents and their secrets (the editor's settings and secret storage). */
+export interface ExternalAgentDirectory {
+  list(): readonly ExternalAgentConfig[];
+  /** The values of the agent's `secretEnv` variables that are set; never from settings. */
+  secrets(config: ExternalAgentConfig): Promise<Record<string, string>>;
+}
+
+export const startExternalAgentArgsSchema = z.object({
+  agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
+  task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),
+  label: z.string().trim().min(1).max(60).optional().describe('A short name shown in the Agents view (defaults to the agent\'s name).'),
+});
+
+/**
+ * `start_external_agent`: an Arbor agent delegates to an external agent (any Agent Client
+ * Protocol agent the user configured). The external agent becomes a continuable child: its
+ * reports reach the caller after each of its turns, `send_message` gives it more work, and it
+ * is stopped and ended like any subagent. As a delegated agent it is never allowed to ask the
+ * human: its permission requests are answered by rules or denied.
+ */
+export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgentDirectory): RuntimeTool {
+  return defineTool({
+    name: 'start_external_agent',
+    description:
+      'Start an external agent (another vendor\'s coding agent that the user configured) as a continuable subagent on a task. ' +
+      'Returns its agent_id at once; its report after each of its turns reaches you as a message, and send_message gives it more work. ' +
+      `Configured agents: ${directory.list().map((a) => a.name).join(', ') || 'none'}.`,
+    schema: startExternalAgentArgsSchema,
+    readOnly: false,
+    async run(args, ctx) {
+      try {
+        const config = findExternalAgent(directory.list(), args.agent);
+        const secretEnv = await directory.secrets(config);
+        const child = startExternalChild(runtime, ctx.agent, { config, prompt: args.task, label: args.label, secretEnv });
+        return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, status: 'started' });
+      } catch (err) {
+        if (isArborError(err)) return errorResult(err);
+        throw err;
+      }
+    },
+  });
+}

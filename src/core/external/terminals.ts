@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ArborError } from '../errors';
+
+/** The most output one terminal keeps (its tail) when the agent names no limit. */
+export const DEFAULT_TERMINAL_OUTPUT = 256 * 1024;
+const KILL_GRACE_MS = 2_000;
+
+interface Terminal {
+  child: ChildProcess;
+  output: string;
+  truncated: boolean;
+  limit: number;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
+  exitStatus: { exitCode: number | null; signal: string | null } | undefined;
+}
+
+/**
+ * The terminals an external agent runs commands in (`terminal/*`): each command in a process
+ * group of its own, its output kept up to the agent's byte limit (the tail), killed with its
+ * whole group. Every terminal ends when the agent ends (`disposeAll`). Approval is decided by
+ * the caller before `create`.
+ */
+export class TerminalSet {
+  private readonly terminals = new Map<string, Terminal>();
+  private next = 0;
+
+  create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null): string {
+    const id = `term-${++this.next}`;
+    const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const terminal: Terminal = {
+      child,
+      output: '',
+      truncated: false,
+      limit: outputByteLimit ?? DEFAULT_TERMINAL_OUTPUT,
+      exitStatus: undefined,
+      exit: new Promise((resolve) => {
+        child.once('error', (err) => {
+          terminal.output += `${err.message}\n`;
+          resolve((terminal.exitStatus ??= { exitCode: null, signal: null }));
+        });
+        child.once('close', (code, signal) => resolve((terminal.exitStatus ??= { exitCode: code, signal })));
+      }),
+    };
+    const collect = (chunk: Buffer): void => {
+      terminal.output += chunk.toString('utf8');
+      if (Buffer.byteLength(terminal.output) > terminal.limit) {
+        const bytes = Buffer.from(terminal.output);
+        terminal.output = bytes.subarray(bytes.length - terminal.limit).toString('utf8').replace(/^\uFFFD+/, '');
+        terminal.truncated = true;
+      }
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.terminals.set(id, terminal);
+    return id;
+  }
+
+  output(id: string): { output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } } {
+    const t = this.get(id);
+    return { output: t.output, truncated: t.truncated, ...(t.exitStatus ? { exitStatus: t.exitStatus } : {}) };
+  }
+
+  async waitForExit(id: string, signal: AbortSignal): Promise<{ exitCode: number | null; signal: string | null }> {
+    const t = this.get(id);
+    if (signal.aborted) throw signal.reason;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void t.exit.then((status) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(status);
+      });
+    });
+  }
+
+  kill(id: string): void {
+    killGroup(this.get(id));
+  }
+
+  release(id: string): void {
+    const t = this.terminals.get(id);
+    if (!t) return;
+    killGroup(t);
+    this.terminals.delete(id);
+  }
+
+  disposeAll(): void {
+    for (const id of [...this.terminals.keys()]) this.release(id);
+  }
+
+  private get(id: string): Terminal {
+    const t = this.terminals.get(id);
+    if (!t) throw new ArborError('TOOL_ARGUMENTS_INVALID', `No terminal ${id} is open (it was released or never created).`, { terminalId: id });
+    return t;
+  }
+}
+
+function killGroup(t: Terminal): void {
+  if (t.exitStatus || !t.child.pid) return;
+  const pid = t.child.pid;
+  const send = (signal: NodeJS.Signals): void => {
+    try {
+      if (process.platform === 'win32') t.child.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  send('SIGTERM');
+  const escalation = setTimeout(() => {
+    if (!t.exitStatus) send('SIGKILL');
+  }, KILL_GRACE_MS);
+  escalation.unref();
+}

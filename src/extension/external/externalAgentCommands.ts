@@ -1,0 +1,107 @@
+import * as vscode from 'vscode';
+import type { Runtime } from '../../core';
+import type { Agent } from '../../core/agents';
+import { commandLineOf, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import { ExternalAgentSettings } from './externalAgentSettings';
+
+/** Turn errors that need the person to do something outside Arbor: said in a notification, not only the log. */
+const NEEDS_ATTENTION = new Set(['EXTERNAL_AGENT_AUTH_REQUIRED', 'EXTERNAL_AGENT_START_FAILED', 'EXTERNAL_AGENT_CRASHED']);
+
+export interface ExternalAgents {
+  readonly settings: ExternalAgentSettings;
+  /** Starts `config` as a root agent on `task`, asking for any secret it lacks; undefined when the person cancels. */
+  run(config: ExternalAgentConfig, task: string): Promise<Agent | undefined>;
+}
+
+/**
+ * **Arbor: Run External Agent...**, the `start_external_agent` tool for Arbor's agents (offered
+ * while at least one external agent is configured), and what the person must hear about an
+ * external agent: that it needs a sign-in, failed or crashed, and that a Stop is overdue (with
+ * the offer to end its process).
+ */
+export function registerExternalAgents(context: vscode.ExtensionContext, runtime: Runtime, log: vscode.LogOutputChannel): ExternalAgents {
+  const settings = new ExternalAgentSettings(context.secrets, (problem) => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  });
+  let tool: { dispose(): void } | undefined;
+  const offerTool = (): void => {
+    tool?.dispose();
+    tool = settings.list().length > 0 ? runtime.registerTool(startExternalAgentTool(runtime, settings)) : undefined;
+  };
+  offerTool();
+
+  const askSecrets = async (config: ExternalAgentConfig): Promise<Record<string, string> | undefined> => {
+    const have = await settings.secrets(config);
+    for (const variable of config.secretEnv) {
+      if (have[variable]) continue;
+      const value = await vscode.window.showInputBox({
+        title: `${config.name}: ${variable}`,
+        prompt: `The value of ${variable} for ${config.name}. It is kept in VS Code's secret storage, never in settings.`,
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (!value) return undefined;
+      await settings.storeSecret(config, variable, value);
+      have[variable] = value;
+    }
+    return have;
+  };
+
+  const run = async (config: ExternalAgentConfig, task: string): Promise<Agent | undefined> => {
+    const secretEnv = await askSecrets(config);
+    if (!secretEnv) return undefined;
+    const agent = startExternalRoot(runtime, { config, prompt: task, secretEnv });
+    log.info(`Started external agent "${agent.label}" (${agent.id}): ${commandLineOf(config)}`);
+    return agent;
+  };
+
+  context.subscriptions.push(
+    { dispose: () => tool?.dispose() },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('arbor.externalAgents')) return;
+      settings.reload();
+      offerTool();
+    }),
+    vscode.commands.registerCommand('arbor.runExternalAgent', async () => {
+      const agents = settings.list();
+      if (agents.length === 0) {
+        const open = await vscode.window.showInformationMessage(
+          'No external agent is configured. Add one to the user setting arbor.externalAgents, for example { "name": "Gemini", "command": "gemini", "args": ["--experimental-acp"] }.',
+          'Open Settings',
+        );
+        if (open) await vscode.commands.executeCommand('workbench.action.openSettings', 'arbor.externalAgents');
+        return undefined;
+      }
+      const picked = await vscode.window.showQuickPick(
+        agents.map((config) => ({ label: config.name, description: commandLineOf(config), config })),
+        { title: 'Run External Agent', placeHolder: 'Which agent?' },
+      );
+      if (!picked) return undefined;
+      const task = await vscode.window.showInputBox({ title: `Run ${picked.config.name}`, prompt: 'The task for the agent', ignoreFocusOut: true });
+      if (!task?.trim()) return undefined;
+      try {
+        return await run(picked.config, task);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Arbor: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+    }),
+    runtime.onEvent((e) => {
+      if (e.type !== 'agent_changed' || !e.agent.engine) return;
+      const { agent, change } = e;
+      const name = e.agent.engine.name;
+      if (change.type === 'stop_overdue') {
+        log.warn(`"${agent.label}" has not ended its turn ${Math.round(change.graceMs / 1000)} s after Stop.`);
+        void vscode.window
+          .showWarningMessage(`${agent.label} (${name}) has not stopped ${Math.round(change.graceMs / 1000)} s after Stop. End its process?`, 'End Process')
+          .then((pick) => {
+            if (pick && runtime.agents.isLive(agent)) return runtime.end(agent);
+          });
+      } else if (change.type === 'turn_end' && change.end.code && NEEDS_ATTENTION.has(change.end.code)) {
+        void vscode.window.showWarningMessage(`Arbor: ${change.end.message ?? change.end.code}`);
+      }
+    }),
+  );
+  return { settings, run };
+}
