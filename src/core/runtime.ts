@@ -1,3 +1,7 @@
+// Why this file stays whole: it is the core's one door for agent operations (start, resume, stop,
+// stop a branch, end, send, dispose) and the AgentHost every agent calls back; each method is a
+// few lines handing over to the module that owns the rule (agentFactory, continuation,
+// branchStop, budgets, endedAgentLogs), so splitting it would only add pass-through layers.
 import type { Agent, AgentChange, AgentHost, TurnEngine } from './agents/agent';
 import { AgentFactory, labelFromPrompt, sessionIdMaker } from './agents/agentFactory';
 import { EndedAgentLogs, isDurableStore, type ClosableSessionLog, type DurableSessionStore } from './agents/endedAgentLogs';

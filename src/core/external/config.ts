@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
+import { lazySchema } from '../lazySchema';
 
 /**
  * An external agent as the user configures it (`arbor.externalAgents`): a program that speaks
@@ -9,16 +10,18 @@ import { ArborError } from '../errors';
  * reads from its secret storage.
  */
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)');
+const envName = lazySchema(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
 
-export const externalAgentConfigSchema = z.strictObject({
-  name: z.string().trim().min(1).max(64),
-  command: z.string().trim().min(1).max(1_000),
-  args: z.array(z.string().max(4_000)).max(100).default([]),
-  env: z.record(envName, z.string().max(10_000)).default({}),
-  /** Variables whose values come from the editor's secret storage, never from settings. */
-  secretEnv: z.array(envName).max(20).default([]),
-});
+export const externalAgentConfigSchema = lazySchema(() =>
+  z.strictObject({
+    name: z.string().trim().min(1).max(64),
+    command: z.string().trim().min(1).max(1_000),
+    args: z.array(z.string().max(4_000)).max(100).default([]),
+    env: z.record(envName, z.string().max(10_000)).default({}),
+    /** Variables whose values come from the editor's secret storage, never from settings. */
+    secretEnv: z.array(envName).max(20).default([]),
+  }),
+);
 
 export type ExternalAgentConfig = z.infer<typeof externalAgentConfigSchema>;
 

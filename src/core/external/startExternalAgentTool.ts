@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import { isArborError } from '../errors';
 import type { Runtime } from '../runtime';
 import { errorResult, jsonResult } from '../tools/catalog';
@@ -14,11 +15,13 @@ export interface ExternalAgentDirectory {
   secrets(config: ExternalAgentConfig): Promise<Record<string, string>>;
 }
 
-export const startExternalAgentArgsSchema = z.object({
-  agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
-  task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),
-  label: z.string().trim().min(1).max(60).optional().describe('A short name shown in the Agents view (defaults to the agent\'s name).'),
-});
+export const startExternalAgentArgsSchema = lazySchema(() =>
+  z.object({
+    agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
+    task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),
+    label: z.string().trim().min(1).max(60).optional().describe('A short name shown in the Agents view (defaults to the agent\'s name).'),
+  }),
+);
 
 /**
  * `start_external_agent`: an Arbor agent delegates to an external agent (any Agent Client
