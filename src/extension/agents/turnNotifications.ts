@@ -10,6 +10,7 @@ export const TASK_OUTCOME_NOTIFICATIONS_SETTING = 'notifications.taskOutcome';
  * Every turn's end goes to the Arbor log. The outcome of each task a person gave a root agent
  * (its answer, or why it could not finish) also shows as one notification that opens its
  * transcript: one per task, not one per turn (see TaskOutcomes), unless the setting is off.
+ * Scheduled runs are left to the scheduler's own notification.
  */
 export function notifyTurnEnds(runtime: Runtime, transcripts: TranscriptProvider, log: vscode.LogOutputChannel): vscode.Disposable {
   const outcomes = new TaskOutcomes();
@@ -23,6 +24,8 @@ export function notifyTurnEnds(runtime: Runtime, transcripts: TranscriptProvider
     // Read each time: turning the setting off silences the next outcome already.
     if (vscode.workspace.getConfiguration('arbor').get<unknown>(TASK_OUTCOME_NOTIFICATIONS_SETTING, true) === false) return;
     const { agent, end } = outcome;
+    // A scheduled run announces its own outcome, with its BLOCKED items (see schedules/).
+    if (agent.run.policy.mode === 'scheduled') return;
     const open = (pick: string | undefined): void => {
       if (pick) void transcripts.show(agent, { preview: false, preserveFocus: false });
     };
