@@ -33,7 +33,7 @@ try {
 // agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's own
 // external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
 // (dist/acp-sdk.js, loaded when an external agent starts).
-const BUNDLE_BUDGET_KIB = 440;
+const BUNDLE_BUDGET_KIB = 460;
 const bundle = path.join(ROOT, 'dist/extension.js');
 const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
