@@ -5,25 +5,12 @@ import * as path from 'node:path';
 import type { Agent, AgentChange } from '../../src/core/agents';
 import { isArborError } from '../../src/core/errors';
 import { externalEngineOf, parseExternalAgents, startExternalAgentTool, startExternalChild, startExternalRoot } from '../../src/core/external';
-import type { InteractionPrompt } from '../../src/core/interaction';
-import type { Answer, SessionEvent } from '../../src/core/sessions/types';
+import type { SessionEvent } from '../../src/core/sessions/types';
 import { testAgentConfig } from '../support/acpTestAgent';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { Runtime } from '../../src/core/runtime';
-import { makeRuntime, recordingModel, until } from './support/runtimeFixture';
+import { makeRuntime, recordingModel, approver, until } from './support/runtimeFixture';
 
-function approver(choice: string) {
-  const prompts: InteractionPrompt[] = [];
-  return {
-    prompts,
-    provider: {
-      ask: async (p: InteractionPrompt): Promise<Answer[]> => {
-        prompts.push(p);
-        return [{ id: p.questions[0].id, selected: [choice] }];
-      },
-    },
-  };
-}
 
 const texts = (agent: Agent): string[] => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'assistant_text' }> => e.type === 'assistant_text').map((e) => e.text);
 const ends = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');

@@ -5,9 +5,8 @@ import * as path from 'node:path';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { ModelScript } from '../../src/core/models';
 import { Runtime } from '../../src/core/runtime';
-import type { Answer } from '../../src/core/sessions/types';
 import { MAX_READ_LINES, numberedLines, replaceExact } from '../../src/core/tools';
-import { makeRuntime, recordingModel, toolResults } from './support/runtimeFixture';
+import { makeRuntime, recordingModel, approver, toolResults } from './support/runtimeFixture';
 import { isArborError } from '../../src/core/errors';
 import type { Agent } from '../../src/core/agents';
 
@@ -18,19 +17,6 @@ function script(...calls: Call[]): ModelScript {
   return { version: 1, agents: { main: { turns: [[...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' }]] } } };
 }
 
-function approver(choice: string, onAsk?: (p: InteractionPrompt) => void) {
-  const prompts: InteractionPrompt[] = [];
-  return {
-    prompts,
-    provider: {
-      ask: async (p: InteractionPrompt): Promise<Answer[]> => {
-        prompts.push(p);
-        onAsk?.(p);
-        return [{ id: p.questions[0].id, selected: [choice] }];
-      },
-    },
-  };
-}
 
 const SHOPPING = "const items = ['apples', 'oats', 'coffee'];\n\nexport function total(prices) {\n  return items.length;\n}\n";
 

@@ -44,7 +44,8 @@ export class ChangedFilesIndex implements vscode.Disposable {
     const files = (await this.changes.list(sessionId)).map((f): ChangedFileNode => ({ type: 'changed-file', sessionId, path: f.path, created: f.original === null }));
     const before = this.known.get(sessionId);
     this.known.set(sessionId, files);
-    if (!before || !sameFiles(before, files)) this.changed.fire(sessionId);
+    // A first load that finds no files changes nothing a row shows: no repaint for it.
+    if (before ? !sameFiles(before, files) : files.length > 0) this.changed.fire(sessionId);
     return files;
   }
 

@@ -1,4 +1,6 @@
 import type { Agent } from '../../../src/core/agents/agent';
+import type { InteractionPrompt } from '../../../src/core/interaction';
+import type { Answer } from '../../../src/core/sessions/types';
 import type { RunLimitsInput } from '../../../src/core/limits';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
@@ -45,4 +47,19 @@ export function childByLabel(runtime: Runtime, label: string): Agent {
   const a = runtime.agents.all().find((x) => x.label === label);
   if (!a) throw new Error(`no live agent labelled ${label}`);
   return a;
+}
+
+/** A human who answers every prompt (an approval, a question) with `choice`, and the prompts it saw. */
+export function approver(choice: string, onAsk?: (p: InteractionPrompt) => void) {
+  const prompts: InteractionPrompt[] = [];
+  return {
+    prompts,
+    provider: {
+      ask: async (p: InteractionPrompt): Promise<Answer[]> => {
+        prompts.push(p);
+        onAsk?.(p);
+        return [{ id: p.questions[0].id, selected: [choice] }];
+      },
+    },
+  };
 }
