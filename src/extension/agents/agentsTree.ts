@@ -112,10 +112,6 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     return names.join(' › ');
   }
 
-  isWaiting(agent: Agent): boolean {
-    return this.interaction.pending().some((p) => p.agent?.id === agent.id);
-  }
-
   /** Repaint this agent's row even if its own text did not change (another part of the view adds to it). */
   repaintRow(agent: Agent): void {
     this.markChanged(agent);
