@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, deactivate } from '../../src/extension/extension';
 import { activateInFreshProcess, type ActivationProbe } from '../support/activationHost';
 
 /**
@@ -63,5 +65,15 @@ describe('extension activation does only what the first paint of the views needs
   it('does not look for ripgrep until an agent first lists or searches files', () => {
     const lookups = [...probe.disk.load, ...probe.disk.activate, ...probe.disk.start].filter((call) => /[\\/]bin[\\/]rg(\.exe)?$/.test(call));
     assert.deepEqual(lookups, []);
+  });
+
+  it('deactivated before its start has run, rejects activation and never loads the rest of Arbor', async () => {
+    const arbor = path.resolve(__dirname, '../../src/extension/arbor.ts');
+    // The start never runs, so nothing reads more of the context than this.
+    const context: Pick<vscode.ExtensionContext, 'subscriptions'> = { subscriptions: [] };
+    const started = activate(context as vscode.ExtensionContext);
+    deactivate();
+    await assert.rejects(started, /deactivated before it started/);
+    assert.ok(!(arbor in require.cache), 'arbor.ts was loaded');
   });
 });
