@@ -1,5 +1,7 @@
-// Builds Arbor's three bundles, each in its own esbuild context:
-//   extension    src/extension/extension.ts -> dist/extension.js     (Node, cjs, 'vscode' external)
+// Builds Arbor's bundles, each in its own esbuild context:
+//   extension    src/extension/extension.ts -> dist/extension.js     (Node, cjs: activation only)
+//   arbor        src/extension/arbor.ts     -> dist/arbor.js         (Node, cjs, 'vscode' external)
+//   acp-sdk      the Agent Client Protocol SDK -> dist/acp-sdk.js    (Node, cjs, loaded on first use)
 //   webview      media/src/webview.ts       -> media/dist/webview.js (browser, iife)
 //   integration  test/integration/**/*.ts   -> out/test/integration/ (Node, cjs, run inside the editor)
 // Flags: --production (minified, no source maps, no test bundle), --watch (rebuild on change).
@@ -78,6 +80,24 @@ const lazyAcpSdkPlugin = {
   },
 };
 
+/**
+ * Keeps the extension's entry (dist/extension.js, what the editor loads and times as Arbor's
+ * activation) down to activate() itself: the rest of Arbor is dist/arbor.js, which activate()
+ * requires once it has returned. Any other import of Arbor's code into the entry is an error,
+ * so that the entry cannot grow back by accident.
+ */
+const ARBOR_BUNDLE = './arbor.js';
+const entryOnlyPlugin = {
+  name: 'entry-only',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      if (args.path === './arbor' && args.importer.endsWith(path.join('src', 'extension', 'extension.ts'))) return { path: ARBOR_BUNDLE, external: true };
+      return { errors: [{ text: `the entry must not import "${args.path}": load it from dist/arbor.js (src/extension/arbor.ts) instead` }] };
+    });
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -106,8 +126,17 @@ const builds = [
     format: 'cjs',
     platform: 'node',
     target: 'node20',
+    plugins: [entryOnlyPlugin, reportPlugin('extension')],
+  },
+  {
+    ...common,
+    entryPoints: ['src/extension/arbor.ts'],
+    outfile: 'dist/arbor.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
     external: ['vscode'],
-    plugins: [sharedVscodePlugin, lazyAcpSdkPlugin, reportPlugin('extension')],
+    plugins: [sharedVscodePlugin, lazyAcpSdkPlugin, reportPlugin('arbor')],
   },
   {
     ...common,

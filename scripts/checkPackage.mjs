@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Packages Arbor as a VSIX the way `npm run package` does and checks what would ship: exactly
-// the bundle, the icons, the webview script and its styles, the README, the license and the
+// the bundles, the icons, the webview script and its styles, the README, the license and the
 // manifest. Part of `npm test`, so a README link or a stray file that breaks packaging fails the
 // tests.
 import { execFileSync } from 'node:child_process';
@@ -28,17 +28,29 @@ try {
 } catch (error) {
   check(false, `builds a VSIX: ${String(error.stderr || error.message).trim()}`);
 }
-// The bundle loads on every activation. `import * as z from 'zod'` lets esbuild drop zod's
-// locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a chat
-// agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's own
-// external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
+// The editor loads dist/extension.js and times it with activate() as Arbor's activation: it
+// holds activate() alone, which requires the rest of Arbor (dist/arbor.js) once it has
+// returned. A few KiB more in the entry means Arbor's code crept back into what activation loads.
+const ENTRY_BUDGET_KIB = 4;
+// dist/arbor.js loads right after every activation. `import * as z from 'zod'` lets esbuild drop
+// zod's locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a
+// chat agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's
+// own external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
 // (dist/acp-sdk.js, loaded when an external agent starts).
 const BUNDLE_BUDGET_KIB = 460;
-const bundle = path.join(ROOT, 'dist/extension.js');
-const bundleKiB = fs.existsSync(bundle) ? fs.statSync(bundle).size / 1024 : Infinity;
-check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
+const kib = (file) => {
+  const at = path.join(ROOT, file);
+  return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;
+};
+const entryKiB = kib('dist/extension.js');
+check(entryKiB <= ENTRY_BUDGET_KIB, `activation entry dist/extension.js is ${entryKiB.toFixed(1)} KiB (budget ${ENTRY_BUDGET_KIB} KiB)`);
+const bundleKiB = kib('dist/arbor.js');
+check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle dist/arbor.js is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
+const entry = fs.existsSync(path.join(ROOT, 'dist/extension.js')) ? fs.readFileSync(path.join(ROOT, 'dist/extension.js'), 'utf8') : '';
+const required = [...entry.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
+check(JSON.stringify(required) === JSON.stringify(['./arbor.js']), `activation entry requires only ./arbor.js (got ${required.join(', ') || 'nothing'})`);
 
-const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
+const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

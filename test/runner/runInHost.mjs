@@ -192,7 +192,7 @@ function installTestExtensions(extensionsDir) {
 }
 
 function buildIfMissing() {
-  const outputs = ['dist/extension.js', 'out/test/integration/index.js', 'out/test/integration/suites.json'];
+  const outputs = ['dist/extension.js', 'dist/arbor.js', 'out/test/integration/index.js', 'out/test/integration/suites.json'];
   if (outputs.every((output) => fs.existsSync(path.join(ROOT, output)))) return;
   say('building (dist/ or out/ is missing)');
   const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });

@@ -47,8 +47,9 @@ module.exports = vscode;
 `;
 
 /**
- * Loads process.env.BUNDLE (with 'vscode' answered by process.env.STAND_IN) and runs activate().
- * Prints wall-clock and CPU milliseconds of each step; with PROBE set, also what the probe saw.
+ * Loads process.env.BUNDLE (with 'vscode' answered by process.env.STAND_IN), runs activate() and
+ * waits for what it returns. Prints wall-clock and CPU milliseconds of each step; with PROBE set,
+ * also what the probe saw.
  */
 const WORKER = String.raw`
 const Module = require('module');
@@ -74,23 +75,51 @@ const t0 = process.hrtime.bigint();
 const ext = require(process.env.BUNDLE);
 const t1 = process.hrtime.bigint();
 const c1 = process.cpuUsage();
-if (probe) probe.phase = 'activate';
-ext.activate(context);
+if (probe) probe.enter('activate');
+const activated = ext.activate(context);
 const t2 = process.hrtime.bigint();
 const c2 = process.cpuUsage();
-const cpu = (a, b) => (b.user - a.user + b.system - a.system) / 1e3;
-const figures = { load: Number(t1 - t0) / 1e6, activate: Number(t2 - t1) / 1e6, loadCpu: cpu(c0, c1), activateCpu: cpu(c1, c2), probe: probe && probe.report() };
-process.stdout.write(JSON.stringify(figures), () => process.exit(0));
+if (probe) probe.enter('start');
+// What activate() returns may be a promise: the editor waits for it before it runs what activated
+// the extension (a command, a view, a link), so the start it resolves after is timed too.
+Promise.resolve(activated).then((api) => {
+  const t3 = process.hrtime.bigint();
+  const c3 = process.cpuUsage();
+  if (probe) probe.enter('done');
+  const cpu = (a, b) => (b.user - a.user + b.system - a.system) / 1e3;
+  const ms = (a, b) => Number(b - a) / 1e6;
+  const figures = {
+    load: ms(t0, t1), activate: ms(t1, t2), start: ms(t2, t3),
+    loadCpu: cpu(c0, c1), activateCpu: cpu(c1, c2), startCpu: cpu(c2, c3),
+    api: api && typeof api === 'object' ? Object.keys(api).sort() : [],
+    probe: probe && probe.report(),
+  };
+  process.stdout.write(JSON.stringify(figures), () => process.exit(0));
+}, (error) => {
+  process.stderr.write(String(error && error.stack || error), () => process.exit(1));
+});
 
 /**
- * Records, per phase (load, activate), where each zod schema is built (the first frame in
- * src/: the line that defines it) and every synchronous look at the disk, by path.
+ * Records, per phase (load, activate, start), where each zod schema is built (the first frame
+ * in src/: the line that defines it), every synchronous look at the disk, by path, and the
+ * modules loaded (files of this repository outside node_modules, relative to it).
  */
 function startProbe() {
   const fs = require('fs');
-  const state = { phase: 'load', schemas: { load: {}, activate: {} }, disk: { load: [], activate: [] } };
+  const root = process.env.REPO_ROOT;
+  const phases = () => ({ load: {}, activate: {}, start: {} });
+  const state = { phase: 'load', schemas: phases(), disk: { load: [], activate: [], start: [] }, modules: { load: [], activate: [], start: [] } };
+  let cached = new Set(Object.keys(require.cache));
+  const noteModules = () => {
+    for (const file of Object.keys(require.cache)) {
+      if (cached.has(file)) continue;
+      if (file.startsWith(root + path.sep) && !file.includes(path.sep + 'node_modules' + path.sep)) state.modules[state.phase].push(path.relative(root, file).split(path.sep).join('/'));
+    }
+    cached = new Set(Object.keys(require.cache));
+  };
   globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, {
     postProcessor() {
+      if (state.phase === 'done') return;
       const frames = new Error().stack.split('\n').slice(2);
       const frame = frames.find((line) => /[\/]src[\/](core|extension)[\/]/.test(line)) || frames[0] || '';
       const where = frame.replace(/^.*?[\/](src[\/][^:]+:\d+).*$/, '$1').trim();
@@ -100,11 +129,17 @@ function startProbe() {
   for (const name of ['accessSync', 'existsSync', 'statSync', 'lstatSync', 'readdirSync', 'readFileSync', 'openSync']) {
     const real = fs[name];
     fs[name] = function (p, ...rest) {
-      state.disk[state.phase].push(name + ' ' + String(p));
+      if (state.phase !== 'done') state.disk[state.phase].push(name + ' ' + String(p));
       return real.call(this, p, ...rest);
     };
   }
-  return Object.assign(state, { report: () => ({ schemas: state.schemas, disk: state.disk }) });
+  return Object.assign(state, {
+    enter(phase) {
+      noteModules();
+      state.phase = phase;
+    },
+    report: () => ({ schemas: state.schemas, disk: state.disk, modules: state.modules }),
+  });
 }
 `;
 
@@ -116,20 +151,38 @@ function vscodeNames(): string {
   return JSON.stringify([...names]);
 }
 
+/**
+ * The phases of an activation: loading the extension's module (`load`) and the activate() call
+ * (`activate`), which the editor counts as the extension's activation time, then the wait for
+ * the promise activate() returned (`start`), which the editor waits for before it runs what
+ * activated the extension but does not count.
+ */
+export interface ActivationPhases<T> {
+  load: T;
+  activate: T;
+  start: T;
+}
+
 export interface ActivationProbe {
   /** Per phase: how many zod schemas were built at each defining line (`src/...:line`). */
-  schemas: { load: Record<string, number>; activate: Record<string, number> };
+  schemas: ActivationPhases<Record<string, number>>;
   /** Per phase: every synchronous file-system call, as "<call> <path>". */
-  disk: { load: string[]; activate: string[] };
+  disk: ActivationPhases<string[]>;
+  /** Per phase: the files of this repository (not node_modules) loaded as modules, relative to it. */
+  modules: ActivationPhases<string[]>;
 }
 
 export interface ActivationFigures {
-  /** Wall-clock milliseconds: loading the module, then activate(). */
+  /** Wall-clock milliseconds: loading the module, the activate() call, then the promise it returned. */
   load: number;
   activate: number;
+  start: number;
   /** CPU milliseconds of the same steps (less sensitive to other processes on the machine). */
   loadCpu: number;
   activateCpu: number;
+  startCpu: number;
+  /** The keys of the API activate() gave (resolved). */
+  api: string[];
   probe?: ActivationProbe;
 }
 
@@ -145,7 +198,7 @@ export function activateInFreshProcess(entry: string, dir: string, options: { pr
   const run = spawnSync(process.execPath, [...(options.nodeArgs ?? []), '-e', WORKER], {
     encoding: 'utf8',
     timeout: 300_000,
-    env: { ...process.env, STAND_IN: standIn, BUNDLE: entry, STORAGE: storage, VSCODE_NAMES: vscodeNames(), PROBE: options.probe ? '1' : '' },
+    env: { ...process.env, STAND_IN: standIn, BUNDLE: entry, STORAGE: storage, REPO_ROOT: path.resolve(__dirname, '../..'), VSCODE_NAMES: vscodeNames(), PROBE: options.probe ? '1' : '' },
   });
   if (run.status !== 0) throw new Error(`activation failed:\n${run.stderr}`);
   return JSON.parse(run.stdout) as ActivationFigures;

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { RunawayDetector, runawaySettingsSchema, type BudgetEvent, type RunawaySettingsInput } from '../../src/core/budgets';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type BudgetEvent, type RunawaySettingsInput } from '../../src/core/budgets';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
 import { reasons, recordingModel, until } from './support/runtimeFixture';
@@ -130,5 +132,28 @@ describe('runaway guards in a run', () => {
     assert.equal(root.run.agentWarning(root.id), undefined);
     await root.whenIdle();
     await runtime.dispose();
+  });
+});
+
+describe('runaway defaults', () => {
+  it('cost nothing at module load: loading the runaway module builds no schema and parses nothing', () => {
+    // A fresh process, so that the module is really loaded here and not taken from the cache.
+    const script = `
+      let built = 0;
+      globalThis.__zod_globalConfig = { postProcessor() { built++; } };
+      const runaway = require(${JSON.stringify(path.resolve(__dirname, '../../src/core/budgets/runaway.ts'))});
+      const atLoad = built;
+      const defaults = runaway.DEFAULT_RUNAWAY;
+      process.stdout.write(JSON.stringify({ atLoad, defaults }));
+    `;
+    const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8', cwd: path.resolve(__dirname, '../..') });
+    assert.equal(run.status, 0, run.stderr);
+    const { atLoad, defaults } = JSON.parse(run.stdout) as { atLoad: number; defaults: unknown };
+    assert.equal(atLoad, 0, 'schemas built while the module loads');
+    assert.deepEqual(defaults, { sameCallRepeats: 5, stepsWithoutChange: 40, pauseAgent: false });
+  });
+
+  it('are what the settings schema gives an empty setting', () => {
+    assert.deepEqual(DEFAULT_RUNAWAY, runawaySettingsSchema.parse({}));
   });
 });

@@ -1,24 +1,32 @@
 import * as z from 'zod';
+import { lazySchema } from '../lazySchema';
 import type { ToolCall } from '../models/types';
+
+/** What an empty runaway setting means: the value of each guard the setting leaves out. */
+const DEFAULTS = { sameCallRepeats: 5, stepsWithoutChange: 40, pauseAgent: false } as const;
 
 /**
  * Runaway guards: an agent that makes the same tool call with the same arguments N times in a
  * row, or M model steps in a row whose tools changed nothing (only read-only tools, or tools
  * that failed). The detector only counts; the budget guard shows the warning and, when the
- * setting says so, pauses the agent with the reason.
+ * setting says so, pauses the agent with the reason. Built on first use, like the defaults
+ * below are written out, so that loading the module parses nothing.
  */
-export const runawaySettingsSchema = z.object({
-  /** The same call (tool and arguments) this many times in a row warns; 0 turns the check off. */
-  sameCallRepeats: z.number().int().min(0).max(10_000).default(5),
-  /** This many model steps in a row that called tools but changed nothing warn; 0 turns it off. */
-  stepsWithoutChange: z.number().int().min(0).max(100_000).default(40),
-  /** Also pause the agent (like a Stop) when a guard warns. */
-  pauseAgent: z.boolean().default(false),
-});
+export const runawaySettingsSchema = lazySchema(() =>
+  z.object({
+    /** The same call (tool and arguments) this many times in a row warns; 0 turns the check off. */
+    sameCallRepeats: z.number().int().min(0).max(10_000).default(DEFAULTS.sameCallRepeats),
+    /** This many model steps in a row that called tools but changed nothing warn; 0 turns it off. */
+    stepsWithoutChange: z.number().int().min(0).max(100_000).default(DEFAULTS.stepsWithoutChange),
+    /** Also pause the agent (like a Stop) when a guard warns. */
+    pauseAgent: z.boolean().default(DEFAULTS.pauseAgent),
+  }),
+);
 
 export type RunawaySettings = z.output<typeof runawaySettingsSchema>;
 export type RunawaySettingsInput = z.input<typeof runawaySettingsSchema>;
-export const DEFAULT_RUNAWAY: RunawaySettings = runawaySettingsSchema.parse({});
+/** The settings an empty runaway setting parses to (the same values the schema's defaults give). */
+export const DEFAULT_RUNAWAY: RunawaySettings = Object.freeze({ ...DEFAULTS });
 
 export class RunawayDetector {
   private lastCall: string | undefined;
