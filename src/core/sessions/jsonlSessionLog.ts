@@ -93,9 +93,10 @@ const CLOSE_RETRIES = 12;
  * A session log backed by a JSONL file. `append` checks the event and keeps its checked copy;
  * a timer, a flush or the size threshold starts one batched write at a time of the lines
  * appended so far, serialized (each event once, with its checksum, into one buffer) when that
- * write runs, so an agent's turn never waits for serialization. Each batch is written at the byte offset it was assigned, so a batch can be
- * written again (a retry after a failed write, or the synchronous flush at exit while an
- * asynchronous write is still in flight) without duplicating or reordering lines.
+ * write runs, so an agent's turn never waits for serialization. Each batch is written at the
+ * byte offset it was assigned, so a batch can be written again (a retry after a failed write,
+ * or the synchronous flush at exit while an asynchronous write is still in flight) without
+ * duplicating or reordering lines.
  *
  * Invariants:
  * - Every event is checked against the schema the loader uses before it is queued: an event
