@@ -213,9 +213,13 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     this.enqueue(approximateLineBytes(data));
   }
 
-  /** `listener(undefined)` means the write problem reported before is solved. */
-  onProblem(listener: (problem: ArborError | undefined) => void): void {
+  /** `listener(undefined)` means the write problem reported before is solved. Returns what stops the reports. */
+  onProblem(listener: (problem: ArborError | undefined) => void): () => void {
     this.problemListeners.push(listener);
+    return () => {
+      const at = this.problemListeners.indexOf(listener);
+      if (at >= 0) this.problemListeners.splice(at, 1);
+    };
   }
 
   flush(): Promise<void> {
