@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { fastCheckedEvent } from '../../src/core/sessions/eventFastCheck';
-import { sessionEventSchema } from '../../src/core/sessions/schema';
+import { fastCheckedEvent, isValidHeaderAtAGlance } from '../../src/core/sessions/eventFastCheck';
+import { sessionEventSchema, sessionHeaderSchema } from '../../src/core/sessions/schema';
 
 /*
  * The writer's quick check stands in for the session schema on the common events: it must
@@ -169,5 +169,54 @@ describe('durable sessions: the quick event check agrees with the schema', () =>
     })()), undefined);
     assert.equal(fastCheckedEvent({ type: 'usage', at, inputTokens: -1, outputTokens: 0 }), undefined);
     assert.equal(fastCheckedEvent({ type: 'tool_call', at, call: { id: 7, name: 'n', arguments: '{}' } }), undefined);
+  });
+  describe('the quick header check', () => {
+    const nonEmpty = fc.string({ minLength: 1, maxLength: 12 });
+    const validHeader = fc
+      .record({
+        type: fc.constant('header'),
+        version: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+        id: nonEmpty,
+        createdAt: validIso,
+        parentSession: optional(nonEmpty),
+        delegationDepth: count,
+        kind: fc.constantFrom('root', 'one-shot', 'continuable'),
+        label: fc.string({ maxLength: 12 }),
+        workspace: optional(fc.string({ maxLength: 12 })),
+        interactionMode: fc.constantFrom('interactive', 'scheduled', 'webhook', 'autonomous'),
+        resumedFrom: optional(nonEmpty),
+        external: optional(nonEmpty),
+      })
+      .map((o) => clean(o as Record<string, unknown>));
+    const HEADER_KEYS = ['type', 'version', 'id', 'createdAt', 'parentSession', 'delegationDepth', 'kind', 'label', 'workspace', 'interactionMode', 'resumedFrom', 'external', 'extra'];
+    const edges: unknown[] = [-1, 0, -0, 1.5, NaN, Infinity, 2 ** 53, '3', null, undefined, {}, [], true, '', 'x', 'header', 'root', 'interactive', '2026-02-30T00:00:00.000Z', '2026-11-30T14:00:00'];
+
+    const agreesOnHeader = (header: unknown): void => {
+      if (!isValidHeaderAtAGlance(header)) return;
+      const parsed = sessionHeaderSchema.safeParse(header);
+      assert.ok(parsed.success, `the quick check accepted a header the schema rejects: ${String(parsed.error)}`);
+    };
+
+    it('accepts every valid header a plain object holds, so creating a session skips the schema', () => {
+      fc.assert(fc.property(validHeader, (header) => assert.equal(isValidHeaderAtAGlance(header), true)), { numRuns: 500 });
+    });
+
+    it('never accepts a header the schema rejects, whatever key is broken, removed or added', () => {
+      fc.assert(
+        fc.property(validHeader, fc.constantFrom('plain', 'null-proto', 'class'), (header, shape) => {
+          for (const key of HEADER_KEYS) {
+            for (const edge of edges) agreesOnHeader({ ...header, [key]: edge });
+            const without: Record<string, unknown> = { ...header };
+            delete without[key];
+            agreesOnHeader(without);
+          }
+          const base: Record<string, unknown> = shape === 'null-proto' ? (Object.create(null) as Record<string, unknown>) : shape === 'class' ? (new (class Header {})() as Record<string, unknown>) : {};
+          const other = Object.assign(base, header);
+          if (shape === 'class') assert.equal(isValidHeaderAtAGlance(other), false, 'a class instance goes to the schema');
+          else agreesOnHeader(other);
+        }),
+        { numRuns: 200 },
+      );
+    });
   });
 });

@@ -126,6 +126,8 @@ export class Agent {
   private current: { turn: number; startedAt: number; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Stops the session log's problem reports to this agent. */
+  private stopProblemReports: (() => void) | undefined;
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -134,10 +136,11 @@ export class Agent {
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
     this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
-    unwrapLog(init.log).onProblem?.((problem) => {
-      this.sessionProblem = problem;
-      this.host.agentChanged(this, { type: 'session_problem', problem });
-    });
+    this.stopProblemReports =
+      unwrapLog(init.log).onProblem?.((problem) => {
+        this.sessionProblem = problem;
+        this.host.agentChanged(this, { type: 'session_problem', problem });
+      }) ?? undefined;
     this.host = init.host;
     this.run = init.run;
     this.creationOrder = init.creationOrder;
@@ -276,6 +279,16 @@ export class Agent {
     this.log.append(event);
   }
 
+  /**
+   * The agent has ended and its log is being closed: it has no node any more, so problems the
+   * log meets later reach only the Arbor log, and the log (written in the background) no
+   * longer keeps this agent and its conversation alive.
+   */
+  detachFromLog(): void {
+    this.stopProblemReports?.();
+    this.stopProblemReports = undefined;
+  }
+
   /** Runs again, in a new turn, the call (last in the conversation) a resumed session waited on for the human. */
   continueWaitingCall(call: ToolCall): void {
     void (this.disposedFlag || this.current ? undefined : this.runAndFinishTurn({ resumedCall: call }));
@@ -314,7 +327,8 @@ export class Agent {
     this.lastTurnEnd = end;
     this.abort.end(!this.disposedFlag);
     this.current = undefined;
-    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${this.id}`, err));
+    const id = this.id; // not the agent: the write may finish long after it is gone
+    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
     this.startNextTurn();
   }

@@ -68,10 +68,14 @@ export class EndedAgentLogs {
   private close(agent: Agent): void {
     const log = unwrapLog(agent.log);
     if (!isClosable(log) || this.closing.has(agent.id)) return;
-    const closing = log.close().catch((err: unknown) => console.error(`Arbor: could not save session ${agent.id}`, err));
-    this.closing.set(agent.id, closing);
+    // Only the id from here on: the log is written in the background, and must not keep the
+    // agent (its conversation, its turn's objects) alive until then.
+    const id = agent.id;
+    agent.detachFromLog();
+    const closing = log.close().catch((err: unknown) => console.error(`Arbor: could not save session ${id}`, err));
+    this.closing.set(id, closing);
     void closing.then(() => {
-      if (this.closing.get(agent.id) === closing) this.closing.delete(agent.id);
+      if (this.closing.get(id) === closing) this.closing.delete(id);
     });
   }
 }

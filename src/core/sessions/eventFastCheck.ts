@@ -142,3 +142,28 @@ export function fastCheckedEvent(event: unknown): SessionEvent | undefined {
   }
   return out as SessionEvent;
 }
+
+const HEADER_KINDS = new Set(['root', 'one-shot', 'continuable']);
+const HEADER_MODES = new Set(['interactive', 'scheduled', 'webhook', 'autonomous']);
+/** Header keys and what each requires: a non-empty string, any string, or one of a set. */
+const HEADER_OPTIONAL: Record<string, 'nonEmpty' | 'string'> = { parentSession: 'nonEmpty', workspace: 'string', resumedFrom: 'nonEmpty', external: 'nonEmpty' };
+const HEADER_KEYS = new Set(['type', 'version', 'id', 'createdAt', 'delegationDepth', 'kind', 'label', 'interactionMode', ...Object.keys(HEADER_OPTIONAL)]);
+
+/**
+ * Whether `sessionHeaderSchema` accepts `header`, when a quick look can tell (a plain object
+ * with only the schema's keys, each exactly as the schema requires, as the runtime makes every
+ * header); false when the schema must decide. It never says true of what the schema rejects.
+ */
+export function isValidHeaderAtAGlance(header: unknown): boolean {
+  if (!isPlainObject(header) || !onlyKeys(header, HEADER_KEYS)) return false;
+  const { type, version, id, createdAt, delegationDepth, kind, label, interactionMode } = header;
+  if (type !== 'header' || !isCount(version) || version === 0 || typeof id !== 'string' || id.length === 0) return false;
+  if (checked('iso', createdAt) === NO || !isCount(delegationDepth) || typeof label !== 'string') return false;
+  if (typeof kind !== 'string' || !HEADER_KINDS.has(kind) || typeof interactionMode !== 'string' || !HEADER_MODES.has(interactionMode)) return false;
+  for (const key in HEADER_OPTIONAL) {
+    const value = header[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || (HEADER_OPTIONAL[key] === 'nonEmpty' && value.length === 0)) return false;
+  }
+  return true;
+}

@@ -9,7 +9,7 @@ import { ArborError } from '../errors';
 import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
 import { FlushScheduler, type FlushTarget } from './flushScheduler';
-import { LineBuffer, withChecksum } from './lineChecksum';
+import { checksummedLineBytes, LineBuffer, withChecksum } from './lineChecksum';
 import { sessionEventSchema } from './schema';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
@@ -42,9 +42,17 @@ export interface FileIdentity {
 
 interface Batch {
   offset: number;
-  data: Buffer;
+  /** The first line it writes (line 0 is the header). */
+  fromLine: number;
   /** How many lines are durable once this batch is written. */
   linesUpTo: number;
+  /** About how many bytes its lines take. */
+  bytes: number;
+  /**
+   * Its bytes, made when the write runs (in its slot of the pool); a write's retry reuses them.
+   * The synchronous flush makes them at once.
+   */
+  data?: Buffer;
 }
 
 interface Waiter {
@@ -82,11 +90,13 @@ const CLOSE_RETRY_MS = 5_000;
 const CLOSE_RETRIES = 12;
 
 /**
- * A session log backed by a JSONL file. `append` checks and serializes the event and queues
- * the line; a timer or the size threshold starts one batched write at a time. Each batch is
- * written at the byte offset it was assigned, so a batch can be written again (a retry after
- * a failed write, or the synchronous flush at exit while an asynchronous write is still in
- * flight) without duplicating or reordering lines.
+ * A session log backed by a JSONL file. `append` checks the event and keeps its checked copy;
+ * a timer, a flush or the size threshold starts one batched write at a time of the lines
+ * appended so far, serialized (each event once, with its checksum, into one buffer) when that
+ * write runs, so an agent's turn never waits for serialization. Each batch is written at the
+ * byte offset it was assigned, so a batch can be written again (a retry after a failed write,
+ * or the synchronous flush at exit while an asynchronous write is still in flight) without
+ * duplicating or reordering lines.
  *
  * Invariants:
  * - Every event is checked against the schema the loader uses before it is queued: an event
@@ -111,10 +121,14 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   private readonly onError?: (error: ArborError) => void;
   private readonly onClose?: (log: JsonlSessionLog) => void;
 
-  /** Lines appended and not yet handed to a write. */
-  private readonly pending = new LineBuffer();
-  /** Lines handed to this log (the header counts as one). */
+  /** The header's JSON as it was when the log was made, for a new file's first line. */
+  private readonly headerJson: string | undefined;
+  /** Lines handed to this log (the header counts as one; line i > 0 is event i - 1). */
   private appendedLines: number;
+  /** Lines handed to a batch (written, or being written). */
+  private takenLines: number;
+  /** About how many bytes the lines not yet taken will take (exact for the header). */
+  private pendingBytes = 0;
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
@@ -147,14 +161,15 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     this.onClose = init.onClose;
     if (init.existing) {
       this.list = [...init.existing.events];
-      this.appendedLines = this.durableLines = 1 + this.list.length;
+      this.appendedLines = this.takenLines = this.durableLines = 1 + this.list.length;
       this.nextOffset = init.existing.bytes;
       this.identity = init.existing.identity;
     } else {
       this.list = [];
-      this.appendedLines = this.durableLines = 0;
+      this.appendedLines = this.takenLines = this.durableLines = 0;
       this.nextOffset = 0;
-      this.enqueue(JSON.stringify(init.header));
+      this.headerJson = JSON.stringify(init.header);
+      this.enqueue(checksummedLineBytes(this.headerJson));
     }
   }
 
@@ -174,10 +189,11 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
 
   append(event: SessionEvent): void {
     if (this.closed) throw new ArborError('INTERNAL', `The log of session ${this.header.id} is closed; reopen it to append.`);
-    // Checked and serialized now: the line is the event as it was when appended, and an event
-    // that cannot be loaded back is refused at its source instead of inside a later batch.
-    // The line is made from the parsed copy (plain data with only the schema's keys), so what
-    // is written is exactly what was checked, whatever the object appended looked like.
+    // Checked now: an event that cannot be loaded back is refused at its source instead of
+    // inside a later batch. The log keeps the parsed copy (plain data with only the schema's
+    // keys, which nothing else holds), and its line is made from that copy when its batch is
+    // written: what is written is exactly what was checked, as it was when appended, whatever
+    // the object appended looked like or became.
     // The common events take a quicker check that accepts only what the schema accepts and
     // returns the same copy; anything else goes to the schema, which decides and explains.
     let data = fastCheckedEvent(event);
@@ -194,12 +210,16 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     }
     this.list.push(data);
     if (this.detached) return;
-    this.enqueue(JSON.stringify(data));
+    this.enqueue(approximateLineBytes(data));
   }
 
-  /** `listener(undefined)` means the write problem reported before is solved. */
-  onProblem(listener: (problem: ArborError | undefined) => void): void {
+  /** `listener(undefined)` means the write problem reported before is solved. Returns what stops the reports. */
+  onProblem(listener: (problem: ArborError | undefined) => void): () => void {
     this.problemListeners.push(listener);
+    return () => {
+      const at = this.problemListeners.indexOf(listener);
+      if (at >= 0) this.problemListeners.splice(at, 1);
+    };
   }
 
   flush(): Promise<void> {
@@ -216,21 +236,24 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   flushSync(): void {
     this.clearTimer();
     if (!this.dirty) return;
+    // From where the in-flight write, if any, started: the same bytes at the same offset.
+    const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
-    if (this.inFlight) this.pending.unshift(this.inFlight.data);
-    const batch: Batch = { offset, data: this.pending.take(), linesUpTo: this.appendedLines };
+    const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
+    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.linesBytes(fromLine, this.appendedLines, bytes) };
     let end: number;
     try {
       end = this.writeBatchSync(batch);
     } catch (e) {
-      // Waiting again, behind the in-flight write if one still runs.
-      this.pending.unshift(this.inFlight ? batch.data.subarray(this.inFlight.data.length) : batch.data);
+      // Nothing moved: the lines wait as before, behind the in-flight write if one still runs.
       const error = this.writeError(e);
       this.fail(error);
       throw error;
     }
     // The in-flight write, if it still runs, sees it is no longer current and stops.
     this.inFlight = undefined;
+    this.takenLines = this.appendedLines;
+    this.pendingBytes = 0;
     this.nextOffset = end;
     this.durableLines = this.appendedLines;
     this.settleWaiters();
@@ -288,12 +311,36 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     this.retryTimer.unref();
   }
 
-  /** Queues the line of one JSON object. */
-  private enqueue(json: string): void {
-    this.pending.appendJson(json);
+  /** Queues one line of about `bytes` bytes. */
+  private enqueue(bytes: number): void {
+    this.pendingBytes += bytes;
     this.appendedLines++;
-    if (this.pending.length >= this.policy.maxBufferedBytes) this.startWrite();
+    if (this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
+  }
+
+  /** Whether some appended line is not yet in a batch. */
+  private get hasPending(): boolean {
+    return this.takenLines < this.appendedLines;
+  }
+
+  /** Lines `from` to `to` (exclusive) as the file holds them: checksummed, one per line. */
+  private linesBytes(from: number, to: number, bytes: number): Buffer {
+    const buffer = new LineBuffer(bytes);
+    for (let line = from; line < to; line++) buffer.appendJson(line === 0 ? this.headerLine() : JSON.stringify(this.list[line - 1]));
+    return buffer.take();
+  }
+
+  private headerLine(): string {
+    return this.headerJson ?? JSON.stringify(this.header);
+  }
+
+  /** The bytes of the batch about to be written. */
+  private build(batch: Batch): Buffer {
+    if (batch.data) return batch.data;
+    batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
+    this.nextOffset = batch.offset + batch.data.length;
+    return batch.data;
   }
 
   private scheduleWrite(): void {
@@ -314,10 +361,10 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
 
   private startWrite(): void {
     this.clearTimer();
-    if (this.inFlight || this.pending.length === 0) return;
-    const data = this.pending.take();
-    const batch: Batch = { offset: this.nextOffset, data, linesUpTo: this.appendedLines };
-    this.nextOffset += data.length;
+    if (this.inFlight || !this.hasPending) return;
+    const batch: Batch = { offset: this.nextOffset, fromLine: this.takenLines, linesUpTo: this.appendedLines, bytes: this.pendingBytes };
+    this.takenLines = this.appendedLines;
+    this.pendingBytes = 0;
     this.inFlight = batch;
     // The lock is taken with the first write, off the path that creates the agent, and before
     // the write takes a slot of the pool: claims of many logs are written together.
@@ -332,6 +379,8 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   private async writeBatch(batch: Batch): Promise<number | undefined> {
     if (this.inFlight !== batch) return undefined;
     if (this.lock && !this.lock.isHeld) await this.lock.acquire();
+    if (this.inFlight !== batch) return undefined;
+    const data = this.build(batch);
     let handle: fs.promises.FileHandle;
     if (this.identity) {
       try {
@@ -348,7 +397,7 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
       if (!this.identity) {
         // The file was just created here, empty: nothing to check before writing, so its
         // identity (for the checks of later writes) is read while the first batch is written.
-        const [stat, written] = await Promise.allSettled([handle.stat({ bigint: true }), writeAll(handle, batch)]);
+        const [stat, written] = await Promise.allSettled([handle.stat({ bigint: true }), writeAll(handle, data, batch.offset)]);
         if (stat.status === 'fulfilled') this.identity = { dev: stat.value.dev, ino: stat.value.ino };
         if (stat.status === 'rejected') throw stat.reason;
         if (written.status === 'rejected') throw written.reason;
@@ -358,14 +407,14 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
         lost = lostBecause(stat, this.identity, batch.offset);
         if (lost === undefined) {
           if (this.inFlight !== batch) return undefined;
-          await writeAll(handle, batch);
+          await writeAll(handle, data, batch.offset);
           if (this.syncs()) await handle.sync();
         }
       }
     } finally {
       await handle.close();
     }
-    return lost === undefined ? batch.offset + batch.data.length : this.rewrite(batch, lost);
+    return lost === undefined ? batch.offset + data.length : this.rewrite(batch, lost);
   }
 
   /**
@@ -409,6 +458,7 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     } else {
       fd = openExclusiveSync(this.file, this.header.id);
     }
+    const data = this.build(batch);
     let lost: string | undefined;
     try {
       const stat = fs.fstatSync(fd, { bigint: true });
@@ -416,13 +466,13 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
       lost = lostBecause(stat, this.identity, batch.offset);
       if (lost === undefined) {
         let written = 0;
-        while (written < batch.data.length) written += fs.writeSync(fd, batch.data, written, batch.data.length - written, batch.offset + written);
+        while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written, batch.offset + written);
         if (this.syncs()) fs.fsyncSync(fd);
       }
     } finally {
       fs.closeSync(fd);
     }
-    return lost === undefined ? batch.offset + batch.data.length : this.rewriteSync(batch, lost);
+    return lost === undefined ? batch.offset + data.length : this.rewriteSync(batch, lost);
   }
 
   private rewriteSync(batch: Batch, why: string): number {
@@ -461,17 +511,21 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     this.durableLines = batch.linesUpTo;
     this.settleWaiters();
     this.succeeded();
-    if (this.pending.length === 0) return;
-    if (this.waiters.length > 0 || this.pending.length >= this.policy.maxBufferedBytes) this.startWrite();
+    if (!this.hasPending) return;
+    if (this.waiters.length > 0 || this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
   }
 
   private onBatchFailed(batch: Batch, cause: unknown): void {
     if (this.inFlight !== batch) return;
     this.inFlight = undefined;
-    // Put the batch back in front: the next flush or append writes it again at the same offset.
-    this.pending.unshift(batch.data);
+    // Its lines wait again: the next flush or append writes them again at the same offset.
+    this.takenLines = batch.fromLine;
     this.nextOffset = batch.offset;
+    this.pendingBytes = 0;
+    for (let line = batch.fromLine; line < this.appendedLines; line++) {
+      this.pendingBytes += line === 0 ? checksummedLineBytes(this.headerLine()) : approximateLineBytes(this.list[line - 1]);
+    }
     const error = this.writeError(cause);
     const waiters = this.waiters;
     this.waiters = [];
@@ -537,12 +591,29 @@ export function sessionFileBytes(header: SessionHeader, events: readonly Session
   return Buffer.from(parts.join('\n') + '\n', 'utf8');
 }
 
-async function writeAll(handle: fs.promises.FileHandle, batch: Batch): Promise<void> {
+async function writeAll(handle: fs.promises.FileHandle, data: Buffer, offset: number): Promise<void> {
   let written = 0;
-  while (written < batch.data.length) {
-    const { bytesWritten } = await handle.write(batch.data, written, batch.data.length - written, batch.offset + written);
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written, offset + written);
     written += bytesWritten;
   }
+}
+
+/**
+ * About how many bytes the line of a checked event takes: its strings' lengths and a few bytes
+ * for each key and value. Enough for the size threshold, without serializing the event twice.
+ */
+function approximateLineBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value !== 'object' || value === null) return 8;
+  let bytes = 20; // the checksum, braces and newline
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) bytes += approximateLineBytes(item) + 1;
+    return bytes;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) bytes += key.length + 4 + approximateLineBytes(record[key]);
+  return bytes;
 }
 
 /** Why the file at the path is not the file this log wrote, or undefined if it is. */

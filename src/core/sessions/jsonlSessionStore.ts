@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { ArborError, type ArborErrorCode } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
+import { isValidHeaderAtAGlance } from './eventFastCheck';
 import { DEFAULT_WRITE_POLICY, JsonlSessionLog, sessionFileBytes, type JsonlWritePolicy } from './jsonlSessionLog';
 import { childrenOf } from './lineage';
 import { sessionHeaderSchema } from './schema';
@@ -162,8 +163,10 @@ export class JsonlSessionStore implements SessionLogFactory {
    */
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
-    const parsed = sessionHeaderSchema.safeParse(header);
-    if (!parsed.success) throw new ArborError('INPUT_INVALID', `Invalid session header: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`);
+    if (!isValidHeaderAtAGlance(header)) {
+      const parsed = sessionHeaderSchema.safeParse(header);
+      if (!parsed.success) throw new ArborError('INPUT_INVALID', `Invalid session header: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`);
+    }
     if (header.version !== SESSION_FORMAT_VERSION) {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }

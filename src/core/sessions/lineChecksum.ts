@@ -22,6 +22,11 @@ function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
 }
 
+/** The length in bytes of the line of one JSON object (`json` starts with `{`), its newline included. */
+export function checksummedLineBytes(json: string): number {
+  return PREFIX_LENGTH + Buffer.byteLength(json, 'utf8');
+}
+
 /** The line for one JSON object (`json` starts with `{` and is not `{}`), without its newline. */
 export function withChecksum(json: string): string {
   return `${PREFIX}${hex(crc32(json))}",${json.slice(1)}`;
@@ -53,6 +58,9 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 export class LineBuffer {
   private buffer: Buffer | undefined;
   private used = 0;
+
+  /** `capacity`: about how many bytes will be appended (the first allocation's size). */
+  constructor(private readonly capacity = 512) {}
 
   /** Bytes waiting. */
   get length(): number {
@@ -104,7 +112,7 @@ export class LineBuffer {
     if (!this.buffer || this.buffer.length < need) {
       // Small buffers are slices of Node's shared pool: starting small lets many logs share one
       // allocation, where a larger start made each log (a thousand at once) allocate its own.
-      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : 512));
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : this.capacity));
       if (this.buffer) this.buffer.copy(grown, 0, 0, this.used);
       this.buffer = grown;
     }

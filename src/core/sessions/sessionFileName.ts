@@ -23,7 +23,11 @@ const HASHED_PREFIX_LENGTH = 120;
 const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const LITERAL = /[a-z0-9_-]/;
 
+const ALL_LITERAL = /^[a-z0-9_-]+$/;
+
 function escapeId(id: string): string {
+  // The runtime's ids (label slug, time, counter) need no escape: the same name, made at once.
+  if (ALL_LITERAL.test(id) && !WINDOWS_DEVICE_NAME.test(id)) return id;
   let out = '';
   for (const ch of id) {
     if (LITERAL.test(ch)) {

@@ -103,9 +103,10 @@ export interface SessionLog {
    * Problems met after `append` returned, which no caller can catch: an event refused because
    * it does not match the session format, a write that failed for good. The agent that owns
    * the log shows them; `undefined` means the problem reported before is solved (a failed
-   * write succeeded later). Logs that cannot fail (in memory) do not implement it.
+   * write succeeded later). Logs that cannot fail (in memory) do not implement it. Returns
+   * what stops the reports to that listener.
    */
-  onProblem?(listener: (problem: ArborError | undefined) => void): void;
+  onProblem?(listener: (problem: ArborError | undefined) => void): (() => void) | void;
 }
 
 export interface SessionLogFactory {
