@@ -57,6 +57,44 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     assert.deepStrictEqual(tools, ['tool_call', 'tool_result']);
   });
 
+  it('shows an edit as it would change the file now, whatever old text the agent claims', async () => {
+    const { prompts, provider } = approver('Allow once');
+    runtime.interaction.registerProvider(provider);
+    // The test agent sends its diff with no old text, as if the file were new: it is not.
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write: notes.txt = second line' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(prompts.length, 1);
+    const detail = prompts[0].detail ?? '';
+    assert.ok(detail.includes('--- a/notes.txt') && detail.includes('-first line') && detail.includes('+second line'), detail);
+    assert.ok(!detail.includes('/dev/null'), 'not shown as a new file');
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'second line\n');
+  });
+
+  it('a write other than the edit the person allowed is asked about again with its own diff', async () => {
+    const { prompts, provider } = approver('Allow once', (p) => {
+      if (prompts.length === 2) assert.ok(p.detail?.includes('+something else'), p.detail);
+    });
+    runtime.interaction.registerProvider(provider);
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(prompts.length, 2, 'the permission showed one text, the write brought another: asked again');
+    assert.ok(prompts[0].detail?.includes('+harmless'));
+    assert.ok(prompts[1].detail?.includes('+something else') && !prompts[1].detail.includes('harmless'), prompts[1].detail);
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'something else\n');
+  });
+
+  it('a write other than the edit the person allowed is not written when the second question is denied', async () => {
+    let asked = 0;
+    runtime.interaction.registerProvider({
+      ask: async (p) => [{ id: p.questions[0].id, selected: [asked++ === 0 ? 'Allow once' : 'Deny'] }],
+    });
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(asked, 2);
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'first line\n', 'nothing written');
+    assert.ok(texts(agent).join(' ').includes('Writing notes.txt failed'), texts(agent).join(' | '));
+  });
+
   it('denies a delegated external agent\'s edit without asking anyone, and it carries on', async () => {
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
