@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../../core';
-import type { Agent } from '../../core/agents';
-import { commandLineOf, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import { ArborError, type Runtime } from '../../core';
+import type { Agent, TurnEngine } from '../../core/agents';
+import { commandLineOf, externalEngineForResume, findExternalAgent, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import type { SessionLog } from '../../core/sessions';
 import { ExternalAgentSettings } from './externalAgentSettings';
 
 /** Turn errors that need the person to do something outside Arbor: said in a notification, not only the log. */
@@ -11,6 +12,12 @@ export interface ExternalAgents {
   readonly settings: ExternalAgentSettings;
   /** Starts `config` as a root agent on `task`, asking for any secret it lacks; undefined when the person cancels. */
   run(config: ExternalAgentConfig, task: string): Promise<Agent | undefined>;
+  /**
+   * The engine that resumes a past session of a configured external agent from History
+   * (session/load), asking for any secret it lacks; a typed error when it cannot (not
+   * configured any more, no session/load, a secret not given).
+   */
+  engineForResume(log: SessionLog): Promise<TurnEngine<Agent>>;
 }
 
 /**
@@ -54,6 +61,13 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
     const agent = startExternalRoot(runtime, { config, prompt: task, secretEnv });
     log.info(`Started external agent "${agent.label}" (${agent.id}): ${commandLineOf(config)}`);
     return agent;
+  };
+
+  const engineForResume = async (past: SessionLog): Promise<TurnEngine<Agent>> => {
+    const config = findExternalAgent(settings.list(), past.header.external ?? '');
+    const secretEnv = await askSecrets(config);
+    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${config.secretEnv.join(', ')}).`, { name: config.name });
+    return externalEngineForResume(runtime, past, { config, secretEnv });
   };
 
   context.subscriptions.push(
@@ -103,5 +117,5 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
     }),
   );
-  return { settings, run };
+  return { settings, run, engineForResume };
 }
