@@ -118,6 +118,29 @@ describe('External agents (the ACP test agent in the real extension host)', func
     await waitFor(() => /· stopped/.test(String(t.tree.getTreeItem(agent).description)), 'the node to say stopped');
   });
 
+  it("Resume on an external agent's History entry reopens its session through session/load, and the conversation continues", async () => {
+    const kept = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-sessions-'));
+    const env = { ACP_TEST_AGENT_SESSIONS: kept };
+    await vscode.workspace.getConfiguration('arbor').update('externalAgents', [{ ...config, env }], vscode.ConfigurationTarget.Global);
+    await waitFor(() => JSON.stringify(t.externalAgents.settings.list()[0]?.env) === JSON.stringify(env), 'the setting to be read');
+    const first = await t.externalAgents.run(t.externalAgents.settings.list()[0], 'say: remember the pears');
+    assert.ok(first);
+    await waitFor(() => turnEnds(first).length === 1, 'the first turn to end', 60_000);
+    const id = first.id;
+    await t.runtime.end(first);
+    await first.log.flush();
+
+    assert.strictEqual(await vscode.commands.executeCommand<string>('arbor.resumeSession', id), id, 'Resume brought the session back');
+    const resumed = t.runtime.agents.get(id)!;
+    assert.ok(resumed?.engine, 'as an external agent');
+    t.runtime.sendFromUser(resumed, 'recall');
+    await waitFor(() => turnEnds(resumed).length === 2, 'the resumed turn to end', 60_000);
+    assert.deepStrictEqual(turnEnds(resumed), ['completed', 'completed']);
+    assert.strictEqual(resumed.lastTurnEnd?.finalText, 'I remember: say: remember the pears', 'the agent continued its own conversation');
+    assert.ok(resumed.log.events.some((e) => e.type === 'assistant_text' && e.text.includes('reopens its session (session/load)')), 'the transcript says it was loaded');
+    fs.rmSync(kept, { recursive: true, force: true });
+  });
+
   it('a scripted Arbor agent delegates to the test agent with start_external_agent and gets its report', async () => {
     await vscode.workspace.getConfiguration('arbor').update('externalAgents', [config], vscode.ConfigurationTarget.Global);
     await waitFor(() => t.externalAgents.settings.list().length === 1, 'the setting to be read');
