@@ -46,7 +46,7 @@ describe('External agents (the ACP test agent in the real extension host)', func
     await vscode.workspace.getConfiguration('arbor').update('externalAgents', [{ ...config, env }], vscode.ConfigurationTarget.Global);
     await waitFor(() => JSON.stringify(t.externalAgents.settings.list()[0]?.env) === JSON.stringify(env), 'the setting to be read');
     const before = new Set(t.runtime.agents.all().map((a) => a.id));
-    await runFromPalette('Arbor: Run External Agent');
+    await runFromPalette('Arbor: Start External Agent');
     // The pick lists each agent with its command line.
     assert.ok(await ui.pageHasText('acp-test-agent/agent.mjs'), 'the agents are offered');
     await ui.pressKeys('Enter'); // the only one: Test Agent

@@ -21,7 +21,7 @@ export interface ExternalAgents {
 }
 
 /**
- * **Arbor: Run External Agent...**, the `start_external_agent` tool for Arbor's agents (offered
+ * **Arbor: Start External Agent...**, the `start_external_agent` tool for Arbor's agents (offered
  * while at least one external agent is configured), and what the person must hear about an
  * external agent: that it needs a sign-in, failed or crashed, and that a Stop is overdue (with
  * the offer to end its process).
@@ -89,7 +89,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
       const picked = await vscode.window.showQuickPick(
         agents.map((config) => ({ label: config.name, description: commandLineOf(config), config })),
-        { title: 'Run External Agent', placeHolder: 'Which agent?' },
+        { title: 'Start External Agent', placeHolder: 'Which agent?' },
       );
       if (!picked) return undefined;
       const task = await vscode.window.showInputBox({ title: `Run ${picked.config.name}`, prompt: 'The task for the agent', ignoreFocusOut: true });
