@@ -145,7 +145,9 @@ export class Runtime implements AgentHost {
    * run (fresh limits and token budget, delegation depth 0) whose interaction mode is the
    * persisted one, resolved through the policy again. Its conversation is rebuilt from the log,
    * its turn count and token usage carry over. A session that is live here is refused
-   * (SESSION_IN_USE); without durable sessions resume is unavailable (INPUT_INVALID).
+   * (SESSION_IN_USE); without durable sessions resume is unavailable (INPUT_INVALID). A
+   * session an external agent ran resumes only on the engine `externalEngine` gives for it
+   * (EXTERNAL_NOT_RESUMABLE otherwise).
    */
   async resumeRoot(sessionId: string, options: ResumeRootOptions = {}): Promise<Agent> {
     this.assertOpen();
@@ -159,16 +161,17 @@ export class Runtime implements AgentHost {
     await this.endedLogs.whenClosed(sessionId);
     const log = await store.reopenLog(sessionId);
     try {
-      if (log.header.external) {
+      if (log.header.external && !options.externalEngine) {
         throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}; its session can be read in History but not continued here. Run the agent again to carry on.`);
       }
+      const engine = log.header.external ? await options.externalEngine?.(log) : undefined;
       this.assertOpen();
       assertNotLive();
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
       const run = new Run(limits, policy, options.model, undefined, this.budgets.newRunBudget());
       const past = readSessionSnapshot(log, { resumeWaiting: true });
-      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past });
+      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past, engine });
       this.agents.add(agent);
       // A question or approval open when the session stopped is asked again before anything else.
       if (past.waiting) agent.continueWaitingCall(past.waiting.call);

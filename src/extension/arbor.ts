@@ -67,7 +67,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
       if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
     }),
     ...registerConversationCommands({ runtime, tree, conversations, log }),
-    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log }),
+    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
     ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
     ...registerWorktreeCommands(runtime, worktrees, log),

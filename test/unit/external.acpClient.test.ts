@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Agent, AgentChange } from '../../src/core/agents';
 import { isArborError } from '../../src/core/errors';
-import { externalEngineOf, parseExternalAgents, startExternalAgentTool, startExternalChild, startExternalRoot } from '../../src/core/external';
+import { externalEngineOf, parseExternalAgents, resumeExternalRoot, startExternalAgentTool, startExternalChild, startExternalRoot } from '../../src/core/external';
 import type { SessionEvent } from '../../src/core/sessions/types';
 import { testAgentConfig } from '../support/acpTestAgent';
 import { JsonlSessionStore } from '../../src/core/sessions';
@@ -55,6 +55,44 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     assert.deepStrictEqual(changed.map((c) => [c.path, c.original]), [['out/result.txt', null]]);
     const tools = agent.log.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => e.type);
     assert.deepStrictEqual(tools, ['tool_call', 'tool_result']);
+  });
+
+  it('shows an edit as it would change the file now, whatever old text the agent claims', async () => {
+    const { prompts, provider } = approver('Allow once');
+    runtime.interaction.registerProvider(provider);
+    // The test agent sends its diff with no old text, as if the file were new: it is not.
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write: notes.txt = second line' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(prompts.length, 1);
+    const detail = prompts[0].detail ?? '';
+    assert.ok(detail.includes('--- a/notes.txt') && detail.includes('-first line') && detail.includes('+second line'), detail);
+    assert.ok(!detail.includes('/dev/null'), 'not shown as a new file');
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'second line\n');
+  });
+
+  it('a write other than the edit the person allowed is asked about again with its own diff', async () => {
+    const { prompts, provider } = approver('Allow once', (p) => {
+      if (prompts.length === 2) assert.ok(p.detail?.includes('+something else'), p.detail);
+    });
+    runtime.interaction.registerProvider(provider);
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(prompts.length, 2, 'the permission showed one text, the write brought another: asked again');
+    assert.ok(prompts[0].detail?.includes('+harmless'));
+    assert.ok(prompts[1].detail?.includes('+something else') && !prompts[1].detail.includes('harmless'), prompts[1].detail);
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'something else\n');
+  });
+
+  it('a write other than the edit the person allowed is not written when the second question is denied', async () => {
+    let asked = 0;
+    runtime.interaction.registerProvider({
+      ask: async (p) => [{ id: p.questions[0].id, selected: [asked++ === 0 ? 'Allow once' : 'Deny'] }],
+    });
+    const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    assert.strictEqual(asked, 2);
+    assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'first line\n', 'nothing written');
+    assert.ok(texts(agent).join(' ').includes('Writing notes.txt failed'), texts(agent).join(' | '));
   });
 
   it('denies a delegated external agent\'s edit without asking anyone, and it carries on', async () => {
@@ -201,6 +239,69 @@ describe('external agents over the Agent Client Protocol (a real child process)'
       await durable.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Resume of an external session from History (session/load over a real child process)', function () {
+  this.timeout(60_000);
+  let workspace: string;
+  let dir: string;
+  let agentSessions: string;
+  let runtime: Runtime;
+  const userTexts = (agent: Agent): string[] => agent.log.events.flatMap((e) => (e.type === 'user_message' ? [e.text] : []));
+  beforeEach(() => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-sessions-'));
+    agentSessions = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-agent-'));
+    runtime = new Runtime({ model: recordingModel({ version: 1, agents: {} }).model, sessions: new JsonlSessionStore(dir, { flushDelayMs: 1 }), workspace });
+  });
+  afterEach(async () => {
+    await runtime.dispose();
+    for (const d of [workspace, dir, agentSessions]) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Runs the test agent on `prompt` to the end of its turn, then ends it: a past session in History. */
+  async function pastSession(config: ReturnType<typeof testAgentConfig>, prompt: string): Promise<Agent> {
+    const agent = startExternalRoot(runtime, { config, prompt });
+    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await runtime.end(agent);
+    await agent.log.flush();
+    return agent;
+  }
+
+  it('an agent that offers loadSession is resumed through session/load: its replay becomes the transcript, then the conversation continues', async () => {
+    const config = testAgentConfig({ env: { ACP_TEST_AGENT_SESSIONS: agentSessions } });
+    const past = await pastSession(config, 'say: kept for later');
+    const opened = past.log.events.find((e) => e.type === 'external_session');
+    assert.ok(opened?.type === 'external_session' && opened.loadSession, 'the agent\'s session and its loadSession are recorded');
+
+    const resumed = await resumeExternalRoot(runtime, past.id, { config, message: 'recall' });
+    assert.strictEqual(resumed.id, past.id, 'the same session continues');
+    await until(() => ends(resumed).length === 2, 'the resumed turn', WAIT);
+    assert.strictEqual(ends(resumed)[1].reason, 'completed', JSON.stringify(ends(resumed)));
+    const after = resumed.log.events.slice(past.log.events.length);
+    const replayStart = after.findIndex((e) => e.type === 'assistant_text' && e.text.includes('reopens its session (session/load)'));
+    assert.ok(replayStart >= 0, 'the transcript says the session was loaded');
+    // What the agent replayed, in order, then this turn's answer.
+    const told = after.slice(replayStart + 1).flatMap((e) => (e.type === 'user_message' ? [`you: ${e.text}`] : e.type === 'assistant_text' ? [e.text] : []));
+    assert.deepStrictEqual(told, ['you: say: kept for later', 'kept for later', 'I remember: say: kept for later']);
+    assert.strictEqual(resumed.lastTurnEnd?.finalText, 'I remember: say: kept for later', "the replay is not this turn's answer");
+    const reopened = after.find((e) => e.type === 'external_session');
+    assert.ok(reopened?.type === 'external_session' && opened.type === 'external_session' && reopened.sessionId === opened.sessionId, 'the same agent session, loaded');
+    assert.strictEqual(userTexts(resumed).at(-2), 'recall', 'the message that resumed it opens the turn the session is loaded in');
+  });
+
+  it('an agent without loadSession is not resumed: History keeps its session read-only, with a message saying why', async () => {
+    const config = testAgentConfig();
+    const past = await pastSession(config, 'say: read only');
+    const events = past.log.events.length;
+    await assert.rejects(
+      resumeExternalRoot(runtime, past.id, { config, message: 'say: again' }),
+      (err: unknown) => isArborError(err, 'EXTERNAL_NOT_RESUMABLE') && /Test Agent cannot reopen a past session.*session\/load.*read-only/.test((err as Error).message),
+    );
+    assert.strictEqual(runtime.agents.get(past.id), undefined, 'nothing was started');
+    const saved = (await new JsonlSessionStore(dir).loadSession(past.id)).events;
+    assert.strictEqual(saved.length, events, 'the session is unchanged');
   });
 });
 

@@ -14,7 +14,11 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  *   start-up (`initialize`, `session/new`) has a deadline after which the process is ended;
  * - an agent that reports it needs a sign-in gets EXTERNAL_AGENT_AUTH_REQUIRED, naming the agent
  *   and what to run, and its process is ended;
- * - a handler's ArborError reaches the agent as a JSON-RPC error carrying its stable code.
+ * - a handler's ArborError reaches the agent as a JSON-RPC error carrying its stable code;
+ * - a past session is reopened only through `session/load`, and only when the agent said in
+ *   `initialize` that it can (`loadSession`); otherwise opening it is EXTERNAL_NOT_RESUMABLE
+ *   and the process is ended. The updates the agent replays while loading reach the handlers'
+ *   `sessionUpdate` before `open` resolves.
  */
 
 let loadedSdk: typeof acp | undefined;
@@ -46,8 +50,10 @@ export interface AcpSessionOptions {
   /** Extra environment (secrets from the editor's secret storage). */
   env?: Record<string, string>;
   handlers: AcpClientHandlers;
-  /** How long `initialize` and `session/new` may take together. */
+  /** How long `initialize` and `session/new` (or `session/load`) may take together. */
   startTimeoutMs?: number;
+  /** Reopen this past session of the agent (`session/load`) instead of starting a new one. */
+  loadSessionId?: string;
   clientVersion?: string;
 }
 
@@ -108,6 +114,11 @@ export class AcpSession {
         protocolVersion: init.protocolVersion,
         loadSession: init.agentCapabilities?.loadSession === true,
       };
+      if (options.loadSessionId !== undefined) {
+        if (!info.loadSession) throw notResumable(config.name);
+        await race(connection.agent.request('session/load', { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: [] }), proc, config, timedOut, init.authMethods);
+        return new AcpSession(config, proc, connection, options.loadSessionId, info);
+      }
       const created = await race(connection.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }), proc, config, timedOut, init.authMethods);
       return new AcpSession(config, proc, connection, created.sessionId, info);
     } catch (err) {
@@ -215,6 +226,15 @@ function exitWithin(proc: AgentProcess, ms: number): Promise<ProcessExit | undef
     proc.exited.finally(() => clearTimeout(timer)),
     new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
   ]);
+}
+
+/** A past session of an agent that cannot load one: History keeps it read-only. */
+export function notResumable(name: string): ArborError {
+  return new ArborError(
+    'EXTERNAL_NOT_RESUMABLE',
+    `The external agent ${name} cannot reopen a past session (it does not offer session/load), so History keeps this session read-only. Run the agent again to carry on.`,
+    { name },
+  );
 }
 
 /** The message a person needs: which agent, and what to run to sign in. */

@@ -19,6 +19,10 @@ import { TerminalSet } from './terminals';
  * - nothing is written or run that the approval seam did not allow: a write or a command is
  *   allowed either by its own approval or by the approval the agent asked for the same path or
  *   command in the same turn (so the person is not asked twice for one action);
+ * - an edit is shown as it would change the file now: the diff in a permission request is made
+ *   from the file's current text (read through the workspace), never from the old text the
+ *   agent claims, and that approval covers only a write of exactly the text it showed; any
+ *   other write to the path is asked about again with its own diff;
  * - delegated and unattended agents are answered by rules or denied, never left waiting (the
  *   seam's policy), and a cancelled turn answers pending permissions with `cancelled`;
  * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved.
@@ -37,6 +41,8 @@ export class ExternalAgentClient {
   readonly terminals = new TerminalSet();
   /** Approvals given during the current turn, by `action:subject`. */
   private readonly granted = new Set<string>();
+  /** For each file whose edit was allowed in this turn, the texts the person was shown (the writes that approval covers). */
+  private readonly shownEdits = new Map<string, Set<string>>();
 
   constructor(
     private readonly agent: Agent,
@@ -48,6 +54,7 @@ export class ExternalAgentClient {
   /** A new turn: approvals of the previous one no longer cover anything. */
   newTurn(): void {
     this.granted.clear();
+    this.shownEdits.clear();
   }
 
   dispose(): void {
@@ -87,12 +94,15 @@ export class ExternalAgentClient {
       }
       return { outcome: { outcome: 'cancelled' } };
     };
-    const detail = describeToolCall(call);
     if (READ_ONLY_KINDS.has(kind)) {
+      const detail = describeToolCall(call);
       this.agent.append({ type: 'approval', at: new Date().toISOString(), action: 'external-tool', detail: clip(detail), decision: 'allow-once', reason: 'Allowed without asking: it only reads, like Arbor\'s own reading tools.' });
       return pick(true);
     }
     const { action, subject } = await this.actionOf(call);
+    const edits = action === 'edit-file' ? await this.editsOf(call, turn) : [];
+    if (turn.aborted) return { outcome: { outcome: 'cancelled' } };
+    const detail = describeToolCall(call, edits);
     if (action === 'write-outside-workspace') {
       this.agent.append({ type: 'approval', at: new Date().toISOString(), action, detail: clip(detail), decision: 'deny', reason: 'Denied without asking: the path is outside the workspace.' });
       return pick(false);
@@ -109,7 +119,12 @@ export class ExternalAgentClient {
     });
     if (turn.aborted) return { outcome: { outcome: 'cancelled' } };
     const allowed = outcome.decision !== 'deny';
-    if (allowed && subject !== undefined) this.granted.add(`${action}:${subject}`);
+    if (allowed && action === 'edit-file') {
+      for (const edit of edits) {
+        const shown = this.shownEdits.get(edit.relative) ?? new Set<string>();
+        this.shownEdits.set(edit.relative, shown.add(edit.newText));
+      }
+    } else if (allowed && subject !== undefined) this.granted.add(`${action}:${subject}`);
     return pick(allowed);
   }
 
@@ -129,7 +144,7 @@ export class ExternalAgentClient {
     const file = await workspace.resolve(params.path);
     const before = (await workspace.exists(file)) ? (await workspace.readText(file, this.combined(signal))).text : null;
     if (before === params.content) return {};
-    if (!this.granted.has(`edit-file:${file.relative}`)) {
+    if (!this.shownEdits.get(file.relative)?.has(params.content)) {
       const outcome = await this.services.approvals.request({
         agent: this.agent,
         isSubagent: this.agent.kind !== 'root',
@@ -186,6 +201,29 @@ export class ExternalAgentClient {
     await changes.recordWritten(this.agent.id, file.relative, after);
   }
 
+  /**
+   * The edits a tool call proposes (its diff contents), each as it would change the file now:
+   * the old side is the file's current text in the workspace, whatever the agent says it was.
+   * A diff whose path cannot be read in the workspace is left out (its write is asked about
+   * when it comes).
+   */
+  private async editsOf(call: acp.ToolCallUpdate, signal: AbortSignal): Promise<ShownEdit[]> {
+    const edits: ShownEdit[] = [];
+    for (const c of call.content ?? []) {
+      if (c.type !== 'diff') continue;
+      try {
+        const workspace = this.workspace();
+        const file = await workspace.resolve(c.path);
+        const current = (await workspace.exists(file)) ? (await workspace.readText(file, signal)).text : null;
+        edits.push({ relative: file.relative, oldText: current, newText: c.newText });
+      } catch (err) {
+        if (signal.aborted) return edits;
+        if (!isArborError(err)) throw err;
+      }
+    }
+    return edits;
+  }
+
   /** The approval action and the subject a rule matches, from what the tool call says it does. */
   private async actionOf(call: acp.ToolCallUpdate): Promise<{ action: ApprovalAction; subject?: string }> {
     const kind = call.kind ?? 'other';
@@ -230,16 +268,28 @@ function diffPathOf(call: acp.ToolCallUpdate): string | undefined {
   return undefined;
 }
 
-/** The whole action, as the person approving it must see it. */
-export function describeToolCall(call: acp.ToolCallUpdate): string {
+/** An edit as the person is shown it: the file's workspace path, its text now (null: no such file) and the text proposed. */
+export interface ShownEdit {
+  relative: string;
+  oldText: string | null;
+  newText: string;
+}
+
+/**
+ * The whole action, as the person approving it must see it. `edits` are the call's diffs made
+ * from the files' current text: they replace the diffs the agent sent; without them the
+ * agent's own diffs are shown.
+ */
+export function describeToolCall(call: acp.ToolCallUpdate, edits?: readonly ShownEdit[]): string {
   const lines: string[] = [call.title ?? '(untitled tool call)'];
   if (call.kind) lines.push(`Kind: ${call.kind}`);
   for (const loc of call.locations ?? []) lines.push(`Location: ${loc.path}${loc.line != null ? `:${loc.line}` : ''}`);
   if (call.rawInput !== undefined) lines.push(`Input: ${JSON.stringify(call.rawInput, null, 2)}`);
   for (const c of call.content ?? []) {
-    if (c.type === 'diff') lines.push(unifiedDiff(c.path, c.oldText ?? null, c.newText));
+    if (c.type === 'diff' && !edits) lines.push(unifiedDiff(c.path, c.oldText ?? null, c.newText));
     else if (c.type === 'content' && c.content.type === 'text') lines.push(c.content.text);
   }
+  for (const edit of edits ?? []) lines.push(unifiedDiff(edit.relative, edit.oldText, edit.newText));
   return lines.join('\n');
 }
 

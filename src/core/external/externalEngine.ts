@@ -20,6 +20,8 @@ export interface ExternalEngineOptions {
   secretEnv?: Record<string, string>;
   stopGraceMs?: number;
   startTimeoutMs?: number;
+  /** The agent's own id of a past session to reopen (`session/load`) when the process starts, instead of a new session. */
+  loadSessionId?: string;
 }
 
 /**
@@ -36,13 +38,22 @@ export interface ExternalEngineOptions {
  * - a process that dies ends the turn with EXTERNAL_AGENT_CRASHED and its last output, and the
  *   conversation recorded so far stays; the next message starts the process again;
  * - the process starts with the first turn, so a start failure or a needed sign-in is that
- *   turn's typed error (EXTERNAL_AGENT_START_FAILED, EXTERNAL_AGENT_AUTH_REQUIRED), never a hang.
+ *   turn's typed error (EXTERNAL_AGENT_START_FAILED, EXTERNAL_AGENT_AUTH_REQUIRED), never a hang;
+ * - each protocol session opened is recorded in the session log (`external_session`: the
+ *   agent's id for it and whether it can be loaded again), which is what Resume reads;
+ * - a resumed agent's first process reopens its past session with `session/load`: what the
+ *   agent replays is written to the session as the conversation it remembers (never as this
+ *   turn's answer), then the turn's prompt continues that conversation.
  */
 export class ExternalAgentEngine implements TurnEngine<Agent> {
   readonly name: string;
   private session: AcpSession | undefined;
   private client: ExternalAgentClient | undefined;
   private transcript: TurnTranscript | undefined;
+  /** While a past session loads: where the agent's replay goes. */
+  private replay: TurnTranscript | undefined;
+  /** The past session still to reopen (cleared once it is open). */
+  private loadSessionId: string | undefined;
   private currentSignal: AbortSignal | undefined;
   private disposed = false;
   /** What the agent said about itself, once it has started. */
@@ -50,6 +61,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
 
   constructor(private readonly options: ExternalEngineOptions) {
     this.name = options.config.name;
+    this.loadSessionId = options.loadSessionId;
   }
 
   get pid(): number | undefined {
@@ -59,7 +71,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   async runTurn(turn: EngineTurn): Promise<TurnEnd> {
     const { signal } = turn;
     this.currentSignal = signal;
-    const transcript = (this.transcript = new TurnTranscript(turn));
+    const transcript = (this.transcript = new TurnTranscript(turn.agent));
     let overdue: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
       if (abortCauseOf(signal) === 'disposed') return this.kill();
@@ -113,18 +125,31 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     if (this.session) return this.session;
     if (this.disposed) throw new Error('The agent has ended.');
     const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
-    const session = await AcpSession.open(this.options.config, {
-      cwd: this.options.cwd,
-      env: this.options.secretEnv,
-      handlers: client.handlers((update) => this.transcript?.update(update)),
-      startTimeoutMs: this.options.startTimeoutMs,
-    });
+    const loading = this.loadSessionId;
+    const replay = loading !== undefined ? new TurnTranscript(agent, { replay: true }) : undefined;
+    this.replay = replay;
+    if (replay) agent.append({ type: 'assistant_text', at: now(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
+    let session: AcpSession;
+    try {
+      session = await AcpSession.open(this.options.config, {
+        cwd: this.options.cwd,
+        env: this.options.secretEnv,
+        handlers: client.handlers((update) => (this.replay ?? this.transcript)?.update(update)),
+        startTimeoutMs: this.options.startTimeoutMs,
+        loadSessionId: loading,
+      });
+    } finally {
+      replay?.close();
+      this.replay = undefined;
+    }
     if (this.disposed) {
       session.kill();
       throw new Error('The agent has ended.');
     }
     this.session = session;
     this.info = session.info;
+    this.loadSessionId = undefined;
+    agent.append({ type: 'external_session', at: now(), sessionId: session.sessionId, loadSession: session.info.loadSession });
     void session.exited.then(() => {
       if (this.session === session) this.forgetSession();
     });
@@ -169,8 +194,16 @@ class TurnTranscript {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly messages: string[] = [];
   private readonly open = new Map<string, { name: string }>();
+  /** A replay (`session/load`): the past conversation, written as such, never this turn's answer. */
+  private readonly isReplay: boolean;
+  private user = '';
 
-  constructor(private readonly turn: EngineTurn) {}
+  constructor(
+    private readonly agent: EngineTurn['agent'],
+    options: { replay?: boolean } = {},
+  ) {
+    this.isReplay = options.replay === true;
+  }
 
   /** The agent's message text of this turn: the result a parent receives. */
   get finalText(): string {
@@ -179,14 +212,20 @@ class TurnTranscript {
 
   update(update: acp.SessionUpdate): void {
     switch (update.sessionUpdate) {
+      case 'user_message_chunk':
+        // Only a replay carries the person's own messages back: they are in the session already otherwise.
+        if (!this.isReplay || update.content.type !== 'text') return;
+        this.flush();
+        this.user += update.content.text;
+        return;
       case 'agent_message_chunk':
       case 'agent_thought_chunk': {
         if (update.content.type !== 'text') return;
         const kind = update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought';
-        if (kind !== this.textKind) this.flush();
+        if (kind !== this.textKind || this.user) this.flush();
         this.textKind = kind;
         this.text += update.content.text;
-        if (kind === 'message') this.messages.push(update.content.text);
+        if (kind === 'message' && !this.isReplay) this.messages.push(update.content.text);
         this.flushTimer ??= setTimeout(() => this.flush(), LIVE_TEXT_MS);
         return;
       }
@@ -237,15 +276,19 @@ class TurnTranscript {
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (this.user !== '') {
+      this.append({ type: 'user_message', at: now(), text: this.user, from: 'user' });
+      this.user = '';
+    }
     if (this.text === '') return;
     const text = this.textKind === 'thought' ? `Thinking: ${this.text}` : this.text;
     this.text = '';
-    if (this.textKind === 'message') this.turn.agent.conversation.push({ role: 'assistant', content: text });
+    if (this.textKind === 'message' && !this.isReplay) this.agent.conversation.push({ role: 'assistant', content: text });
     this.append({ type: 'assistant_text', at: now(), text });
   }
 
   private append(event: Parameters<EngineTurn['agent']['append']>[0]): void {
-    this.turn.agent.append(event);
+    this.agent.append(event);
   }
 }
 

@@ -3,10 +3,19 @@
  * in the same tree, with the same Stop, approvals, reviewed edits and History.
  */
 export { externalAgentConfigSchema, parseExternalAgents, findExternalAgent, commandLineOf, type ExternalAgentConfig, type ParsedExternalAgents } from './config';
-export { AcpSession, signInNeeded, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
+export { AcpSession, signInNeeded, notResumable, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
 export { AgentProcess, PROCESS_KILL_GRACE_MS, type ProcessExit } from './agentProcess';
 export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } from './clientServices';
 export { ExternalAgentEngine, DEFAULT_STOP_GRACE_MS, type ExternalEngineOptions } from './externalEngine';
 export { TerminalSet } from './terminals';
-export { startExternalRoot, startExternalChild, externalEngineOf, runtimeServices, type ExternalStartOptions } from './startExternal';
+export {
+  startExternalRoot,
+  startExternalChild,
+  externalEngineOf,
+  runtimeServices,
+  externalEngineForResume,
+  resumeExternalRoot,
+  type ExternalStartOptions,
+  type ExternalResumeOptions,
+} from './startExternal';
 export { startExternalAgentTool, startExternalAgentArgsSchema, type ExternalAgentDirectory } from './startExternalAgentTool';

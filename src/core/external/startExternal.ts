@@ -1,5 +1,7 @@
 import type { Agent } from '../agents/agent';
 import { ArborError } from '../errors';
+import type { SessionEvent, SessionLog } from '../sessions/types';
+import { notResumable } from './acpConnection';
 import type { RunContext } from '../interaction';
 import type { Runtime } from '../runtime';
 import type { ExternalAgentServices } from './clientServices';
@@ -16,12 +18,15 @@ export interface ExternalStartOptions {
   startTimeoutMs?: number;
 }
 
+/** How a past external session is reopened: the agent to run (as configured now) and its secrets. */
+export type ExternalResumeOptions = Omit<ExternalStartOptions, 'prompt' | 'label'>;
+
 /** The runtime's approval seam, change sets and workspace, as an external agent uses them. */
 export function runtimeServices(runtime: Runtime): ExternalAgentServices {
   return { approvals: runtime.approvals, changes: runtime.changes, workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace };
 }
 
-function engineFor(runtime: Runtime, options: ExternalStartOptions, folder: string | undefined): ExternalAgentEngine {
+function engineFor(runtime: Runtime, options: ExternalResumeOptions & { loadSessionId?: string }, folder: string | undefined): ExternalAgentEngine {
   if (!folder) throw new ArborError('WORKSPACE_NONE', `Open a folder first: the external agent ${options.config.name} works in the workspace folder.`);
   return new ExternalAgentEngine({
     config: options.config,
@@ -30,7 +35,33 @@ function engineFor(runtime: Runtime, options: ExternalStartOptions, folder: stri
     secretEnv: options.secretEnv,
     stopGraceMs: options.stopGraceMs,
     startTimeoutMs: options.startTimeoutMs,
+    loadSessionId: options.loadSessionId,
   });
+}
+
+/**
+ * The engine that continues a past session of an external agent: its process reopens the
+ * agent's own session (`session/load`) when the first turn starts. Only an agent that said it
+ * can load sessions when that session was opened qualifies; otherwise EXTERNAL_NOT_RESUMABLE,
+ * and History keeps the session read-only.
+ */
+export function externalEngineForResume(runtime: Runtime, log: Pick<SessionLog, 'header' | 'events'>, options: ExternalResumeOptions): ExternalAgentEngine {
+  const opened = lastExternalSession(log.events);
+  if (!opened?.loadSession) throw notResumable(options.config.name);
+  return engineFor(runtime, { ...options, loadSessionId: opened.sessionId }, runtime.workspaceFolder);
+}
+
+/** Resumes a past external session as a root (see externalEngineForResume), with the person's next message when given. */
+export function resumeExternalRoot(runtime: Runtime, sessionId: string, options: ExternalResumeOptions & { message?: string }): Promise<Agent> {
+  return runtime.resumeRoot(sessionId, { message: options.message, externalEngine: (log) => externalEngineForResume(runtime, log, options) });
+}
+
+function lastExternalSession(events: readonly SessionEvent[]): Extract<SessionEvent, { type: 'external_session' }> | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event.type === 'external_session') return event;
+  }
+  return undefined;
 }
 
 /** Starts an external agent as a root in the tree (the user ran it), on `prompt`. */

@@ -107,6 +107,7 @@ export const sessionEventSchema = lazySchema(() => z.discriminatedUnion('type', 
     ruleScope: z.enum(['workspace', 'user', 'setting']).optional(),
   }),
   z.object({ type: z.literal('usage'), at: isoTimestamp, inputTokens: count, outputTokens: count }),
+  z.object({ type: z.literal('external_session'), at: isoTimestamp, sessionId: z.string().min(1), loadSession: z.boolean() }),
 ]));
 
 /** Just enough of a header to decide whether this build can read the file at all. */

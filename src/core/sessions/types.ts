@@ -84,7 +84,12 @@ export type SessionEvent =
       rule?: string;
       ruleScope?: 'workspace' | 'user' | 'setting';
     }
-  | { type: 'usage'; at: string; inputTokens: number; outputTokens: number };
+  | { type: 'usage'; at: string; inputTokens: number; outputTokens: number }
+  /**
+   * An external agent opened (or reopened) its protocol session: the agent's own id for it, and
+   * whether the agent can load it again later (`session/load`), which is what Resume needs.
+   */
+  | { type: 'external_session'; at: string; sessionId: string; loadSession: boolean };
 
 export type SessionEventType = SessionEvent['type'];
 

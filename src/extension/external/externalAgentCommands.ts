@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../../core';
-import type { Agent } from '../../core/agents';
-import { commandLineOf, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import { ArborError, type Runtime } from '../../core';
+import type { Agent, TurnEngine } from '../../core/agents';
+import { commandLineOf, externalEngineForResume, findExternalAgent, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import type { SessionLog } from '../../core/sessions';
 import { ExternalAgentSettings } from './externalAgentSettings';
 
 /** Turn errors that need the person to do something outside Arbor: said in a notification, not only the log. */
@@ -11,10 +12,16 @@ export interface ExternalAgents {
   readonly settings: ExternalAgentSettings;
   /** Starts `config` as a root agent on `task`, asking for any secret it lacks; undefined when the person cancels. */
   run(config: ExternalAgentConfig, task: string): Promise<Agent | undefined>;
+  /**
+   * The engine that resumes a past session of a configured external agent from History
+   * (session/load), asking for any secret it lacks; a typed error when it cannot (not
+   * configured any more, no session/load, a secret not given).
+   */
+  engineForResume(log: SessionLog): Promise<TurnEngine<Agent>>;
 }
 
 /**
- * **Arbor: Run External Agent...**, the `start_external_agent` tool for Arbor's agents (offered
+ * **Arbor: Start External Agent...**, the `start_external_agent` tool for Arbor's agents (offered
  * while at least one external agent is configured), and what the person must hear about an
  * external agent: that it needs a sign-in, failed or crashed, and that a Stop is overdue (with
  * the offer to end its process).
@@ -56,6 +63,13 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
     return agent;
   };
 
+  const engineForResume = async (past: SessionLog): Promise<TurnEngine<Agent>> => {
+    const config = findExternalAgent(settings.list(), past.header.external ?? '');
+    const secretEnv = await askSecrets(config);
+    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${config.secretEnv.join(', ')}).`, { name: config.name });
+    return externalEngineForResume(runtime, past, { config, secretEnv });
+  };
+
   context.subscriptions.push(
     { dispose: () => tool?.dispose() },
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -75,7 +89,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
       const picked = await vscode.window.showQuickPick(
         agents.map((config) => ({ label: config.name, description: commandLineOf(config), config })),
-        { title: 'Run External Agent', placeHolder: 'Which agent?' },
+        { title: 'Start External Agent', placeHolder: 'Which agent?' },
       );
       if (!picked) return undefined;
       const task = await vscode.window.showInputBox({ title: `Run ${picked.config.name}`, prompt: 'The task for the agent', ignoreFocusOut: true });
@@ -103,5 +117,5 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
     }),
   );
-  return { settings, run };
+  return { settings, run, engineForResume };
 }

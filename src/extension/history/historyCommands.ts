@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../../core/agents';
+import type { Agent, TurnEngine } from '../../core/agents';
 import { ArborError } from '../../core';
 import type { Runtime } from '../../core';
-import { MemorySessionLog, salvagedSessionWarning, type JsonlSessionStore } from '../../core/sessions';
+import { MemorySessionLog, salvagedSessionWarning, type JsonlSessionStore, type SessionLog } from '../../core/sessions';
 import { kindText } from '../agents/agentPresentation';
 import { parseSessionArgument } from '../commandArguments';
 import { parsedArgument, reportError } from '../errorReporting';
@@ -17,10 +17,12 @@ export interface HistoryCommandDeps {
   transcripts: TranscriptProvider;
   agentsView: Pick<vscode.TreeView<Agent>, 'reveal'>;
   log: vscode.LogOutputChannel;
+  /** The engine that reopens a session an external agent ran (through session/load), or a typed error saying why it cannot. */
+  externalEngine?: (log: SessionLog) => Promise<TurnEngine<Agent>>;
 }
 
 export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Disposable[] {
-  const { runtime, store, history, transcripts, agentsView, log } = deps;
+  const { runtime, store, history, transcripts, agentsView, log, externalEngine } = deps;
 
   const pickSession = async (): Promise<string | undefined> => {
     const sessions = (await history.sessions()).filter((n) => !runtime.agents.get(n.entry.header.id));
@@ -62,7 +64,7 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
           reveal(live);
           return live.id;
         }
-        const agent = await runtime.resumeRoot(id);
+        const agent = await runtime.resumeRoot(id, { externalEngine });
         log.info(`Resumed session "${agent.label}" (${agent.id}) as a root agent: ${agent.turnCount} earlier turn(s), mode ${agent.log.header.interactionMode}.`);
         history.refresh();
         reveal(agent);
