@@ -28,7 +28,8 @@ export default {
   // need a fresh process loading every test file for each mutant: tens of seconds each here.
   // Such mutants are reported as Ignored and left out of the score; a mutant in code that also
   // runs inside a test (a function a test file calls at load) still runs against those tests.
-  ignoreStatic: true,
+  // `--static` of scripts/mutation.mjs runs them too, each against every test.
+  ignoreStatic: process.env.ARBOR_MUTATION_STATIC !== '1',
   mutate: ['src/core/**/*.ts', '!src/core/**/index.ts'],
   // Results of earlier runs are reused for code and tests that did not change.
   incremental: true,

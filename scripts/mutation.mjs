@@ -9,15 +9,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
-// Source files are named by their path under src/; --changed and --tests are ours; everything
-// else (--concurrency 2, ...) goes to Stryker as is.
+// Source files are named by their path under src/; --changed, --tests and --static are ours;
+// everything else (--concurrency 2, ...) goes to Stryker as is.
 const isSourceFile = (a) => a.startsWith('src/') && a.endsWith('.ts');
 const isChanged = (a) => a === '--changed' || a.startsWith('--changed=');
 const changedFlag = args.find(isChanged);
 // --tests=<globs> runs only those unit tests (comma-separated), read by stryker.config.mjs.
 const isTests = (a) => a.startsWith('--tests=');
 const testsFlag = args.find(isTests);
-const extra = args.filter((a) => !isSourceFile(a) && !isChanged(a) && !isTests(a));
+// --static also runs the mutants of code that only runs while a module loads (slow: each one
+// reloads every test file in a fresh process), read by stryker.config.mjs.
+const withStatic = args.includes('--static');
+const extra = args.filter((a) => !isSourceFile(a) && !isChanged(a) && !isTests(a) && a !== '--static');
 const stryker = path.join('node_modules', '.bin', 'stryker');
 
 /** The files Stryker mutates in a sweep of the core (the `mutate` globs of stryker.config.mjs). */
@@ -37,6 +40,7 @@ function changedFiles(ref) {
 function run(strykerArgs, slug) {
   const env = { ...process.env, ARBOR_MUTATION_SLUG: slug };
   if (testsFlag) env.ARBOR_MUTATION_TESTS = testsFlag.slice('--tests='.length);
+  if (withStatic) env.ARBOR_MUTATION_STATIC = '1';
   const result = spawnSync(stryker, ['run', ...strykerArgs, ...extra], { stdio: 'inherit', env });
   return result.status ?? 1;
 }
