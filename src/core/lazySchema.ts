@@ -10,9 +10,12 @@ import * as z from 'zod';
  */
 export function lazySchema<T extends object>(build: () => T): T {
   let schema: T | undefined;
+  let builtIn: string | undefined;
   const real = (): T => {
-    if (schema === undefined) {
+    const run = mutationRun();
+    if (schema === undefined || run !== builtIn) {
       schema = build();
+      builtIn = run;
       if (isZodSchema(schema)) followedByConverter(schema, stand);
     }
     return schema;
@@ -30,6 +33,17 @@ export function lazySchema<T extends object>(build: () => T): T {
     },
   });
   return stand;
+}
+
+/**
+ * Under mutation testing (Stryker), which test runs and which planted bug is active; undefined
+ * otherwise. A schema cached across those runs would be built once, by whichever test came
+ * first, with whichever bug was active then: a bug planted in `build` would go unseen by the
+ * tests that cover it. So a mutation run builds each schema again per test and per bug.
+ */
+function mutationRun(): string | undefined {
+  const stryker = (globalThis as { __stryker__?: { activeMutant?: string; currentTestId?: string } }).__stryker__;
+  return stryker && `${stryker.activeMutant ?? ''}|${stryker.currentTestId ?? ''}`;
 }
 
 function isZodSchema(value: object): value is z.core.$ZodType {

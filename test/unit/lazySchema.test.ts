@@ -17,6 +17,34 @@ describe('lazySchema', () => {
     assert.equal(builds, 1);
   });
 
+  it('under mutation testing, is built again for each test and each planted bug, and once within one', () => {
+    // Stryker's instrumented code keeps its own reference to this object, so replacing it here
+    // for a moment leaves a mutation run of this test undisturbed.
+    const holder = globalThis as { __stryker__?: unknown };
+    const original = holder.__stryker__;
+    let builds = 0;
+    const schema = lazySchema(() => {
+      builds++;
+      return z.string();
+    });
+    try {
+      const run: { activeMutant?: string; currentTestId?: string } = { currentTestId: 'first test' };
+      holder.__stryker__ = run;
+      schema.parse('a');
+      schema.parse('b');
+      assert.equal(builds, 1, 'one build within a test');
+      run.currentTestId = 'second test';
+      schema.parse('c');
+      assert.equal(builds, 2, 'the next test builds it again');
+      run.activeMutant = '7';
+      schema.parse('d');
+      assert.equal(builds, 3, 'so does the next planted bug');
+    } finally {
+      if (original === undefined) delete holder.__stryker__;
+      else holder.__stryker__ = original;
+    }
+  });
+
   it('composes into other schemas', () => {
     const item = lazySchema(() => z.object({ kind: z.literal('a'), n: z.number() }));
     const list = z.array(item);

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import type { Agent } from '../../src/core/agents/agent';
 import { isArborError } from '../../src/core/errors';
+import { ContinuationManager } from '../../src/core/subagents';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from './support/runtimeFixture';
 
 // Continuable children as their parent and the user see them: when a child settles, what its
@@ -348,6 +349,46 @@ describe('continuable children, pinned: settling waits for the child itself', ()
     await assert.rejects(runtime.subagents.deliver(s, a.id, 'x'), (e: unknown) =>
       unauthorized(e) && (e as Error).message === `Agent ${a.id} is not your direct subagent; only its direct parent can send it messages.`,
     );
+    await runtime.dispose();
+  });
+});
+
+describe('continuable children, pinned: the manager refuses on its own', () => {
+  /** A manager of its own over the runtime's live agents: it is asked directly, not through the runtime's checks. */
+  function managerOver(runtime: ReturnType<typeof makeRuntime>['runtime']) {
+    const created: string[] = [];
+    const manager = new ContinuationManager({
+      agents: runtime.agents,
+      onEvent: () => ({ dispose: () => undefined }),
+      createContinuable: (parent, label) => {
+        created.push(label);
+        throw new Error(`no child may be created for ${parent.label}`);
+      },
+    });
+    return { manager, created };
+  }
+  const ended = (label: string) => (e: unknown) =>
+    isArborError(e, 'AGENT_DISPOSED') && (e as Error).message === `"${label}" has ended; it cannot start subagents.`;
+
+  it('a parent that has ended cannot start a continuable child, and none is created', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.status === 'idle', 'the root turn');
+    const { manager, created } = managerOver(runtime);
+    await runtime.end(root);
+    assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
+    assert.deepStrictEqual(created, []);
+    await runtime.dispose();
+  });
+
+  it('a manager that was disposed starts no child, even for a live parent', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.status === 'idle', 'the root turn');
+    const { manager, created } = managerOver(runtime);
+    manager.dispose();
+    assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
+    assert.deepStrictEqual(created, []);
     await runtime.dispose();
   });
 });

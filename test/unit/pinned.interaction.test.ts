@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import { getEventListeners } from 'node:events';
 import { ArborError } from '../../src/core/errors';
 import {
   INTERNAL_RUN_KEYS,
@@ -60,6 +61,24 @@ describe('question prompts, pinned', () => {
     controller.abort();
     assert.deepStrictEqual(outcomes, ['answered']);
     assert.strictEqual(provider.prompts[0].signal.aborted, false);
+  });
+
+  it("a settled prompt leaves no listener on the caller's signal, which one turn may pass to many prompts", async () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    const registration = service.registerProvider(provider);
+    const controller = new AbortController();
+    await service.ask({ questions: oneQuestion(), signal: controller.signal });
+    assert.strictEqual(getEventListeners(controller.signal, 'abort').length, 0, 'answered');
+    provider.dismiss();
+    await rejection(service.ask({ questions: oneQuestion(), signal: controller.signal }));
+    assert.strictEqual(getEventListeners(controller.signal, 'abort').length, 0, 'cancelled');
+    provider.hang();
+    const open = rejection(service.ask({ questions: oneQuestion(), signal: controller.signal }));
+    assert.strictEqual(getEventListeners(controller.signal, 'abort').length, 1, 'listening while the prompt is open');
+    registration.dispose();
+    assert.strictEqual((await open).code, 'NO_PROVIDER');
+    assert.strictEqual(getEventListeners(controller.signal, 'abort').length, 0, 'failed');
   });
 
   it('a UI that fails (ArborError or not) settles as failed, and its signal tells it nobody waits', async () => {

