@@ -12,13 +12,18 @@ const idSchema = lazySchema(() => z.string().min(1).max(1000));
 /** An agent argument: none (the command asks), an Agents-view node, or a live agent's id. */
 const agentArgumentSchema = lazySchema(() => z.union([z.undefined(), z.instanceof(Agent), idSchema]));
 
+/** An ended subagent's row of the Agents view: the commands read its session id only. */
+const endedRowSchema = lazySchema(() => z.object({ type: z.literal('ended-subagent'), id: idSchema }));
+
 /**
- * A History argument: none, a session id, or a History-view node. A node is checked for the
- * one path the commands read (`entry.header.id`); a diagnostic or notice row names no session.
+ * A History argument: none, a session id, a History-view node or an ended subagent's row of the
+ * Agents view. A node is checked for the one path the commands read (`entry.header.id`, or `id`
+ * on an ended row); a diagnostic or notice row names no session.
  */
 const sessionArgumentSchema = lazySchema(() => z.union([
   z.undefined(),
   idSchema,
+  endedRowSchema,
   z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema }) }) }),
   z.object({ type: z.enum(['diagnostic', 'notice']) }),
 ]));
@@ -51,5 +56,21 @@ export function parseSessionArgument(command: string, arg: unknown): SessionArgu
   const value = parsed.data;
   if (value === undefined) return { kind: 'none' };
   if (typeof value === 'string') return { kind: 'session', id: value };
+  if (value.type === 'ended-subagent') return { kind: 'session', id: value.id };
   return value.type === 'session' ? { kind: 'session', id: value.entry.header.id } : { kind: 'not-a-session' };
+}
+
+/** What Clear Ended Subagents was invoked on: nothing (the view's title), a live agent, or an ended row. */
+export type ClearEndedArgument = { kind: 'all' } | { kind: 'agent'; agent: Agent } | { kind: 'ended'; id: string };
+
+const clearEndedArgumentSchema = lazySchema(() => z.union([z.undefined(), z.instanceof(Agent), endedRowSchema]));
+
+export function parseClearEndedArgument(runtime: Runtime, arg: unknown): ClearEndedArgument {
+  const parsed = clearEndedArgumentSchema.safeParse(arg);
+  if (!parsed.success) throw invalid('Arbor: Clear Ended Subagents', 'nothing, an agent of the Agents view or an ended subagent\'s row', parsed.error);
+  const value = parsed.data;
+  if (value === undefined) return { kind: 'all' };
+  // An agent that has ended since its row was drawn: its own row may be an ended one now.
+  if (value instanceof Agent) return runtime.agents.isLive(value) ? { kind: 'agent', agent: value } : { kind: 'ended', id: value.id };
+  return { kind: 'ended', id: value.id };
 }

@@ -1,10 +1,10 @@
 // The commands on live agents: run, run unattended, demo, stop, stop a branch, stop all, send,
-// end, answer, open transcript.
+// end, answer, open transcript, clear ended subagents.
 import * as vscode from 'vscode';
 import { ArborError, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
-import { parseAgentArgument } from '../commandArguments';
+import { parseAgentArgument, parseClearEndedArgument } from '../commandArguments';
 import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { QuestionPicker } from '../questions/questionPicker';
@@ -182,6 +182,14 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     vscode.commands.registerCommand('arbor.openTranscript', async (node?: unknown) => {
       const agent = agentArgument('Arbor: Open Transcript', node) ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));
       if (agent) await transcripts.show(agent);
+    }),
+    // From the view's title: every ended subagent; from an ended row: that row's ended siblings
+    // too; from an agent: its ended subagents. Returns how many rows went.
+    vscode.commands.registerCommand('arbor.clearEndedSubagents', (node?: unknown) => {
+      const target = parsedArgument(log, () => parseClearEndedArgument(runtime, node));
+      if (target.kind === 'all') return tree.ended.clear();
+      const parent = target.kind === 'agent' ? target.agent : tree.ended.parentOfId(target.id);
+      return parent ? tree.ended.clear(parent) : 0;
     }),
     vscode.commands.registerCommand('arbor.showLog', () => log.show()),
   ];
