@@ -4,8 +4,8 @@
 // from deep inside a handler.
 import * as z from 'zod';
 import { Agent } from '../core/agents';
-import { ArborError, lazySchema } from '../core';
-import type { Runtime } from '../core';
+import { ArborError, lazySchema, runLimitsSchema } from '../core';
+import type { RunLimitsInput, Runtime } from '../core';
 
 const idSchema = lazySchema(() => z.string().min(1).max(1000));
 
@@ -73,4 +73,22 @@ export function parseClearEndedArgument(runtime: Runtime, arg: unknown): ClearEn
   // An agent that has ended since its row was drawn: its own row may be an ended one now.
   if (value instanceof Agent) return runtime.agents.isLive(value) ? { kind: 'agent', agent: value } : { kind: 'ended', id: value.id };
   return { kind: 'ended', id: value.id };
+}
+
+/** What a caller may set for one run (Run Agent's second argument, the API's `startAgent` options): only its limits, each checked like the setting. */
+export const runStartOptionsSchema = lazySchema(() => z.object({ limits: runLimitsSchema.partial().strict().optional() }).strict());
+
+/**
+ * The options of one run started by a command or the API: none, or `{ limits }` with the keys of
+ * the `arbor.limits` setting. Anything else is INPUT_INVALID, and nothing is started.
+ */
+export function parseRunStartOptions(what: string, options: unknown): RunLimitsInput | undefined {
+  const parsed = runStartOptionsSchema.safeParse(options ?? {});
+  if (!parsed.success) throw new ArborError('INPUT_INVALID', `${what} options are invalid: ${z.prettifyError(parsed.error)}`, { issues: z.treeifyError(parsed.error) });
+  const limits = parsed.data.limits;
+  if (!limits) return undefined;
+  // Only the limits the caller set: the schema fills in its defaults, which would replace the
+  // `arbor.limits` setting's values for every limit the caller left out.
+  const given = (options as { limits: object }).limits;
+  return Object.fromEntries(Object.entries(limits).filter(([key]) => Object.hasOwn(given, key)));
 }
