@@ -36,8 +36,9 @@ const ENTRY_BUDGET_KIB = 4;
 // zod's locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a
 // chat agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's
 // own external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
-// (dist/acp-sdk.js, loaded when an external agent starts).
-const BUNDLE_BUDGET_KIB = 460;
+// (dist/acp-sdk.js, loaded when an external agent starts). Ended subagents' rows, History's
+// waiting-for-you mark and resuming external sessions bring it to 465 KiB.
+const BUNDLE_BUDGET_KIB = 472;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;

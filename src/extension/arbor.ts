@@ -71,7 +71,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
     ...registerWorktreeCommands(runtime, worktrees, log),
-    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: runs.start, startDemo: runs.startDemo }),
+    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );

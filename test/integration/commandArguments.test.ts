@@ -74,4 +74,19 @@ describe('command arguments', function () {
     await agent.whenIdle();
     await t.runtime.end(agent);
   });
+
+  it('arbor.runAgent takes this run\'s limits as its second argument, and bad options start nothing', async () => {
+    const id = await vscode.commands.executeCommand<string>('arbor.runAgent', { prompt: 'Say hello', label: 'Limited' }, { limits: { maxTokens: 50_000, maxCost: 2 } });
+    const agent = t.runtime.agents.get(id)!;
+    assert.ok(agent, 'the run started');
+    assert.strictEqual(agent.run.limits.maxTokens, 50_000);
+    assert.strictEqual(agent.run.limits.maxCost, 2);
+    assert.strictEqual(agent.log.header.interactionMode, 'interactive');
+    await t.runtime.end(agent);
+    const before = t.runtime.agents.size;
+    for (const bad of [{ limits: { maxTokens: -1 } }, { limits: { maxTokens: 'lots' } }, { limits: { bogus: 1 } }, { interactionMode: 'autonomous' }, 'fast', 42]) {
+      assert.strictEqual(await vscode.commands.executeCommand('arbor.runAgent', { prompt: 'x' }, bad), undefined, JSON.stringify(bad));
+    }
+    assert.strictEqual(t.runtime.agents.size, before, 'nothing was started');
+  });
 });

@@ -26,10 +26,11 @@ export type ResultRecord =
   | { type: 'end'; passed: number; failed: number; skipped: number };
 
 /**
- * Suites that tear Arbor down (deactivation disposes every agent and command): they run after
- * every other suite of the phase, whatever their names.
+ * Suites that leave questions on screen until the reload (they would stand in front of other
+ * suites' prompts) or tear Arbor down (deactivation disposes every agent and command): they run
+ * after every other suite of the phase, whatever their names, in this order.
  */
-const LAST_SUITES = ['deactivation.test.js'];
+const LAST_SUITES = ['pendingQuestionReload.test.js', 'deactivation.test.js'];
 
 /** The window gets this long to reload before the first phase reports that it did not. */
 const RELOAD_TIMEOUT_MS = 60_000;
@@ -62,7 +63,8 @@ function onlyRequested(files: string[]): string[] {
 /** The suites in the order they run: every suite, then the last ones. */
 function runOrder(files: string[]): string[] {
   const isLast = (file: string): boolean => LAST_SUITES.includes(path.basename(file));
-  return [...files.filter((file) => !isLast(file)), ...files.filter(isLast)];
+  const lastRank = (file: string): number => LAST_SUITES.indexOf(path.basename(file));
+  return [...files.filter((file) => !isLast(file)), ...files.filter(isLast).sort((a, b) => lastRank(a) - lastRank(b))];
 }
 
 function fileNameFor(title: string): string {

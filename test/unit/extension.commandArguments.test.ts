@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { isArborError } from '../../src/core/errors';
-import { parseAgentArgument, parseSessionArgument } from '../../src/extension/commandArguments';
+import { parseAgentArgument, parseRunStartOptions, parseSessionArgument } from '../../src/extension/commandArguments';
 import { makeRuntime, until } from './support/runtimeFixture';
 
 const invalid = (e: unknown): boolean => isArborError(e, 'INPUT_INVALID');
@@ -27,5 +27,15 @@ describe('command arguments', () => {
       assert.throws(() => parseAgentArgument(runtime, 'Stop', forged), invalid, String(forged));
     }
     await runtime.dispose();
+  });
+
+  it("a run's options are none or { limits } with the setting's keys, each checked; anything else is INPUT_INVALID", () => {
+    assert.strictEqual(parseRunStartOptions('Arbor: Run Agent', undefined), undefined);
+    assert.strictEqual(parseRunStartOptions('Arbor: Run Agent', {}), undefined);
+    // Only the keys given: the `arbor.limits` setting keeps every limit the caller left out.
+    assert.deepStrictEqual(parseRunStartOptions('Arbor: Run Agent', { limits: { maxTokens: 50_000, maxWallTimeSeconds: 60 } }), { maxTokens: 50_000, maxWallTimeSeconds: 60 });
+    for (const bad of [{ limits: { maxTokens: -1 } }, { limits: { maxTurns: 0 } }, { limits: { bogus: 1 } }, { limits: 5 }, { interactionMode: 'autonomous' }, 'fast', 42]) {
+      assert.throws(() => parseRunStartOptions('Arbor: Run Agent', bad), (e: unknown) => isArborError(e) && e.code === 'INPUT_INVALID' && /Arbor: Run Agent options are invalid/.test(e.message), JSON.stringify(bad));
+    }
   });
 });

@@ -30,8 +30,14 @@ const indexEntrySchema = lazySchema(() => z.object({
 }));
 export type SessionIndexEntry = z.infer<typeof indexEntrySchema>;
 
+/**
+ * The index's shape. Version 2 scan states know the question a session left open: an index of
+ * version 1 (which never recorded it) is rebuilt from the files once.
+ */
+const INDEX_VERSION = 2;
+
 /** Entries are checked one at a time when used, so reading a large index never blocks for long. */
-const indexFileSchema = lazySchema(() => z.object({ version: z.literal(1), entries: z.record(z.string(), z.unknown()) }));
+const indexFileSchema = lazySchema(() => z.object({ version: z.literal(INDEX_VERSION), entries: z.record(z.string(), z.unknown()) }));
 
 export class SessionIndex {
   private entries: Map<string, SessionIndexEntry | unknown> | undefined;
@@ -102,7 +108,7 @@ export class SessionIndex {
   async save(): Promise<void> {
     if (!this.changed || !this.entries) return;
     this.changed = false;
-    const data = JSON.stringify({ version: 1, entries: Object.fromEntries(this.entries) });
+    const data = JSON.stringify({ version: INDEX_VERSION, entries: Object.fromEntries(this.entries) });
     const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
       await this.pool.run(async () => {

@@ -31,6 +31,12 @@ export const scanStateSchema = lazySchema(() => z.object({
   lastAt: z.string().optional(),
   /** The turn started and not ended when the file ends. */
   openTurn: z.number().int().nonnegative().optional(),
+  /**
+   * The question or approval of the last turn that nobody answered because the turn was cut
+   * short (left open, interrupted, or aborted by a shutdown): the call a resume asks again
+   * (pendingWait.ts decides the same from the events).
+   */
+  waiting: z.object({ toolCallId: z.string(), approval: z.boolean().optional() }).optional(),
   /** The last bytes before `bytes` (hex): a scan that continues checks they are still there. */
   tail: z.string().optional(),
   /** The first damaged line: its number, why, and its byte offset; nothing after it counts. */
@@ -51,9 +57,19 @@ export function foldEvent(state: ScanState, event: SessionEvent): void {
   } else if (event.type === 'turn_start') {
     state.turnCount++;
     state.openTurn = event.turn;
+    state.waiting = undefined;
   } else if (event.type === 'turn_end') {
     state.lastTurnEndReason = event.reason;
     state.openTurn = undefined;
+    // Only a turn cut short leaves its question open; one that ended by itself or by a Stop does not.
+    if (event.reason !== 'interrupted' && !(event.reason === 'aborted' && event.cause === 'disposed')) state.waiting = undefined;
+  } else if (event.type === 'question') {
+    state.waiting = event.toolCallId === undefined ? undefined : event.intent === 'approval' ? { toolCallId: event.toolCallId, approval: true } : { toolCallId: event.toolCallId };
+  } else if (event.type === 'answer') {
+    // An answer the shutdown withdrew (ASK_ABORTED) is none.
+    if (event.error !== 'ASK_ABORTED') state.waiting = undefined;
+  } else if (event.type === 'tool_result') {
+    if (state.waiting?.toolCallId === event.toolCallId) state.waiting = undefined;
   }
 }
 
@@ -71,6 +87,7 @@ export function summaryOf(header: SessionHeader, state: ScanState, repairOpenTur
   const reason = interrupted ? 'interrupted' : state.lastTurnEndReason;
   if (reason !== undefined) summary.lastTurnEndReason = reason;
   if (state.firstUserMessage !== undefined) summary.firstUserMessage = state.firstUserMessage;
+  if (state.waiting) summary.waitingForYou = state.waiting.approval ? 'approval' : 'answer';
   return summary;
 }
 

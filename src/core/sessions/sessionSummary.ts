@@ -1,3 +1,4 @@
+import { pendingHumanWait } from './pendingWait';
 import type { SessionEvent, SessionHeader, TurnEndReason } from './types';
 
 /** What the session list shows for one session without opening it. */
@@ -9,6 +10,11 @@ export interface SessionSummary {
   lastTurnEndReason?: TurnEndReason;
   /** The start of the first message the session received, on one line. */
   firstUserMessage?: string;
+  /**
+   * A question (`answer`) or approval (`approval`) was open when the session stopped: resuming
+   * it asks again. Absent when nothing waits for the human.
+   */
+  waitingForYou?: 'answer' | 'approval';
 }
 
 export const PREVIEW_LENGTH = 120;
@@ -34,5 +40,7 @@ export function summarizeSession(header: SessionHeader, events: readonly Session
   };
   if (lastTurnEndReason !== undefined) summary.lastTurnEndReason = lastTurnEndReason;
   if (firstUserMessage !== undefined) summary.firstUserMessage = firstUserMessage;
+  const waiting = pendingHumanWait(events);
+  if (waiting) summary.waitingForYou = waiting.intent === 'approval' ? 'approval' : 'answer';
   return summary;
 }

@@ -1,10 +1,10 @@
 // The commands on live agents: run, run unattended, demo, stop, stop a branch, stop all, send,
-// end, answer, open transcript.
+// end, answer, open transcript, clear ended subagents.
 import * as vscode from 'vscode';
-import { ArborError, type Runtime } from '../../core';
+import { ArborError, type RunLimitsInput, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
-import { parseAgentArgument } from '../commandArguments';
+import { parseAgentArgument, parseClearEndedArgument, parseRunStartOptions } from '../commandArguments';
 import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { QuestionPicker } from '../questions/questionPicker';
@@ -16,7 +16,8 @@ export interface AgentCommandDeps {
   picker: QuestionPicker;
   transcripts: TranscriptProvider;
   log: vscode.LogOutputChannel;
-  startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous'): Agent;
+  /** `limits`: this run's own limits over the `arbor.limits` setting. */
+  startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous', limits?: RunLimitsInput): Agent;
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
 }
@@ -96,9 +97,13 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     return prompt === undefined ? undefined : { prompt };
   };
 
-  /** Start a root on a typed task (or on a request from another extension, parsed strictly). */
-  const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown): Promise<string | undefined> => {
+  /**
+   * Start a root on a typed task (or on a request from another extension, parsed strictly), with
+   * the run's own limits when `options` gives them: bad options start nothing and ask nothing.
+   */
+  const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown, options?: unknown): Promise<string | undefined> => {
     try {
+      const limits = parseRunStartOptions(title, options);
       const parsed = await askPrompt(
         title,
         request,
@@ -107,7 +112,7 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
           : undefined,
       );
       if (!parsed) return undefined;
-      const agent = deps.startRun(parsed, mode);
+      const agent = deps.startRun(parsed, mode, limits);
       void vscode.commands.executeCommand('arbor.agents.focus');
       return agent.id;
     } catch (err) {
@@ -117,7 +122,8 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
   };
 
   return [
-    vscode.commands.registerCommand('arbor.runAgent', (request?: unknown) => runFromPrompt('Arbor: Run Agent', 'interactive', request)),
+    // Other extensions and keybindings may pass the task and, second, `{ limits }` for this run.
+    vscode.commands.registerCommand('arbor.runAgent', (request?: unknown, options?: unknown) => runFromPrompt('Arbor: Run Agent', 'interactive', request, options)),
     vscode.commands.registerCommand('arbor.runAgentUnattended', (...args: unknown[]) => {
       // Unattended runs never wait for a human. Only a person at the input box starts one:
       // arguments from other extensions cannot choose the interaction mode.
@@ -182,6 +188,14 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     vscode.commands.registerCommand('arbor.openTranscript', async (node?: unknown) => {
       const agent = agentArgument('Arbor: Open Transcript', node) ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));
       if (agent) await transcripts.show(agent);
+    }),
+    // From the view's title: every ended subagent; from an ended row: that row's ended siblings
+    // too; from an agent: its ended subagents. Returns how many rows went.
+    vscode.commands.registerCommand('arbor.clearEndedSubagents', (node?: unknown) => {
+      const target = parsedArgument(log, () => parseClearEndedArgument(runtime, node));
+      if (target.kind === 'all') return tree.ended.clear();
+      const parent = target.kind === 'agent' ? target.agent : tree.ended.parentOfId(target.id);
+      return parent ? tree.ended.clear(parent) : 0;
     }),
     vscode.commands.registerCommand('arbor.showLog', () => log.show()),
   ];

@@ -1,8 +1,10 @@
 // How one live agent is shown in the Agents view. Pure (no 'vscode' import) so it is
 // unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
 import { activityOf, type Agent, type AgentRegistry } from '../../core/agents';
+import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/rpc';
 import { usageText } from '../budgets/usageText';
+import type { EndedHow, EndedSubagent } from './endedSubagents';
 
 export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 
@@ -143,6 +145,47 @@ function iconFor(state: AgentState, agent: Agent): string {
       return 'debug-pause';
     default:
       return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
+  }
+}
+
+/** How an ended subagent's row looks: dimmed (the tree colours its icon as disabled), no Stop. */
+export interface EndedPresentation {
+  /** `ended:<how>:<kind>`: package.json offers only its transcript and Clear on it. */
+  contextValue: string;
+  icon: string;
+  description: string;
+  tooltip: string;
+}
+
+export function presentEnded(node: EndedSubagent): EndedPresentation {
+  const parts = [kindText(node.kind), `ended: ${node.how}`, `${formatTokens(node.tokens)} tok`];
+  if (node.cost > 0) parts.push(formatCost(node.cost));
+  const lines = [
+    `**${escapeMarkdown(node.label)}**: ${kindText(node.kind)} subagent, ended: ${node.how}`,
+    '',
+    `- Session: \`${node.id}\``,
+    `- Tokens: ${node.tokens}${node.cost > 0 ? `; cost ${formatCost(node.cost)}` : ''}`,
+    '',
+    'It stays here until its parent ends or you clear it (Clear Ended Subagents). Select it to read its conversation.',
+  ];
+  return { contextValue: `ended:${node.how.replace(/ /g, '-')}:${node.kind}`, icon: endedIcon(node.how), description: parts.join(' · '), tooltip: lines.join('\n') };
+}
+
+function endedIcon(how: EndedHow): string {
+  switch (how) {
+    case 'done':
+      return 'pass';
+    case 'failed':
+      return 'error';
+    case 'stopped':
+    case 'cancelled':
+      return 'debug-stop';
+    case 'blocked':
+    case 'stopped at a run limit':
+    case 'paused':
+      return 'warning';
+    default:
+      return 'circle-slash';
   }
 }
 

@@ -1,9 +1,16 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../../core/agents';
+import { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
-import { doingOf, presentAgent, type AgentPresentation } from './agentPresentation';
+import { doingOf, presentAgent, presentEnded, type AgentPresentation } from './agentPresentation';
+import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
+
+/** A row of the agent tree: a live agent, or a subagent that ended (kept under its live parent, dimmed). */
+export type AgentsTreeNode = Agent | EndedSubagent;
+
+/** The setting that keeps ended subagents under their parent. */
+export const SHOW_ENDED_SUBAGENTS_SETTING = 'tree.showEndedSubagents';
 
 /** How often running rows are marked for their elapsed time. */
 const TICK_MS = 1000;
@@ -20,9 +27,15 @@ const TICK_MS = 1000;
  * repainted for changes of its own state and of its children list only: never for token counts
  * or time. Its running time is shown as the clock time its turn started ("running since
  * 14:03:27"), which stays true without a repaint; rows without children show the elapsed time,
- * repainted once a second. The tooltip, built on hover, is always current.
+ * repainted once a second. The tooltip, built on hover, is always current. A row counts as having
+ * children when it has live subagents or ended ones (endedSubagents.ts) under it.
+ *
+ * Ended subagents are rows of their own, dimmed, saying how they ended; they have no actions but
+ * their transcript and Clear, never change, and are added and removed through their parent's
+ * repaint (a child that ends repaints its parent anyway).
  */
-export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscode.Disposable {
+export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNode>, vscode.Disposable {
+  // Only live agents' rows are repainted: ended rows come and go with their parent's.
   private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly queue: RepaintQueue<Agent>;
@@ -36,6 +49,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   private readonly changedAgents = new Set<Agent>();
   private ticker: unknown;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** The subagents that ended, under their live parents. */
+  readonly ended: EndedSubagents;
 
   constructor(
     private readonly runtime: Runtime,
@@ -43,8 +58,16 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     private readonly clock: RepaintClock = realClock,
   ) {
     this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
+    // A parent whose list of ended subagents changed gets its row (and so its children) repainted.
+    this.ended = new EndedSubagents(runtime.agents, (parent) => {
+      if (runtime.agents.isLive(parent)) this.repaintRow(parent);
+    }, showEndedSubagents());
     this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`arbor.${SHOW_ENDED_SUBAGENTS_SETTING}`)) this.ended.setEnabled(showEndedSubagents());
+      }),
       runtime.onEvent((e) => {
+        this.ended.observe(e);
         if (e.type === 'agent_changed') {
           const change = e.change;
           if (change.type === 'log' || change.type === 'disposed') return;
@@ -69,7 +92,9 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     this.ticker = clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
-  getTreeItem(agent: Agent): vscode.TreeItem {
+  getTreeItem(node: AgentsTreeNode): vscode.TreeItem {
+    if (!(node instanceof Agent)) return endedItem(node);
+    const agent = node;
     const live = this.runtime.agents.isLive(agent);
     const p = this.present(agent);
     const hasChildren = live && this.hasChildren(agent);
@@ -87,20 +112,32 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   /** Tooltips are built when the user hovers, not on every repaint. */
-  resolveTreeItem(item: vscode.TreeItem, agent: Agent): vscode.TreeItem {
+  resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
+    if (!(node instanceof Agent)) return item;
+    const agent = node;
     item.tooltip = new vscode.MarkdownString(this.present(agent).tooltip);
     return item;
   }
 
-  getChildren(agent?: Agent): Agent[] {
-    if (!agent) {
+  /** Without a node: the top level, live agents only. */
+  getChildren(): Agent[];
+  getChildren(node: AgentsTreeNode | undefined): AgentsTreeNode[];
+  getChildren(node?: AgentsTreeNode): AgentsTreeNode[] {
+    if (!node) {
       this.hostAsked(undefined);
       return this.runtime.agents.topLevel();
     }
-    return this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
+    if (!(node instanceof Agent) || !this.runtime.agents.isLive(node)) return [];
+    const live = this.runtime.agents.childrenOf(node);
+    const ended = this.ended.of(node);
+    if (ended.length === 0) return live;
+    // Each ended row stays where its live row was: siblings in creation order.
+    return [...live, ...ended].sort((a, b) => a.creationOrder - b.creationOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  getParent(agent: Agent): Agent | undefined {
+  getParent(node: AgentsTreeNode): Agent | undefined {
+    if (!(node instanceof Agent)) return this.ended.parentOf(node);
+    const agent = node;
     const parent = this.runtime.agents.parentOf(agent);
     return parent && this.runtime.agents.isLive(parent) ? parent : undefined;
   }
@@ -129,7 +166,7 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
     const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
     const { waitingFor, waitingOn } = doingOf(agent, this.runtime.agents, this.interaction.pending());
     // A row with children is not repainted for time (see the class comment): it shows when its turn started.
-    const time = count > 0 ? 'started' : 'elapsed';
+    const time = count > 0 || this.ended.count(agent) > 0 ? 'started' : 'elapsed';
     return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time });
   }
 
@@ -141,7 +178,7 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
   }
 
   private hasChildren(agent: Agent): boolean {
-    return this.runtime.agents.liveChildCount(agent) > 0;
+    return this.runtime.agents.liveChildCount(agent) > 0 || this.ended.count(agent) > 0;
   }
 
   /** True while changes wait for the next coalesced repaint. */
@@ -204,4 +241,23 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<Agent>, vscod
 /** Everything a row shows that a repaint would change (the tooltip is built on hover). */
 function shownKey(p: AgentPresentation, hasChildren: boolean): string {
   return `${p.contextValue}\u0000${p.icon}\u0000${p.description}\u0000${hasChildren}`;
+}
+
+function showEndedSubagents(): boolean {
+  return vscode.workspace.getConfiguration('arbor').get<unknown>(SHOW_ENDED_SUBAGENTS_SETTING, true) !== false;
+}
+
+/** An ended subagent's row: dimmed, how it ended, a click opens its conversation read-only. */
+function endedItem(node: EndedSubagent): vscode.TreeItem {
+  const p = presentEnded(node);
+  const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+  // Not the session id: the same session may be live elsewhere in the tree (resumed as a root).
+  item.id = `ended:${node.id}`;
+  item.description = p.description;
+  item.iconPath = new vscode.ThemeIcon(p.icon, new vscode.ThemeColor('disabledForeground'));
+  item.contextValue = p.contextValue;
+  item.tooltip = new vscode.MarkdownString(p.tooltip);
+  item.command = { command: 'arbor.openSessionTranscript', title: 'Open Transcript', arguments: [node.id] };
+  item.accessibilityInformation = { label: `${node.label}, ${p.description}` };
+  return item;
 }

@@ -2,7 +2,8 @@
 // at the trust boundary, so no caller can choose the interaction mode or disable clarification.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, runLimitsSchema, type RunLimitsInput, type Runtime } from '../../core';
+import { ArborError, lazySchema, type RunLimitsInput, type Runtime } from '../../core';
+import { parseRunStartOptions } from '../commandArguments';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import type { ArborTesting } from '../testing';
@@ -57,8 +58,6 @@ export interface ArborApiDeps {
 const agentIdSchema = lazySchema(() =>
   z.string().min(1).max(300),
 );
-/** What a caller may set for one run: only its limits, each checked like the setting. */
-const startOptionsSchema = lazySchema(() => z.object({ limits: runLimitsSchema.partial().strict().optional() }).strict());
 const messageSchema = lazySchema(() =>
   z.string().max(100_000).regex(/\S/, 'must not be blank'),
 );
@@ -89,9 +88,7 @@ export function createArborApi({ version, runtime, startInteractive, subscriptio
     version,
     startAgent(request: unknown, options?: unknown) {
       const parsed = parsePublicRunRequestFrom('api', request);
-      const start = startOptionsSchema.safeParse(options ?? {});
-      if (!start.success) throw new ArborError('INPUT_INVALID', `startAgent options are invalid: ${z.prettifyError(start.error)}`);
-      return { id: startInteractive(parsed, start.data.limits).id };
+      return { id: startInteractive(parsed, parseRunStartOptions('startAgent', options)).id };
     },
     stopAgent(id: string) {
       const agent = liveAgent(id);

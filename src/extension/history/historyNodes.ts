@@ -65,7 +65,9 @@ export interface SessionPresentation {
 export function presentSession(node: SessionNode, live: boolean, now: number): SessionPresentation {
   const { header, summary } = node.entry;
   const reason = summary.lastTurnEndReason;
-  const state = live ? 'live in this window' : reason ? reasonText(reason) : 'no turns';
+  // A question or approval left open when the session stopped: Resume asks it again.
+  const waiting = !live ? summary.waitingForYou : undefined;
+  const state = live ? 'live in this window' : waiting ? waitingText(waiting) : reason ? reasonText(reason) : 'no turns';
   const damaged = !live && node.entry.damage !== undefined;
   const parts = [kindText(header.kind), relativeTime(summary.lastActivity, now), state];
   if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
@@ -82,12 +84,13 @@ export function presentSession(node: SessionNode, live: boolean, now: number): S
   );
   if (header.parentSession) lines.push(`- Started by session: \`${header.parentSession}\``);
   if (header.resumedFrom) lines.push(`- Continues session: \`${header.resumedFrom}\``);
+  if (waiting) lines.push('', `It stopped while ${waiting === 'approval' ? 'an approval' : 'a question'} waited for you: Resume asks it again, and the agent goes on with your answer.`);
   lines.push('', live ? 'It is running in this window: find it in the Agents view.' : 'Select it to read its transcript; Resume continues it as a new root agent.');
   return {
     label: header.label || header.id,
     description,
     tooltip: lines.join('\n'),
-    icon: live ? 'pulse' : damaged ? 'warning' : reasonIcon(reason),
+    icon: live ? 'pulse' : damaged ? 'warning' : waiting ? 'question' : reasonIcon(reason),
     contextValue: `session:${live ? 'live' : 'past'}:${header.kind}`,
   };
 }
@@ -105,6 +108,10 @@ export function presentDiagnostic(diagnostic: SessionDiagnostic): { label: strin
     description: `cannot be listed: ${what}`,
     tooltip: `${diagnostic.message}\n\nFile: ${diagnostic.file}`,
   };
+}
+
+function waitingText(waiting: 'answer' | 'approval'): string {
+  return waiting === 'approval' ? 'waiting for your approval' : 'waiting for you';
 }
 
 function reasonText(reason: TurnEndReason): string {

@@ -3,10 +3,11 @@ import * as vscode from 'vscode';
 import { Agent } from '../../core/agents';
 import type { Runtime } from '../../core';
 import type { AgentsTreeProvider } from '../agents/agentsTree';
+import type { EndedSubagent } from '../agents/endedSubagents';
 import { filesChangedText, type ChangedFileNode, type ChangedFilesIndex } from './changedFiles';
 
-/** A row of the Agents view: an agent, or a file it changed. */
-export type AgentsViewNode = Agent | ChangedFileNode;
+/** A row of the Agents view: an agent, a subagent that ended, or a file an agent changed. */
+export type AgentsViewNode = Agent | EndedSubagent | ChangedFileNode;
 
 /** Up to this many changed files show expanded under their agent; more start collapsed. */
 const EXPANDED_UP_TO = 5;
@@ -50,6 +51,7 @@ export class AgentsWithChangesTree implements vscode.TreeDataProvider<AgentsView
       }
       return item;
     }
+    if (node.type === 'ended-subagent') return this.agents.getTreeItem(node);
     const item = new vscode.TreeItem(path.posix.basename(node.path), vscode.TreeItemCollapsibleState.None);
     item.id = `changed-file:${node.sessionId}:${node.path}`;
     const folder = path.posix.dirname(node.path);
@@ -80,7 +82,7 @@ export class AgentsWithChangesTree implements vscode.TreeDataProvider<AgentsView
   }
 
   getParent(node: AgentsViewNode): AgentsViewNode | undefined {
-    if (node instanceof Agent) return this.agents.getParent(node);
+    if (node instanceof Agent || node.type === 'ended-subagent') return this.agents.getParent(node);
     return this.runtime.agents.get(node.sessionId);
   }
 
