@@ -23,6 +23,7 @@ export type ResultRecord =
   | { type: 'start'; appName: string; version: string; phase: 'before' | 'after' }
   | { type: 'test'; state: 'passed' | 'failed' | 'skipped'; title: string; durationMs?: number; error?: string }
   | { type: 'reload'; passed: number; failed: number; skipped: number; suites: string[] }
+  | { type: 'plan'; phase: 'before' | 'after'; total: number }
   | { type: 'end'; passed: number; failed: number; skipped: number };
 
 /**
@@ -115,6 +116,9 @@ export function run(): Promise<void> {
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
       else resolve();
     });
+    // How many tests this phase holds: the runner checks that as many reported, so a run that
+    // stops short (its extension host gone, a reload nobody asked for) cannot pass as green.
+    record({ type: 'plan', phase, total: runner.total });
     runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => {
       passed++;
       console.log(`PASS ${test.fullTitle()}`);

@@ -14,6 +14,8 @@ export function readResults(file) {
     started: records.some((record) => record.type === 'start'),
     ended: records.some((record) => record.type === 'end'),
     tests: records.filter((record) => record.type === 'test'),
+    // Each phase (before and after a window reload) says how many tests it holds.
+    planned: records.filter((record) => record.type === 'plan').reduce((sum, record) => sum + (Number(record.total) || 0), 0),
   };
 }
 
@@ -22,7 +24,7 @@ export function readResults(file) {
  * A runner error (timeout, no test ran, a suite exit code without a recorded failure) counts
  * as one failure, so the closing line always agrees with the exit status.
  */
-export function printSummary({ started, ended, tests }, { runnerErrors = [], suiteExitCode, print }) {
+export function printSummary({ started, ended, tests, planned = 0 }, { runnerErrors = [], suiteExitCode, print }) {
   const errors = [...runnerErrors];
   const passed = tests.filter((test) => test.state === 'passed').length;
   const failures = tests.filter((test) => test.state === 'failed');
@@ -31,7 +33,9 @@ export function printSummary({ started, ended, tests }, { runnerErrors = [], sui
     if (!started) errors.push('the integration entry never started');
     else if (!ended) errors.push('the integration run stopped before it ended');
     else if (passed + failures.length === 0) errors.push('no integration test ran');
-    else if (suiteExitCode !== undefined && suiteExitCode !== 0 && failures.length === 0) {
+    else if (failures.length === 0 && passed + skipped < planned) {
+      errors.push(`the run ended after ${passed + skipped} of its ${planned} tests without a recorded failure`);
+    } else if (suiteExitCode !== undefined && suiteExitCode !== 0 && failures.length === 0) {
       errors.push(`the suite exited with code ${suiteExitCode} without a recorded failure`);
     }
   }
