@@ -88,5 +88,7 @@ describe('command arguments', function () {
       assert.strictEqual(await vscode.commands.executeCommand('arbor.runAgent', { prompt: 'x' }, bad), undefined, JSON.stringify(bad));
     }
     assert.strictEqual(t.runtime.agents.size, before, 'nothing was started');
+    // Each refusal is a notification; left open they cover the next suites' views.
+    await vscode.commands.executeCommand('notifications.clearAll');
   });
 });

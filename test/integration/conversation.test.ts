@@ -3,7 +3,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, childNamed, sleep, turnEnds, userMessages, waitFor } from './support';
+import { arborTesting, endEverything, childNamed, sleep, turnEnds, userMessages, waitFor } from './support';
 import { ui } from './ui';
 
 /**
@@ -32,13 +32,6 @@ const script = {
     Helper: { turns: [[{ hang: true }]] },
   },
 };
-
-async function endEverything(t: ArborTesting | undefined): Promise<void> {
-  if (!t) return;
-  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-}
 
 describe('Conversation view', function () {
   this.timeout(90_000);

@@ -3,15 +3,8 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { EndedSubagent } from '../../src/extension/agents/endedSubagents';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, sleep, waitFor } from './support';
+import { arborTesting, endEverything, sleep, waitFor } from './support';
 import { ui } from './ui';
-
-async function endEverything(t: ArborTesting | undefined): Promise<void> {
-  if (!t) return;
-  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-}
 
 const endedRows = (t: ArborTesting, parent: Agent): EndedSubagent[] =>
   t.changesTree.getChildren(parent).filter((n): n is EndedSubagent => 'type' in n && n.type === 'ended-subagent');

@@ -2,18 +2,11 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, childNamed, turnEnds, waitFor } from './support';
+import { arborTesting, endEverything, childNamed, turnEnds, waitFor } from './support';
 import { ui } from './ui';
 
 /** A root that works until it is stopped. */
 const bystander = { version: 1, agents: { Bystander: { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' } } };
-
-async function endEverything(t: ArborTesting | undefined): Promise<void> {
-  if (!t) return;
-  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-}
 
 const description = (t: ArborTesting, agent: Agent): string => String(t.tree.getTreeItem(agent).description);
 

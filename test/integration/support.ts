@@ -30,3 +30,16 @@ export { reasons as turnEnds, toolResults, userMessages } from '../support/sessi
 export function childNamed(t: ArborTesting, parent: Agent, label: string): Agent | undefined {
   return t.runtime.agents.childrenOf(parent).find((a) => a.label === label);
 }
+
+/**
+ * Ends every live agent (one-shots end with their parents), closes an open quick pick and the
+ * notifications an earlier suite left (they cover the views a suite clicks in) and waits until
+ * the runtime holds no agent: what a suite does before and after its tests.
+ */
+export async function endEverything(t: ArborTesting | undefined): Promise<void> {
+  if (!t) return;
+  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
+  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+  await vscode.commands.executeCommand('notifications.clearAll');
+  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
+}

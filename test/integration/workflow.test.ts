@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, childNamed, toolResults, turnEnds, userMessages, waitFor } from './support';
+import { arborTesting, endEverything, childNamed, toolResults, turnEnds, userMessages, waitFor } from './support';
 import { ui } from './ui';
 
 const question = (id: string, q: string, extra: Record<string, unknown> = {}) => ({
@@ -10,12 +10,6 @@ const question = (id: string, q: string, extra: Record<string, unknown> = {}) =>
 });
 
 /** Leave the window as the suite found it: no live agent, no open prompt. */
-async function endEverything(t: ArborTesting | undefined): Promise<void> {
-  if (!t) return;
-  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-  await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-}
 
 /** root -> kid (continuable) and sib (continuable), all hanging until stopped. */
 const family = {
