@@ -50,8 +50,10 @@ describe('ended subagents stay visible under their parent', function () {
 
     await t.treeView.reveal(lead, { select: false, focus: false, expand: true });
     // Only its ended row can show it: a live Summarizer is gone, and History lists it collapsed under the lead.
-    const label = await rowShown('Summarizer');
-    assert.match(label!, /ended: done/, 'the user sees the ended Summarizer and how it ended');
+    // The page may still show the live Summarizer's row until the tree's next repaint reaches it.
+    let label = await rowShown('Summarizer');
+    for (const t0 = Date.now(); !/ended: done/.test(label ?? '') && Date.now() - t0 < 20_000; label = await ui.rowLabel('Summarizer')) await sleep(100);
+    assert.match(label ?? '', /ended: done/, 'the user sees the ended Summarizer and how it ended');
     await ui.screenshot('ended-subagent-row');
     await ui.clickRow('Summarizer');
     await waitFor(() => vscode.window.activeTextEditor?.document.uri.toString() === t.transcripts.uriFor(row.id).toString(), "the Summarizer's transcript to open");
