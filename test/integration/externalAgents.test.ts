@@ -7,16 +7,8 @@ import type { Agent } from '../../src/core/agents/agent';
 import type { ExternalAgentConfig } from '../../src/core/external';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { ChangedFileNode, FileUndoOutcome, ReviewOpened } from '../../src/extension/review';
-import { arborTesting, EXTENSION_ID, turnEnds, waitFor } from './support';
+import { arborTesting, runFromPalette, EXTENSION_ID, turnEnds, waitFor } from './support';
 import { ui } from './ui';
-
-/** What a person does: open the Command Palette, type the words, press Enter. */
-async function runFromPalette(words: string): Promise<void> {
-  void vscode.commands.executeCommand('workbench.action.showCommands');
-  await ui.typeText(words);
-  assert.ok(await ui.pageHasText(words), `the palette shows "${words}"`);
-  await ui.pressKeys('Enter');
-}
 
 
 describe('External agents (the ACP test agent in the real extension host)', function () {

@@ -1,16 +1,8 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, waitFor } from './support';
+import { arborTesting, runFromPalette, waitFor } from './support';
 import { ui } from './ui';
-
-/** What a new user does first: open the Command Palette, type the words, press Enter. */
-async function runFromPalette(words: string): Promise<void> {
-  void vscode.commands.executeCommand('workbench.action.showCommands');
-  await ui.typeText(words);
-  assert.ok(await ui.pageHasText(words), `the palette shows "${words}"`);
-  await ui.pressKeys('Enter');
-}
 
 describe('Command Palette for a new user', function () {
   this.timeout(120_000);

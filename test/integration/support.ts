@@ -4,6 +4,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborApi, ArborTesting } from '../../src/extension/extension';
+import { ui } from './ui';
 
 export const EXTENSION_ID = 'arbor.arbor';
 
@@ -42,4 +43,13 @@ export async function endEverything(t: ArborTesting | undefined): Promise<void> 
   await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
   await vscode.commands.executeCommand('notifications.clearAll');
   await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
+}
+
+/** What a person does: open the Command Palette, type the words, press Enter. */
+export async function runFromPalette(words: string): Promise<void> {
+  // Awaited: typing before the palette is on screen would go to whatever has focus.
+  await vscode.commands.executeCommand('workbench.action.showCommands');
+  await ui.typeText(words);
+  assert.ok(await ui.pageHasText(words), `the palette shows "${words}"`);
+  await ui.pressKeys('Enter');
 }

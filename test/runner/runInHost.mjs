@@ -242,7 +242,7 @@ async function startBridge() {
       if (count > 1) throw new Error(`${count} webviews are visible; say which with the text one of them contains`);
       return webviewPage(outers.first());
     }
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     for (;;) {
       for (let i = 0; i < (await outers.count()); i++) {
         const candidate = webviewPage(outers.nth(i));
@@ -274,9 +274,21 @@ async function startBridge() {
       await row(rowText).click();
     },
     async clickInlineAction({ rowText, actionLabel }) {
-      const target = row(rowText);
-      await target.hover();
-      await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click();
+      // A row's inline actions show while the pointer is over it; a row repainted under the
+      // pointer (its agent's turn ending) hides them until the pointer moves again, so hover
+      // afresh before each try, as a person would.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const target = row(rowText);
+        try {
+          await target.hover({ timeout: 5_000 });
+          await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click({ timeout: 3_000 });
+          return;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await page.mouse.move(0, 0);
+        }
+      }
     },
     async rowLabel({ rowText }) {
       // What a screen reader says for the row: for a tree row, its label and description.
