@@ -190,15 +190,7 @@ export class ExternalAgentClient {
       await workspace.writeText(file, after, { expected: before });
       return;
     }
-    const changes = this.services.changes;
-    const added = await changes.recordBefore(this.agent.id, file, before);
-    try {
-      await workspace.writeText(file, after, { expected: before });
-    } catch (err) {
-      if (added) await changes.forget(this.agent.id, file.relative);
-      throw err;
-    }
-    await changes.recordWritten(this.agent.id, file.relative, after);
+    await this.services.changes.writeRecorded(this.agent.id, workspace, file, before, after);
   }
 
   /**

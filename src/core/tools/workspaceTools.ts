@@ -294,15 +294,7 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     await workspace.writeText(file, after, { expected: before });
     return writtenResult(file, created, after);
   }
-  const changes = ctx.runtime.changes;
-  const added = await changes.recordBefore(ctx.agent.id, file, before);
-  try {
-    await workspace.writeText(file, after, { expected: before });
-  } catch (err) {
-    if (added) await changes.forget(ctx.agent.id, file.relative);
-    throw err;
-  }
-  await changes.recordWritten(ctx.agent.id, file.relative, after);
+  await ctx.runtime.changes.writeRecorded(ctx.agent.id, workspace, file, before, after);
   return writtenResult(file, created, after);
 }
 

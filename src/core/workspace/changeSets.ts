@@ -158,6 +158,22 @@ export class ChangeSets {
     });
   }
 
+  /**
+   * Writes `after` over `before` (EDIT_STALE if the file changed meanwhile) with the session's
+   * record around it: the original recorded before the write, taken back if the write fails,
+   * what the write left recorded after it, so Undo can tell a later change by someone else.
+   */
+  async writeRecorded(sessionId: string, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<void> {
+    const added = await this.recordBefore(sessionId, file, before);
+    try {
+      await workspace.writeText(file, after, { expected: before });
+    } catch (err) {
+      if (added) await this.forget(sessionId, file.relative);
+      throw err;
+    }
+    await this.recordWritten(sessionId, file.relative, after);
+  }
+
   /** Records what the session's write left in a file it has an entry for (after the write is done). */
   recordWritten(sessionId: string, relativePath: string, text: string): Promise<void> {
     return this.update(sessionId, (files) => {
