@@ -1,7 +1,9 @@
 import * as assert from 'assert';
 import type { Agent } from '../../src/core/agents/agent';
 import { isArborError } from '../../src/core/errors';
-import { ContinuationManager } from '../../src/core/subagents';
+import type { SessionSnapshot } from '../../src/core/agents/sessionSnapshot';
+import { MemorySessionLog } from '../../src/core/sessions/memoryLog';
+import { ContinuationManager, type Activation, type LoadedSettledChild } from '../../src/core/subagents';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from './support/runtimeFixture';
 
 // Continuable children as their parent and the user see them: when a child settles, what its
@@ -389,6 +391,342 @@ describe('continuable children, pinned: the manager refuses on its own', () => {
     manager.dispose();
     assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
     assert.deepStrictEqual(created, []);
+    await runtime.dispose();
+  });
+});
+
+describe('continuable children, pinned: resuming a settled child from durable sessions', () => {
+  /** A settled child's session as the store hands it back, open for writing until `discard`. */
+  function storedChild(id: string, parentSession: string, extra: { external?: string; label?: string } = {}) {
+    let discarded = 0;
+    const loaded: LoadedSettledChild = {
+      log: new MemorySessionLog({
+        type: 'header',
+        version: 1,
+        id,
+        createdAt: '2026-11-30T00:00:00.000Z',
+        parentSession,
+        delegationDepth: 1,
+        kind: 'continuable',
+        label: extra.label ?? 'kid',
+        interactionMode: 'interactive',
+        ...(extra.external ? { external: extra.external } : {}),
+      }),
+      conversation: [{ role: 'user', content: 'earlier work' }],
+      turns: 2,
+      usage: { inputTokens: 5, outputTokens: 7 },
+      discard: () => void discarded++,
+    };
+    return { loaded, discards: () => discarded };
+  }
+
+  /** A child the manager creates from a snapshot: it records what it was sent. */
+  function fakeChild(id: string, label: string): { child: Agent; sent: Array<{ text: string; from?: string }> } {
+    const sent: Array<{ text: string; from?: string }> = [];
+    const child: Agent = {
+      id,
+      label,
+      kind: 'continuable',
+      isHeld: false,
+      disposed: false,
+      send: (text: string, options: { from?: string }) => void sent.push({ text, from: options.from }),
+      hold: () => undefined,
+      dispose: () => undefined,
+      // Only what the manager touches of the child it creates: the rest of an Agent is never reached here.
+    } as never;
+    return { child, sent };
+  }
+
+  /** A manager over the runtime's live agents whose durable sessions are read back when the test says. */
+  function managerWithStore(runtime: ReturnType<typeof makeRuntime>['runtime']) {
+    const loads: Array<{ caller: string; target: string; resolve: (c: LoadedSettledChild | undefined) => void; reject: (e: unknown) => void }> = [];
+    const created: Array<{ parent: string; label: string; snapshot: SessionSnapshot | undefined; sent: Array<{ text: string; from?: string }> }> = [];
+    const manager = new ContinuationManager({
+      agents: runtime.agents,
+      onEvent: () => ({ dispose: () => undefined }),
+      createContinuable: (parent, label, resumeFrom) => {
+        const { child, sent } = fakeChild(resumeFrom?.log.header.id ?? `${label}-new`, label);
+        created.push({ parent: parent.id, label, snapshot: resumeFrom, sent });
+        return child;
+      },
+      loadSettled: (caller, targetId) =>
+        new Promise<LoadedSettledChild | undefined>((resolve, reject) => loads.push({ caller: caller.id, target: targetId, resolve, reject })),
+    });
+    return { manager, loads, created };
+  }
+
+  async function idleRoot() {
+    const fx = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]], afterLastTurn: 'repeat-last' } } });
+    const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => root.status === 'idle', 'the root turn');
+    return { ...fx, root };
+  }
+
+  it('a stored child of the caller comes back with its label and conversation, and gets the message from its parent', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', root.id, { label: 'Researcher' });
+    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    assert.deepStrictEqual({ caller: loads[0].caller, target: loads[0].target }, { caller: root.id, target: 'kid-1' });
+    loads[0].resolve(stored.loaded);
+    assert.deepStrictEqual(await delivery, { agentId: 'kid-1', resumed: true });
+    assert.strictEqual(created.length, 1);
+    assert.strictEqual(created[0].parent, root.id);
+    assert.strictEqual(created[0].label, 'Researcher', 'the label is the stored header\'s');
+    assert.strictEqual(created[0].snapshot, stored.loaded, 'the child starts from the stored conversation');
+    assert.deepStrictEqual(created[0].sent, [{ text: 'go on', from: 'parent' }]);
+    assert.strictEqual(stored.discards(), 0, 'a session taken over is not closed');
+    assert.strictEqual(manager.liveContinuableCount(), 1);
+    assert.strictEqual(manager.get('kid-1')?.parent, root);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('two messages while the session is read back: the store is asked once, and both reach the one child in order', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', root.id);
+    const first = manager.deliver(root, 'kid-1', 'one');
+    const second = manager.deliver(root, 'kid-1', 'two');
+    await until(() => loads.length === 1, 'the store to be asked');
+    await tick(5);
+    assert.strictEqual(loads.length, 1, 'the second message waits for the first read');
+    loads[0].resolve(stored.loaded);
+    assert.deepStrictEqual(await first, { agentId: 'kid-1', resumed: true });
+    assert.deepStrictEqual(await second, { agentId: 'kid-1', resumed: false });
+    assert.strictEqual(created.length, 1);
+    assert.deepStrictEqual(created[0].sent.map((s) => s.text), ['one', 'two']);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('a read that fails lets the next message read again', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const first = manager.deliver(root, 'kid-1', 'one');
+    await until(() => loads.length === 1, 'the store to be asked');
+    loads[0].reject(new Error('disk gone'));
+    await assert.rejects(first, /disk gone/);
+    const second = manager.deliver(root, 'kid-1', 'two');
+    await until(() => loads.length === 2, 'the store to be asked again');
+    loads[1].resolve(storedChild('kid-1', root.id).loaded);
+    assert.deepStrictEqual(await second, { agentId: 'kid-1', resumed: true });
+    assert.deepStrictEqual(created[0].sent.map((s) => s.text), ['two']);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('a session read back while Arbor shuts down is closed, and the message refused as AGENT_DISPOSED', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', root.id);
+    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    manager.dispose();
+    loads[0].resolve(stored.loaded);
+    await assert.rejects(delivery, (e: unknown) => isArborError(e, 'AGENT_DISPOSED') && (e as Error).message === 'Arbor is shutting down.');
+    assert.strictEqual(stored.discards(), 1);
+    assert.deepStrictEqual(created, []);
+    await runtime.dispose();
+  });
+
+  it('a session read back after its parent ended is closed, and the message refused as SUBAGENT_UNAUTHORIZED', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', root.id);
+    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    await runtime.end(root);
+    loads[0].resolve(stored.loaded);
+    await assert.rejects(delivery, (e: unknown) => unauthorized(e) && (e as Error).message === 'Only a live agent can send messages to its subagents.');
+    assert.strictEqual(stored.discards(), 1);
+    assert.deepStrictEqual(created, []);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it("a stored session of another parent is closed again, and the caller is told it has no such subagent", async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', 'someone-else');
+    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    loads[0].resolve(stored.loaded);
+    await assert.rejects(
+      delivery,
+      (e: unknown) =>
+        isArborError(e, 'SUBAGENT_NOT_FOUND') &&
+        (e as Error).message === 'No subagent kid-1 of yours is live or resumable. Use list_agents to see your subagents, or start a new one.',
+    );
+    assert.strictEqual(stored.discards(), 1);
+    assert.deepStrictEqual(created, []);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('nothing stored under that id: SUBAGENT_NOT_FOUND, and no child is created', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const delivery = manager.deliver(root, 'kid-9', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    loads[0].resolve(undefined);
+    await assert.rejects(delivery, (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND') && (e as Error).message.startsWith('No subagent kid-9 of yours'));
+    assert.deepStrictEqual(created, []);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('a stored external agent is not resumed: its session is closed and the message refused as EXTERNAL_NOT_RESUMABLE, naming it', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    const stored = storedChild('kid-1', root.id, { external: 'Test Agent' });
+    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    await until(() => loads.length === 1, 'the store to be asked');
+    loads[0].resolve(stored.loaded);
+    await assert.rejects(
+      delivery,
+      (e: unknown) =>
+        isArborError(e, 'EXTERNAL_NOT_RESUMABLE') &&
+        (e as Error).message === 'Subagent kid-1 was the external agent Test Agent, which has ended; start it again with start_external_agent.',
+    );
+    assert.strictEqual(stored.discards(), 1);
+    assert.deepStrictEqual(created, []);
+    manager.dispose();
+    await runtime.dispose();
+  });
+
+  it('after shutdown a message is refused as AGENT_DISPOSED and reads nothing back from durable sessions', async () => {
+    const { runtime, root } = await idleRoot();
+    const { manager, loads, created } = managerWithStore(runtime);
+    manager.dispose();
+    await assert.rejects(manager.deliver(root, 'kid-1', 'go on'), (e: unknown) => isArborError(e, 'AGENT_DISPOSED') && (e as Error).message === 'Arbor is shutting down.');
+    assert.strictEqual(loads.length, 0);
+    assert.deepStrictEqual(created, []);
+    await runtime.dispose();
+  });
+});
+
+describe('continuable children, pinned: what the manager reacts to', () => {
+  it('a message queued for a running child sends its parent no report', async () => {
+    const { runtime, root } = await rootWithHangingChildren('kid');
+    const kid = childByLabel(runtime, 'kid');
+    const before = userMessages(root).length;
+    await runtime.subagents.deliver(root, kid.id, 'more work');
+    await until(() => kid.pendingCount === 1, 'the message to queue');
+    await tick(5);
+    assert.strictEqual(userMessages(root).length, before, 'only a turn end or a settle is reported');
+    await runtime.dispose();
+  });
+
+  it('no event listener fails while children end mid-turn, settle, and roots end', async () => {
+    const failures: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void failures.push(args);
+    try {
+      const { runtime, root } = await rootWithHangingChildren('kid', 'other');
+      const kid = childByLabel(runtime, 'kid');
+      await runtime.end(kid);
+      await until(() => kid.status === 'idle', 'the ended turn to close');
+      await tick(5);
+      await runtime.end(root);
+      await tick(5);
+      await runtime.dispose();
+    } finally {
+      console.error = original;
+    }
+    assert.deepStrictEqual(failures, []);
+  });
+
+  it('an Activation a view holds reads as disposing once its child settled, was ended, or Arbor shut down', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('quick'), start('slow'), start('last')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        quick: { turns: [[{ text: 'done' }]] },
+        slow: { turns: [[{ hang: true }]] },
+        last: { turns: [[{ hang: true }]] },
+      },
+    });
+    // What a view keeps: each child's Activation, taken as soon as the child changes.
+    const held = new Map<string, Activation>();
+    runtime.onEvent((event) => {
+      const activation = event.type === 'agent_changed' ? runtime.subagents.get(event.agent.id) : undefined;
+      if (activation && !held.has(event.agent.label)) held.set(event.agent.label, activation);
+    });
+    const main = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => held.size === 3 && runtime.agents.size === 3, 'quick to settle and the others to run');
+    assert.strictEqual(held.get('quick')!.disposing, true, 'settled');
+    assert.strictEqual(held.get('slow')!.disposing, false);
+    await runtime.end(held.get('slow')!.agent);
+    assert.strictEqual(held.get('slow')!.disposing, true, 'ended');
+    assert.strictEqual(held.get('last')!.disposing, false);
+    assert.strictEqual(main.kind, 'root');
+    await runtime.dispose();
+    assert.strictEqual(held.get('last')!.disposing, true, 'shut down');
+  });
+
+  it('a child ended as its turn ends is not settled: no release report, and it cannot be resumed', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        kid: { turns: [[{ text: 'kid result' }]] },
+      },
+    });
+    let ending: Promise<void> | undefined;
+    runtime.onEvent((event) => {
+      if (event.type === 'agent_changed' && event.change.type === 'turn_end' && event.agent.label === 'kid' && !ending) {
+        ending = runtime.end(event.agent);
+      }
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => ending !== undefined, 'the kid to end');
+    await ending;
+    await until(() => root.status === 'idle' && reasons(root).length >= 2, 'the root to settle down');
+    await tick(5);
+    const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
+    assert.ok(!userMessages(root).some((m) => m.includes('has been released')), 'an ended child is not reported as released');
+    await assert.rejects(runtime.subagents.deliver(root, kidId, 'again'), (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND'));
+    await runtime.dispose();
+  });
+
+  it('a child with a message waiting is not released when its last subagent ends', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('a')] }, { text: 'started' }], [{ text: 'ok' }]], afterLastTurn: 'repeat-last' },
+        a: { turns: [[{ toolCalls: [start('b')] }, { text: 'a is done' }]], afterLastTurn: 'repeat-last' },
+        b: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 3, 'the grandchild');
+    const a = childByLabel(runtime, 'a');
+    const b = childByLabel(runtime, 'b');
+    await until(() => a.status === 'idle' && userMessages(root).some((m) => m.includes('a is done')), "a's turn to end");
+    a.send('waiting for later', { from: 'parent', wake: false });
+    assert.strictEqual(a.pendingCount, 1);
+    await runtime.end(b);
+    await tick(5);
+    assert.strictEqual(runtime.agents.isLive(a), true, 'a waiting message keeps the child live');
+    assert.strictEqual(a.pendingCount, 1);
+    await runtime.dispose();
+  });
+
+  it('ending an agent the manager does not own (a root, or one already ending) does nothing', async () => {
+    const { runtime, root } = await rootWithHangingChildren('kid');
+    const manager = new ContinuationManager({ agents: runtime.agents, onEvent: () => ({ dispose: () => undefined }), createContinuable: () => { throw new Error('none'); } });
+    await manager.end(root);
+    assert.strictEqual(runtime.agents.isLive(root), true);
+    const kid = childByLabel(runtime, 'kid');
+    const removals: string[] = [];
+    runtime.onEvent((e) => void (e.type === 'agent_removed' && removals.push(e.agent.id)));
+    const first = runtime.end(kid);
+    const second = runtime.end(kid);
+    await Promise.all([first, second]);
+    assert.deepStrictEqual(removals, [kid.id]);
+    assert.strictEqual(kid.log.events.filter((e) => e.type === 'queue_dropped').length <= 1, true);
     await runtime.dispose();
   });
 });
