@@ -94,7 +94,7 @@ function fakeLock(held = false) {
 }
 
 /** Wraps every file handle the async writer opens: counts syncs, cuts writes into pieces, fails writes. */
-function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException } = {}) {
+function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException; failStat?: NodeJS.ErrnoException } = {}) {
   const original = fs.promises.open;
   const counts = { opened: 0, synced: 0, writes: 0 };
   fs.promises.open = (async (...args: Parameters<typeof original>) => {
@@ -102,6 +102,11 @@ function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoExcepti
     counts.opened++;
     const sync = handle.sync.bind(handle);
     const write = handle.write.bind(handle) as (b: Buffer, o: number, l: number, p: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+    const stat = handle.stat.bind(handle);
+    handle.stat = (async (...args: Parameters<typeof stat>) => {
+      if (options.failStat) throw options.failStat;
+      return stat(...args);
+    }) as typeof handle.stat;
     handle.sync = async () => {
       counts.synced++;
       return sync();
@@ -153,6 +158,7 @@ describe('session log, pinned', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-log-')));
   afterEach(() => cleanup());
 
+  const temporaryFiles = (): string[] => fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'));
   const policy = (extra: Partial<JsonlWritePolicy> = {}): JsonlWritePolicy => ({ flushDelayMs: 60_000, maxBufferedBytes: 1 << 20, fsync: false, ...extra });
 
   describe('the size threshold', () => {
@@ -308,11 +314,14 @@ describe('session log, pinned', () => {
       assert.ok(failure instanceof ArborError);
       assert.equal(log.problem, failure, 'a write failure goes first');
       assert.match(failure.message, new RegExp(`^Could not write session problems to ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .+\\. 2 line\\(s\\) are not saved yet; Arbor keeps them in memory and tries again at the next write and when the window closes\\. Check that the disk has free space and the folder is writable\\.$`));
+      assert.deepEqual(temporaryFiles(), [], 'a folder in the way is no deleted file: nothing is written beside it');
+      assert.throws(() => log.flushSync(), (e: unknown) => e instanceof ArborError && e.details?.errno === 'EISDIR');
+      assert.deepEqual(temporaryFiles(), []);
       fs.rmdirSync(file);
       await log.flush();
       assert.equal(log.problem, refused, 'the refused event is reported again once the write succeeded');
       assert.deepEqual(reportedA, ['SESSION_EVENT_INVALID', 'SESSION_EVENT_INVALID'], 'none after its listener stopped');
-      assert.deepEqual(reportedB, ['SESSION_EVENT_INVALID', 'SESSION_EVENT_INVALID', 'SESSION_WRITE_FAILED', 'SESSION_EVENT_INVALID']);
+      assert.deepEqual(reportedB, ['SESSION_EVENT_INVALID', 'SESSION_EVENT_INVALID', 'SESSION_WRITE_FAILED', 'SESSION_WRITE_FAILED', 'SESSION_EVENT_INVALID']);
       await log.close();
     });
 
@@ -408,8 +417,10 @@ describe('session log, pinned', () => {
     it('creates the missing folders of a new session, by the async write and by the synchronous flush', async () => {
       const early = new JsonlSessionLog({ file: path.join(dir, 'a', 'b', 'async.jsonl'), header: header('async'), policy: policy() });
       await early.flush();
-      const sync = new JsonlSessionLog({ file: path.join(dir, 'c', 'd', 'sync.jsonl'), header: header('sync'), policy: policy() });
+      const errors: ArborError[] = [];
+      const sync = new JsonlSessionLog({ file: path.join(dir, 'c', 'd', 'sync.jsonl'), header: header('sync'), policy: policy(), onError: (e) => errors.push(e) });
       sync.flushSync();
+      assert.deepEqual(errors, [], 'a new file is no lost file');
       assert.equal(lines(early.file).length, 1);
       assert.equal(lines(sync.file).length, 1);
       await early.close();
@@ -445,6 +456,17 @@ describe('session log, pinned', () => {
       }
     });
 
+    it('a first write whose file cannot be examined is reported with the reason, not taken as written', async () => {
+      const watch = watchHandles({ failStat: Object.assign(new Error('EIO: i/o error, fstat'), { code: 'EIO' }) });
+      const log = new JsonlSessionLog({ file: path.join(dir, 'nostat.jsonl'), header: header('nostat'), policy: policy() });
+      try {
+        await assert.rejects(log.flush(), (e: unknown) => e instanceof ArborError && e.code === 'SESSION_WRITE_FAILED' && e.details?.errno === 'EIO');
+        assert.equal(log.dirty, true);
+      } finally {
+        watch.restore();
+      }
+    });
+
     it('the header is written as it was when the log was made', async () => {
       const h = header('frozen');
       const log = new JsonlSessionLog({ file: path.join(dir, 'frozen.jsonl'), header: h, policy: policy() });
@@ -462,7 +484,8 @@ describe('session log, pinned', () => {
       nodeFs.writeSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
         writeSync(fd, buffer, offset, Math.min(length, 7), position)) as typeof nodeFs.writeSync;
       try {
-        const log = new JsonlSessionLog({ file: path.join(dir, 'pieces.jsonl'), header: header('pieces'), policy: policy() });
+        const errors: ArborError[] = [];
+        const log = new JsonlSessionLog({ file: path.join(dir, 'pieces.jsonl'), header: header('pieces'), policy: policy(), onError: (e) => errors.push(e) });
         log.append(text('first'));
         await log.flush();
         log.append(text('second'));
@@ -477,6 +500,7 @@ describe('session log, pinned', () => {
         await log.close();
         assert.deepEqual(textsIn(log.file), ['first', 'second', 'third', 'fourth', 'fifth']);
         assert.ok(watch.counts.writes > 10);
+        assert.deepEqual(errors.map((e) => e.code), ['SESSION_FILE_LOST', 'SESSION_FILE_LOST'], 'only the two deletions, whichever flush wrote before');
       } finally {
         nodeFs.writeSync = writeSync;
         watch.restore();
@@ -602,6 +626,65 @@ describe('session log, pinned', () => {
         log.append(text('three'));
         await log.close();
         assert.deepEqual(textsIn(log.file), ['one', 'two', 'three']);
+      } finally {
+        fs.promises.open = original;
+      }
+    });
+
+    it('a lost file is written again with the lines of its write only; lines appended meanwhile follow once', async () => {
+      const { pool, writes } = heldPool();
+      const log = new JsonlSessionLog({ file: path.join(dir, 'meanwhile.jsonl'), header: header('meanwhile'), policy: policy(), pool, scheduler: manualTimer().scheduler });
+      log.append(text('one'));
+      const first = log.flush();
+      await writes[0].start();
+      await first;
+      fs.rmSync(log.file);
+      log.append(text('two'));
+      const second = log.flush();
+      log.append(text('three'));
+      await writes[1].start();
+      await second;
+      const third = log.flush();
+      await writes[2].start();
+      await third;
+      assert.deepEqual(textsIn(log.file), ['one', 'two', 'three']);
+    });
+
+    it('a rewrite of a lost file that the synchronous flush overtook is dropped, and its temporary file removed', async () => {
+      const original = fs.promises.open;
+      let release: () => void = () => undefined;
+      const closing = new Promise<void>((resolve) => (release = resolve));
+      let closeAsked: () => void = () => undefined;
+      const asked = new Promise<void>((resolve) => (closeAsked = resolve));
+      try {
+        const log = new JsonlSessionLog({ file: path.join(dir, 'race.jsonl'), header: header('race'), policy: policy(), scheduler: manualTimer().scheduler });
+        log.append(text('one'));
+        await log.flush();
+        fs.rmSync(log.file);
+        fs.promises.open = (async (...args: Parameters<typeof original>) => {
+          const handle = await original(...args);
+          const close = handle.close.bind(handle);
+          handle.close = async () => {
+            closeAsked();
+            await closing;
+            return close();
+          };
+          return handle;
+        });
+        log.append(text('two'));
+        const rewriting = log.flush();
+        await asked;
+        fs.promises.open = original;
+        log.append(text('three'));
+        log.flushSync();
+        release();
+        await rewriting;
+        // The dropped rewrite ends by removing its temporary file.
+        while (temporaryFiles().length > 0) await settled();
+        assert.deepEqual(textsIn(log.file), ['one', 'two', 'three']);
+        log.append(text('four'));
+        await log.close();
+        assert.deepEqual(textsIn(log.file), ['one', 'two', 'three', 'four']);
       } finally {
         fs.promises.open = original;
       }
