@@ -96,11 +96,16 @@ function fakeLock(held = false) {
 /** Wraps every file handle the async writer opens: counts syncs, cuts writes into pieces, fails writes. */
 function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException; failStat?: NodeJS.ErrnoException } = {}) {
   const original = fs.promises.open;
-  const counts = { opened: 0, synced: 0, writes: 0 };
+  const counts = { opened: 0, closed: 0, synced: 0, writes: 0 };
   fs.promises.open = (async (...args: Parameters<typeof original>) => {
     const handle = await original(...args);
     counts.opened++;
     const sync = handle.sync.bind(handle);
+    const close = handle.close.bind(handle);
+    handle.close = async () => {
+      counts.closed++;
+      return close();
+    };
     const write = handle.write.bind(handle) as (b: Buffer, o: number, l: number, p: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
     const stat = handle.stat.bind(handle);
     handle.stat = (async (...args: Parameters<typeof stat>) => {
@@ -114,6 +119,8 @@ function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoExcepti
     handle.write = (async (buffer: Buffer, offset: number, length: number, position: number) => {
       counts.writes++;
       if (options.failWrite) throw options.failWrite;
+      // Checked as the real write checks it, then cut to the chunk.
+      if (offset + length > buffer.length) throw new RangeError(`offset ${offset} and length ${length} outside a buffer of ${buffer.length}`);
       return write(buffer, offset, Math.min(length, options.chunk ?? length), position);
     }) as typeof handle.write;
     return handle;
@@ -268,10 +275,9 @@ describe('session log, pinned', () => {
       assert.equal(later.due.size, 1, 'the rest waits for the timer');
       later.fire();
       assert.equal(idle.writes.length, 2);
+      const scheduled = later.counts.scheduled;
       await idle.writes[1].start();
       assert.equal(quiet.dirty, false);
-      const scheduled = later.counts.scheduled;
-      await quiet.flush();
       assert.equal(later.counts.scheduled, scheduled, 'a write that leaves nothing waiting asks the timer for nothing');
     });
   });
@@ -331,6 +337,7 @@ describe('session log, pinned', () => {
       const log = new JsonlSessionLog({ file, header: header('malformed'), policy: policy(), scheduler: manualTimer().scheduler, onError: (e) => errors.push(e) });
       log.append(forged<SessionEvent>(null));
       log.append(forged<SessionEvent>({ type: 7, at: AT }));
+      log.append(forged<SessionEvent>(Object.assign(() => undefined, { type: 'usage' })));
       const reasons = [null, { type: 7, at: AT }].map((e) => sessionEventSchema.safeParse(e).error?.issues[0]);
       assert.equal(
         errors[0]?.message,
@@ -338,6 +345,7 @@ describe('session log, pinned', () => {
       );
       assert.deepEqual(errors[0]?.details, { id: 'malformed', file, eventType: undefined, path: [] });
       assert.match(errors[1]?.message ?? '', /^Session malformed: a malformed event was not saved /);
+      assert.match(errors[2]?.message ?? '', /^Session malformed: a malformed event was not saved /, 'a function is no event, whatever its type says');
       assert.equal(log.events.length, 0);
     });
 
@@ -481,28 +489,50 @@ describe('session log, pinned', () => {
     it('a write the disk takes in pieces still lands whole, by the async write, the synchronous flush and the rewrite of a lost file', async () => {
       const watch = watchHandles({ chunk: 7 });
       const writeSync = nodeFs.writeSync;
-      nodeFs.writeSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
-        writeSync(fd, buffer, offset, Math.min(length, 7), position)) as typeof nodeFs.writeSync;
+      const openSync = nodeFs.openSync;
+      const closeSync = nodeFs.closeSync;
+      const fds = new Set<number>();
+      nodeFs.writeSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+        if (offset + length > buffer.length) throw new RangeError(`offset ${offset} and length ${length} outside a buffer of ${buffer.length}`);
+        return writeSync(fd, buffer, offset, Math.min(length, 7), position);
+      }) as typeof nodeFs.writeSync;
+      nodeFs.openSync = ((...args: Parameters<typeof openSync>) => {
+        const fd = openSync(...args);
+        fds.add(fd);
+        return fd;
+      });
+      nodeFs.closeSync = ((fd: number) => {
+        fds.delete(fd);
+        return closeSync(fd);
+      });
       try {
         const errors: ArborError[] = [];
         const log = new JsonlSessionLog({ file: path.join(dir, 'pieces.jsonl'), header: header('pieces'), policy: policy(), onError: (e) => errors.push(e) });
         log.append(text('first'));
         await log.flush();
+        assert.deepEqual(textsIn(log.file), ['first']);
         log.append(text('second'));
         log.flushSync();
+        assert.deepEqual(textsIn(log.file), ['first', 'second']);
         fs.rmSync(log.file);
         log.append(text('third'));
         await log.flush();
+        assert.deepEqual(textsIn(log.file), ['first', 'second', 'third']);
         fs.rmSync(log.file);
         log.append(text('fourth'));
         log.flushSync();
+        assert.deepEqual(textsIn(log.file), ['first', 'second', 'third', 'fourth']);
         log.append(text('fifth'));
         await log.close();
         assert.deepEqual(textsIn(log.file), ['first', 'second', 'third', 'fourth', 'fifth']);
         assert.ok(watch.counts.writes > 10);
+        assert.equal(watch.counts.closed, watch.counts.opened, 'every handle closed, the rewritten file\'s too');
+        assert.equal(fds.size, 0, 'every descriptor closed, the rewritten file\'s too');
         assert.deepEqual(errors.map((e) => e.code), ['SESSION_FILE_LOST', 'SESSION_FILE_LOST'], 'only the two deletions, whichever flush wrote before');
       } finally {
         nodeFs.writeSync = writeSync;
+        nodeFs.openSync = openSync;
+        nodeFs.closeSync = closeSync;
         watch.restore();
       }
     });
@@ -739,6 +769,23 @@ describe('session log, pinned', () => {
       assert.equal(closing.counts.releaseSync, 0);
       assert.ok(closing.counts.release >= 1);
       assert.equal(closing.counts.acquire + closing.counts.acquireSync, 0, 'held already');
+
+      // A close that failed, then the exit flush: released synchronously.
+      const failed = fakeLock(true);
+      const kept = new JsonlSessionLog({ file: path.join(dir, 'kept.jsonl'), header: header('kept'), policy: policy(), lock: failed.lock });
+      await kept.flush();
+      fs.rmSync(kept.file);
+      fs.mkdirSync(kept.file);
+      kept.append(text('one'));
+      const timers = captureRetryTimers();
+      try {
+        await assert.rejects(kept.close());
+      } finally {
+        timers.restore();
+      }
+      fs.rmdirSync(kept.file);
+      kept.flushSync();
+      assert.deepEqual([failed.counts.release, failed.counts.releaseSync], [0, 1]);
     });
 
     it('a failed close is retried every 5 s, twelve times, then left to the exit flush; a second close does not add tries', async () => {
