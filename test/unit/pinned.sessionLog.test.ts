@@ -859,13 +859,17 @@ describe('session log, pinned', () => {
 
     it('a synchronous flush of an open log keeps it open', () => {
       const closed: JsonlSessionLog[] = [];
-      const log = new JsonlSessionLog({ file: path.join(dir, 'open.jsonl'), header: header('open'), policy: policy(), onClose: (l) => closed.push(l) });
+      const errors: ArborError[] = [];
+      const log = new JsonlSessionLog({ file: path.join(dir, 'open.jsonl'), header: header('open'), policy: policy(), onClose: (l) => closed.push(l), onError: (e) => errors.push(e) });
       log.append(text('one'));
       log.flushSync();
       assert.equal(closed.length, 0);
       log.append(text('two'));
+      log.flushSync();
+      log.append(text('three'));
       log.closeSync();
-      assert.deepEqual(textsIn(log.file), ['one', 'two']);
+      assert.deepEqual(textsIn(log.file), ['one', 'two', 'three']);
+      assert.deepEqual(errors, [], 'each synchronous write continues where the one before ended');
     });
   });
 });
