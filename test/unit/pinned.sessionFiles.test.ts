@@ -277,7 +277,7 @@ describe('session log writes, pinned', () => {
     assert.equal(fs.readFileSync(log.file, 'utf8').split('\n').length, 3);
   });
 
-  it('a write starts as soon as the waiting text reaches the size threshold exactly', async () => {
+  it('a header larger than the size threshold is written at once, without a flush or the timer', async () => {
     const h = header('exact');
     const size = JSON.stringify(h).length + 1;
     const log = new JsonlSessionLog({ file: path.join(dir, 'exact.jsonl'), header: h, policy: { flushDelayMs: 60_000, maxBufferedBytes: size, fsync: false } });
