@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import type { Agent } from '../../src/core/agents/agent';
-import { isArborError } from '../../src/core/errors';
+import { isArborError, type ArborErrorCode } from '../../src/core/errors';
 import type { SessionSnapshot } from '../../src/core/agents/sessionSnapshot';
 import { MemorySessionLog } from '../../src/core/sessions/memoryLog';
 import { ContinuationManager, type Activation, type LoadedSettledChild } from '../../src/core/subagents';
@@ -517,84 +517,65 @@ describe('continuable children, pinned: resuming a settled child from durable se
     await runtime.dispose();
   });
 
-  it('a session read back while Arbor shuts down is closed, and the message refused as AGENT_DISPOSED', async () => {
+  /**
+   * The root sends "go on" to `target`; once the store is asked, `meanwhile` runs, then the store
+   * answers with `stored`. The message must be refused as `refused`, the session read back closed
+   * again, and no child created.
+   */
+  async function refusedAfterRead(
+    target: string,
+    stored: (rootId: string) => ReturnType<typeof storedChild> | undefined,
+    refused: (e: unknown) => boolean,
+    meanwhile: (fx: { runtime: ReturnType<typeof makeRuntime>['runtime']; manager: ContinuationManager; root: Agent }) => unknown = () => undefined,
+  ): Promise<void> {
     const { runtime, root } = await idleRoot();
     const { manager, loads, created } = managerWithStore(runtime);
-    const stored = storedChild('kid-1', root.id);
-    const delivery = manager.deliver(root, 'kid-1', 'go on');
+    const child = stored(root.id);
+    const delivery = manager.deliver(root, target, 'go on');
     await until(() => loads.length === 1, 'the store to be asked');
-    manager.dispose();
-    loads[0].resolve(stored.loaded);
-    await assert.rejects(delivery, (e: unknown) => isArborError(e, 'AGENT_DISPOSED') && (e as Error).message === 'Arbor is shutting down.');
-    assert.strictEqual(stored.discards(), 1);
+    await meanwhile({ runtime, manager, root });
+    loads[0].resolve(child?.loaded);
+    await assert.rejects(delivery, refused);
+    if (child) assert.strictEqual(child.discards(), 1, 'the session read back is closed again');
     assert.deepStrictEqual(created, []);
+    manager.dispose();
     await runtime.dispose();
-  });
+  }
+  const refusal = (code: ArborErrorCode, message: string) => (e: unknown) => isArborError(e, code) && (e as Error).message === message;
 
-  it('a session read back after its parent ended is closed, and the message refused as SUBAGENT_UNAUTHORIZED', async () => {
-    const { runtime, root } = await idleRoot();
-    const { manager, loads, created } = managerWithStore(runtime);
-    const stored = storedChild('kid-1', root.id);
-    const delivery = manager.deliver(root, 'kid-1', 'go on');
-    await until(() => loads.length === 1, 'the store to be asked');
-    await runtime.end(root);
-    loads[0].resolve(stored.loaded);
-    await assert.rejects(delivery, (e: unknown) => unauthorized(e) && (e as Error).message === 'Only a live agent can send messages to its subagents.');
-    assert.strictEqual(stored.discards(), 1);
-    assert.deepStrictEqual(created, []);
-    manager.dispose();
-    await runtime.dispose();
-  });
+  it('a session read back while Arbor shuts down is closed, and the message refused as AGENT_DISPOSED', () =>
+    refusedAfterRead('kid-1', (rootId) => storedChild('kid-1', rootId), refusal('AGENT_DISPOSED', 'Arbor is shutting down.'), ({ manager }) =>
+      manager.dispose(),
+    ));
 
-  it("a stored session of another parent is closed again, and the caller is told it has no such subagent", async () => {
-    const { runtime, root } = await idleRoot();
-    const { manager, loads, created } = managerWithStore(runtime);
-    const stored = storedChild('kid-1', 'someone-else');
-    const delivery = manager.deliver(root, 'kid-1', 'go on');
-    await until(() => loads.length === 1, 'the store to be asked');
-    loads[0].resolve(stored.loaded);
-    await assert.rejects(
-      delivery,
-      (e: unknown) =>
-        isArborError(e, 'SUBAGENT_NOT_FOUND') &&
-        (e as Error).message === 'No subagent kid-1 of yours is live or resumable. Use list_agents to see your subagents, or start a new one.',
-    );
-    assert.strictEqual(stored.discards(), 1);
-    assert.deepStrictEqual(created, []);
-    manager.dispose();
-    await runtime.dispose();
-  });
+  it('a session read back after its parent ended is closed, and the message refused as SUBAGENT_UNAUTHORIZED', () =>
+    refusedAfterRead(
+      'kid-1',
+      (rootId) => storedChild('kid-1', rootId),
+      refusal('SUBAGENT_UNAUTHORIZED', 'Only a live agent can send messages to its subagents.'),
+      ({ runtime, root }) => runtime.end(root),
+    ));
 
-  it('nothing stored under that id: SUBAGENT_NOT_FOUND, and no child is created', async () => {
-    const { runtime, root } = await idleRoot();
-    const { manager, loads, created } = managerWithStore(runtime);
-    const delivery = manager.deliver(root, 'kid-9', 'go on');
-    await until(() => loads.length === 1, 'the store to be asked');
-    loads[0].resolve(undefined);
-    await assert.rejects(delivery, (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND') && (e as Error).message.startsWith('No subagent kid-9 of yours'));
-    assert.deepStrictEqual(created, []);
-    manager.dispose();
-    await runtime.dispose();
-  });
+  it('a stored session of another parent is closed again, and the caller is told it has no such subagent', () =>
+    refusedAfterRead(
+      'kid-1',
+      () => storedChild('kid-1', 'someone-else'),
+      refusal('SUBAGENT_NOT_FOUND', 'No subagent kid-1 of yours is live or resumable. Use list_agents to see your subagents, or start a new one.'),
+    ));
 
-  it('a stored external agent is not resumed: its session is closed and the message refused as EXTERNAL_NOT_RESUMABLE, naming it', async () => {
-    const { runtime, root } = await idleRoot();
-    const { manager, loads, created } = managerWithStore(runtime);
-    const stored = storedChild('kid-1', root.id, { external: 'Test Agent' });
-    const delivery = manager.deliver(root, 'kid-1', 'go on');
-    await until(() => loads.length === 1, 'the store to be asked');
-    loads[0].resolve(stored.loaded);
-    await assert.rejects(
-      delivery,
-      (e: unknown) =>
-        isArborError(e, 'EXTERNAL_NOT_RESUMABLE') &&
-        (e as Error).message === 'Subagent kid-1 was the external agent Test Agent, which has ended; start it again with start_external_agent.',
-    );
-    assert.strictEqual(stored.discards(), 1);
-    assert.deepStrictEqual(created, []);
-    manager.dispose();
-    await runtime.dispose();
-  });
+  it('nothing stored under that id: SUBAGENT_NOT_FOUND, and no child is created', () =>
+    refusedAfterRead(
+      'kid-9',
+      () => undefined,
+      refusal('SUBAGENT_NOT_FOUND', 'No subagent kid-9 of yours is live or resumable. Use list_agents to see your subagents, or start a new one.'),
+    ));
+
+  it('a stored external agent is not resumed: its session is closed and the message refused as EXTERNAL_NOT_RESUMABLE, naming it', () =>
+    refusedAfterRead(
+      'kid-1',
+      (rootId) => storedChild('kid-1', rootId, { external: 'Test Agent' }),
+      refusal('EXTERNAL_NOT_RESUMABLE', 'Subagent kid-1 was the external agent Test Agent, which has ended; start it again with start_external_agent.'),
+    ));
 
   it('after shutdown a message is refused as AGENT_DISPOSED and reads nothing back from durable sessions', async () => {
     const { runtime, root } = await idleRoot();

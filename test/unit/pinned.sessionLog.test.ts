@@ -128,6 +128,29 @@ function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoExcepti
   return { counts, restore: () => (fs.promises.open = original) };
 }
 
+/**
+ * Holds the close of every file handle the async writer opens from now on: `asked` resolves when
+ * a write reaches its close, which waits for `release`. `restore` stops wrapping new handles.
+ */
+function holdCloses() {
+  const original = fs.promises.open;
+  let release: () => void = () => undefined;
+  const closing = new Promise<void>((resolve) => (release = resolve));
+  let closeAsked: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (closeAsked = resolve));
+  fs.promises.open = (async (...args: Parameters<typeof original>) => {
+    const handle = await original(...args);
+    const close = handle.close.bind(handle);
+    handle.close = async () => {
+      closeAsked();
+      await closing;
+      return close();
+    };
+    return handle;
+  });
+  return { asked, release: () => release(), restore: () => (fs.promises.open = original) };
+}
+
 /** Timers of 5 s (the retries after a failed close), captured to be fired by hand. */
 function captureRetryTimers() {
   const setTimer = globalThis.setTimeout;
@@ -626,30 +649,16 @@ describe('session log, pinned', () => {
     });
 
     it('an async write that finished writing as the synchronous flush overtook it leaves the log clean', async () => {
-      const original = fs.promises.open;
-      let release: () => void = () => undefined;
-      const closing = new Promise<void>((resolve) => (release = resolve));
-      let closeAsked: () => void = () => undefined;
-      const asked = new Promise<void>((resolve) => (closeAsked = resolve));
-      fs.promises.open = (async (...args: Parameters<typeof original>) => {
-        const handle = await original(...args);
-        const close = handle.close.bind(handle);
-        handle.close = async () => {
-          closeAsked();
-          await closing;
-          return close();
-        };
-        return handle;
-      });
+      const held = holdCloses();
       try {
         const log = new JsonlSessionLog({ file: path.join(dir, 'late.jsonl'), header: header('late'), policy: policy(), scheduler: manualTimer().scheduler });
         log.append(text('one'));
         const first = log.flush();
-        await asked;
-        fs.promises.open = original;
+        await held.asked;
+        held.restore();
         log.append(text('two'));
         log.flushSync();
-        release();
+        held.release();
         await first;
         await settled();
         assert.equal(log.dirty, false, 'the late write covers fewer lines than the synchronous one');
@@ -657,7 +666,7 @@ describe('session log, pinned', () => {
         await log.close();
         assert.deepEqual(textsIn(log.file), ['one', 'two', 'three']);
       } finally {
-        fs.promises.open = original;
+        held.restore();
       }
     });
 
@@ -681,33 +690,20 @@ describe('session log, pinned', () => {
     });
 
     it('a rewrite of a lost file that the synchronous flush overtook is dropped, and its temporary file removed', async () => {
-      const original = fs.promises.open;
-      let release: () => void = () => undefined;
-      const closing = new Promise<void>((resolve) => (release = resolve));
-      let closeAsked: () => void = () => undefined;
-      const asked = new Promise<void>((resolve) => (closeAsked = resolve));
+      let held: ReturnType<typeof holdCloses> | undefined;
       try {
         const log = new JsonlSessionLog({ file: path.join(dir, 'race.jsonl'), header: header('race'), policy: policy(), scheduler: manualTimer().scheduler });
         log.append(text('one'));
         await log.flush();
         fs.rmSync(log.file);
-        fs.promises.open = (async (...args: Parameters<typeof original>) => {
-          const handle = await original(...args);
-          const close = handle.close.bind(handle);
-          handle.close = async () => {
-            closeAsked();
-            await closing;
-            return close();
-          };
-          return handle;
-        });
+        held = holdCloses();
         log.append(text('two'));
         const rewriting = log.flush();
-        await asked;
-        fs.promises.open = original;
+        await held.asked;
+        held.restore();
         log.append(text('three'));
         log.flushSync();
-        release();
+        held.release();
         await rewriting;
         // The dropped rewrite ends by removing its temporary file.
         while (temporaryFiles().length > 0) await settled();
@@ -716,7 +712,7 @@ describe('session log, pinned', () => {
         await log.close();
         assert.deepEqual(textsIn(log.file), ['one', 'two', 'three', 'four']);
       } finally {
-        fs.promises.open = original;
+        held?.restore();
       }
     });
 
