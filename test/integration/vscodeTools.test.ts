@@ -67,6 +67,15 @@ describe('Tools other extensions contribute (vscode.lm.tools)', function () {
     assert.ok(transcript.includes(`**Tool result** \`${TOOL}\``) && transcript.includes('echo: hello from Arbor'), 'the transcript shows the result');
     if (ui.available) {
       await vscode.commands.executeCommand('arbor.openConversation', agent.id);
+      try {
+        await ui.webviewHasText(TOOL, { within: 'ToolUser' });
+      } catch {
+        // The workbench can leave a new webview blank while its frame waits for the webview
+        // service worker of an earlier view ("Waiting for controllerchange"); a person closes the
+        // tab and opens the conversation again.
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        await vscode.commands.executeCommand('arbor.openConversation', agent.id);
+      }
       assert.ok(await ui.webviewHasText(TOOL, { within: 'ToolUser' }), 'the conversation view shows the call');
       await ui.webviewClick('.tool > summary', { within: 'ToolUser' }); // opens the call's details
       assert.ok(await ui.webviewHasText('echo: hello from Arbor', { within: 'ToolUser' }), 'the conversation view shows the result');
