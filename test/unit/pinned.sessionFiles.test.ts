@@ -6,6 +6,7 @@ import nodeFs = require('node:fs');
 import { ArborError } from '../../src/core/errors';
 import { DEFAULT_WRITE_POLICY, describeDamage, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
 import { header, makeTempDir, tick } from './sessions.fixtures';
+import { watchHandles } from './support/fileHandles';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
 // the exact line), and what every write leaves behind (no open handle, an fsync when asked).
@@ -18,28 +19,6 @@ async function corruptionOf(store: JsonlSessionStore, id: string): Promise<Arbor
     throw e;
   }
   throw new Error(`session ${id} loaded`);
-}
-
-/** Counts every file handle the async writer opens and closes, and every sync() on them. */
-function watchFileHandles() {
-  const original = fs.promises.open;
-  const counts = { opened: 0, closed: 0, synced: 0 };
-  fs.promises.open = (async (...args: Parameters<typeof original>) => {
-    const handle = await original(...args);
-    counts.opened++;
-    const close = handle.close.bind(handle);
-    const sync = handle.sync.bind(handle);
-    handle.close = async () => {
-      counts.closed++;
-      return close();
-    };
-    handle.sync = async () => {
-      counts.synced++;
-      return sync();
-    };
-    return handle;
-  });
-  return { counts, restore: () => (fs.promises.open = original) };
 }
 
 describe('session files, pinned', () => {
@@ -125,7 +104,7 @@ describe('session files, pinned', () => {
   });
 
   it('every asynchronous write closes the file handle it opened', async () => {
-    const watch = watchFileHandles();
+    const watch = watchHandles();
     try {
       const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
       const log = store.create(header('handles'));
@@ -143,7 +122,7 @@ describe('session files, pinned', () => {
   });
 
   it('the fsync option syncs every asynchronous write, and the synchronous flush too', async () => {
-    const watch = watchFileHandles();
+    const watch = watchHandles();
     const fsyncSync = nodeFs.fsyncSync;
     let syncSyncs = 0;
     nodeFs.fsyncSync = ((fd: number) => {

@@ -9,6 +9,7 @@ import type { FilePool } from '../../src/core/sessions/filePool';
 import type { FlushScheduler } from '../../src/core/sessions/flushScheduler';
 import type { SessionLock } from '../../src/core/sessions/sessionLock';
 import { forged } from '../support/forged';
+import { holdCloses, watchHandles } from './support/fileHandles';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 
 // One session log's write pipeline, driven step by step: its timer, its file pool and its lock
@@ -91,64 +92,6 @@ function fakeLock(held = false) {
     },
   });
   return { lock, counts };
-}
-
-/** Wraps every file handle the async writer opens: counts syncs, cuts writes into pieces, fails writes. */
-function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException; failStat?: NodeJS.ErrnoException } = {}) {
-  const original = fs.promises.open;
-  const counts = { opened: 0, closed: 0, synced: 0, writes: 0 };
-  fs.promises.open = (async (...args: Parameters<typeof original>) => {
-    const handle = await original(...args);
-    counts.opened++;
-    const sync = handle.sync.bind(handle);
-    const close = handle.close.bind(handle);
-    handle.close = async () => {
-      counts.closed++;
-      return close();
-    };
-    const write = handle.write.bind(handle) as (b: Buffer, o: number, l: number, p: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
-    const stat = handle.stat.bind(handle);
-    handle.stat = (async (...args: Parameters<typeof stat>) => {
-      if (options.failStat) throw options.failStat;
-      return stat(...args);
-    }) as typeof handle.stat;
-    handle.sync = async () => {
-      counts.synced++;
-      return sync();
-    };
-    handle.write = (async (buffer: Buffer, offset: number, length: number, position: number) => {
-      counts.writes++;
-      if (options.failWrite) throw options.failWrite;
-      // Checked as the real write checks it, then cut to the chunk.
-      if (offset + length > buffer.length) throw new RangeError(`offset ${offset} and length ${length} outside a buffer of ${buffer.length}`);
-      return write(buffer, offset, Math.min(length, options.chunk ?? length), position);
-    }) as typeof handle.write;
-    return handle;
-  });
-  return { counts, restore: () => (fs.promises.open = original) };
-}
-
-/**
- * Holds the close of every file handle the async writer opens from now on: `asked` resolves when
- * a write reaches its close, which waits for `release`. `restore` stops wrapping new handles.
- */
-function holdCloses() {
-  const original = fs.promises.open;
-  let release: () => void = () => undefined;
-  const closing = new Promise<void>((resolve) => (release = resolve));
-  let closeAsked: () => void = () => undefined;
-  const asked = new Promise<void>((resolve) => (closeAsked = resolve));
-  fs.promises.open = (async (...args: Parameters<typeof original>) => {
-    const handle = await original(...args);
-    const close = handle.close.bind(handle);
-    handle.close = async () => {
-      closeAsked();
-      await closing;
-      return close();
-    };
-    return handle;
-  });
-  return { asked, release: () => release(), restore: () => (fs.promises.open = original) };
 }
 
 /** Timers of 5 s (the retries after a failed close), captured to be fired by hand. */
