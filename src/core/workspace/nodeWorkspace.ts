@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { ArborError } from '../errors';
-import { noWorkspace, resolveWorkspacePath, toPosix } from './paths';
+import { confineGlob, type GlobScope } from './globs';
+import { resolveWorkspacePath, toPosix } from './paths';
 import type {
   ListFilesQuery,
   ListFilesResult,
@@ -86,11 +87,10 @@ export class NodeWorkspace implements WorkspacePort {
   }
 
   async listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
-    const include = query.glob ? globMatcher(query.glob) : undefined;
+    const scopes = await confineGlob(this.roots, query.glob);
     const files: string[] = [];
     let truncated = false;
-    for await (const file of this.walk(query.signal)) {
-      if (include && !include(file.display)) continue;
+    for await (const file of this.walk(scopes, query.signal)) {
       if (files.length === query.limit) {
         truncated = true;
         break;
@@ -102,7 +102,7 @@ export class NodeWorkspace implements WorkspacePort {
 
   async searchText(query: SearchTextQuery): Promise<SearchTextResult> {
     const match = lineMatcher(query.pattern, query.isRegex, query.caseSensitive);
-    const include = query.glob ? globMatcher(query.glob) : undefined;
+    const scopes = await confineGlob(this.roots, query.glob);
     const matches: TextMatch[] = [];
     let batch: WalkedFile[] = [];
     const flush = async (): Promise<boolean> => {
@@ -116,14 +116,13 @@ export class NodeWorkspace implements WorkspacePort {
       }
       return false;
     };
-    for await (const file of this.walk(query.signal)) {
-      if (include && !include(file.display)) continue;
+    for await (const file of this.walk(scopes, query.signal)) {
       batch.push(file);
-      if (batch.length === SEARCH_CONCURRENCY && (await flush())) return { matches, truncated: true };
+      if (batch.length === SEARCH_CONCURRENCY && (await flush())) return { matches: sortMatches(matches), truncated: true };
     }
     const truncated = await flush();
     query.signal?.throwIfAborted();
-    return { matches, truncated };
+    return { matches: sortMatches(matches), truncated };
   }
 
   diagnostics(p?: WorkspacePath): Promise<WorkspaceDiagnostic[]> {
@@ -131,16 +130,27 @@ export class NodeWorkspace implements WorkspacePort {
     return Promise.resolve(p ? all.filter((d) => d.path === p.relative) : all);
   }
 
-  /** Every file of every folder, in a stable order, minus `.git`, ignored and excluded files. */
-  private async *walk(signal: AbortSignal | undefined): AsyncGenerator<WalkedFile> {
-    if (this.roots.length === 0) throw noWorkspace();
+  /**
+   * The files each scope's glob asks for, in a stable order, minus `.git`, ignored and excluded
+   * files. The walk starts at the folder (so every `.gitignore` on the way counts), enters only
+   * folders on the way to or under the scope's root, and never follows a symbolic link.
+   */
+  private async *walk(scopes: readonly GlobScope[], signal: AbortSignal | undefined): AsyncGenerator<WalkedFile> {
     const prefixed = this.roots.length > 1;
-    for (const root of this.roots) {
+    for (const { folder: root, root: start, match } of scopes) {
+      const onTheWay = (relative: string): boolean => !start || relative === start || relative.startsWith(`${start}/`) || start.startsWith(`${relative}/`);
       const prefix = prefixed ? `${path.basename(root)}/` : '';
-      const stack: { dir: string; rules: { base: string; ig: Ignore }[] }[] = [{ dir: root, rules: [] }];
+      // Files and folders in one stack, each folder's entries in name order: the order of
+      // `rg --sort path`, so both walks list (and cap) the same files the same way.
+      const stack: (WalkedFile | { dir: string; rules: { base: string; ig: Ignore }[] })[] = [{ dir: root, rules: [] }];
       while (stack.length) {
         signal?.throwIfAborted();
-        const { dir, rules: inherited } = stack.pop()!;
+        const next = stack.pop()!;
+        if (!('dir' in next)) {
+          yield next;
+          continue;
+        }
+        const { dir, rules: inherited } = next;
         let entries: fs.Dirent[];
         try {
           entries = await fs.promises.readdir(dir, { withFileTypes: true });
@@ -152,8 +162,7 @@ export class NodeWorkspace implements WorkspacePort {
           const ig = await readIgnore(path.join(dir, '.gitignore'));
           if (ig) rules.push({ base: dir, ig });
         }
-        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        const subdirs: string[] = [];
+        entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
         for (const entry of entries) {
           if (entry.name === '.git') continue;
           const absolute = path.join(dir, entry.name);
@@ -161,13 +170,18 @@ export class NodeWorkspace implements WorkspacePort {
           if (!isDir && !entry.isFile()) continue;
           const relative = toPosix(path.relative(root, absolute));
           if (this.excluded(relative) || ignored(rules, absolute, isDir)) continue;
-          if (isDir) subdirs.push(absolute);
-          else yield { absolute, display: prefix + relative };
+          if (isDir) {
+            if (onTheWay(relative)) stack.push({ dir: absolute, rules });
+          } else if (match(relative)) stack.push({ absolute, display: prefix + relative });
         }
-        for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i], rules });
       }
     }
   }
+}
+
+/** Matches in the order ripgrep's are given: by path, then line. */
+function sortMatches(matches: TextMatch[]): TextMatch[] {
+  return matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
 }
 
 interface WalkedFile {
@@ -221,12 +235,6 @@ async function readBytes(p: WorkspacePath): Promise<Buffer> {
     throw new ArborError('FILE_TOO_LARGE', `"${p.relative}" is ${stat.size} bytes, more than the ${MAX_FILE_BYTES} Arbor reads; use search_text to find what you need in it.`, { path: p.relative });
   }
   return fs.promises.readFile(p.absolute);
-}
-
-/** A glob with the editor's meaning: `*.ts` matches at any depth, like the search view's include. */
-export function globMatcher(glob: string): (relative: string) => boolean {
-  const patterns = glob.includes('/') ? [glob] : [glob, `**/${glob}`];
-  return picomatch(patterns, { dot: true });
 }
 
 /** The stale/exists check of `writeText`, shared by the implementations. */

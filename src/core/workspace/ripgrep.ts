@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as z from 'zod';
@@ -7,13 +6,16 @@ import { ArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
 import type { ListFilesResult, SearchTextResult, TextMatch } from './port';
 import { clipMatchLine, lineMatcher } from './text';
-import { MAX_FILE_BYTES, globMatcher } from './nodeWorkspace';
+import { confineGlob, dropOutside, type GlobScope } from './globs';
+import { MAX_FILE_BYTES } from './nodeWorkspace';
 
 /**
  * Listing and search with ripgrep, the engine of the editor's own search view: it honours
  * `.gitignore` (with or without a git repository), skips binary files and walks in parallel.
  * Each folder is searched by one `rg` process reading JSON lines; the process is killed as soon
- * as the cap is reached or the signal aborts (Stop ends a long search at once).
+ * as the cap is reached or the signal aborts (Stop ends a long search at once). The glob is
+ * confined first (`confineGlob`): rg starts only at a root inside the workspace, never for a
+ * refused glob, and every path it prints is checked to lie inside before it is returned.
  */
 export interface RipgrepScope {
   /** The folders to search, absolute. */
@@ -26,48 +28,42 @@ export interface RipgrepScope {
 const COMMON_ARGS = ['--no-config', '--hidden', '--no-require-git', '--glob', '!.git', '--max-filesize', String(MAX_FILE_BYTES)];
 
 /**
- * rg's arguments for a scope, and the paths to walk. Exclusions are negated `--glob`s. An
- * include glob cannot be one (a positive `--glob` overrides `.gitignore`): a name-only glob
- * becomes a file type, which honours ignore files; a glob with folders starts the walk at its
- * literal folder prefix; `keep` then checks every path against the whole glob.
+ * rg's arguments for a folder's scope, and the path to walk, which `confineGlob` checked: rg is
+ * started only for a glob it accepted, and only at its checked root (after `--`, so no folder
+ * name is read as a flag). Exclusions are negated `--glob`s. An include glob cannot be one (a
+ * positive `--glob` overrides `.gitignore`): a name-only glob becomes a file type, which honours
+ * ignore files (unless it has a `:`, which a type's definition cannot hold: then the walk is
+ * the whole folder); a glob with folders starts the walk at its literal folder prefix;
+ * `scope.match` then checks every path against the whole glob, and `dropOutside` every path kept.
  */
-function scopeArgs(folder: string, exclude: readonly string[], include: string | undefined): { args: string[]; roots: string[]; keep: (p: string) => boolean } {
+function scopeArgs(scope: GlobScope, exclude: readonly string[]): { args: string[]; roots: string[] } {
   const args = [...COMMON_ARGS];
   for (const glob of exclude) args.push('--glob', `!${glob}`);
-  if (!include) return { args, roots: ['.'], keep: () => true };
-  const keep = globMatcher(include);
-  if (!include.includes('/')) {
-    args.push('--type-add', `arborinclude:${include}`, '--type', 'arborinclude');
-    return { args, roots: ['.'], keep };
-  }
-  const literal: string[] = [];
-  for (const segment of include.split('/').slice(0, -1)) {
-    if (/[*?[\]{}!]/.test(segment)) break;
-    literal.push(segment);
-  }
-  const start = literal.join('/');
-  if (!start) return { args, roots: ['.'], keep };
-  return { args, roots: fs.existsSync(path.join(folder, start)) ? [start] : [], keep };
+  if (scope.name !== undefined && !scope.name.includes(':')) args.push('--type-add', `arborinclude:${scope.name}`, '--type', 'arborinclude');
+  return { args, roots: ['--', scope.root || '.'] };
 }
 
 export async function ripgrepListFiles(rg: string, scope: RipgrepScope, glob: string | undefined, limit: number): Promise<ListFilesResult> {
+  const scopes = await confineGlob(scope.folders, glob);
   const files: string[] = [];
   let truncated = false;
-  for (const folder of scope.folders) {
-    const prefix = scope.folders.length > 1 ? `${path.basename(folder)}/` : '';
-    const { args, roots, keep } = scopeArgs(folder, scope.exclude, glob);
-    if (roots.length === 0) continue;
+  for (const folderScope of scopes) {
+    const prefix = scope.folders.length > 1 ? `${path.basename(folderScope.folder)}/` : '';
+    const { args, roots } = scopeArgs(folderScope, scope.exclude);
+    const room = limit - files.length;
+    const found: string[] = [];
     // Sorted, so the first `limit` files are always the same ones and rg can stop early.
-    await runLines(rg, [...args, '--files', '--sort', 'path', ...roots], folder, scope.signal, (line) => {
+    await runLines(rg, [...args, '--files', '--sort', 'path', ...roots], folderScope.folder, scope.signal, (line) => {
       const file = stripDotSlash(line);
-      if (!keep(file)) return true;
-      if (files.length === limit) {
+      if (!folderScope.match(file)) return true;
+      if (found.length === room) {
         truncated = true;
         return false;
       }
-      files.push(prefix + file);
+      found.push(file);
       return true;
     });
+    for (const file of await dropOutside(folderScope.folder, found, (f) => f)) files.push(prefix + file);
     if (truncated) break;
   }
   return { files, truncated };
@@ -94,16 +90,18 @@ export interface RipgrepSearch {
 export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: RipgrepSearch): Promise<SearchTextResult> {
   // The model writes JavaScript regular expressions: an invalid one is named before rg runs.
   lineMatcher(query.pattern, query.isRegex, query.caseSensitive);
+  const scopes = await confineGlob(scope.folders, query.glob);
   const matches: TextMatch[] = [];
   let truncated = false;
-  for (const folder of scope.folders) {
-    const prefix = scope.folders.length > 1 ? `${path.basename(folder)}/` : '';
-    const { args, roots, keep } = scopeArgs(folder, scope.exclude, query.glob);
-    if (roots.length === 0) continue;
+  for (const folderScope of scopes) {
+    const prefix = scope.folders.length > 1 ? `${path.basename(folderScope.folder)}/` : '';
+    const { args, roots } = scopeArgs(folderScope, scope.exclude);
     args.push('--json', query.caseSensitive ? '--case-sensitive' : '--ignore-case');
     if (!query.isRegex) args.push('--fixed-strings');
     args.push('--regexp', query.pattern, ...roots);
-    await runLines(rg, args, folder, scope.signal, (line) => {
+    const room = query.limit - matches.length;
+    const found: TextMatch[] = [];
+    await runLines(rg, args, folderScope.folder, scope.signal, (line) => {
       if (!line.startsWith('{"type":"match"')) return true;
       let json: unknown;
       try {
@@ -115,15 +113,16 @@ export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: Ripg
       if (!parsed.success) return true;
       const { data } = parsed.data;
       const file = stripDotSlash(data.path.text);
-      if (!('text' in data.lines) || !keep(file)) return true;
-      if (matches.length === query.limit) {
+      if (!('text' in data.lines) || !folderScope.match(file)) return true;
+      if (found.length === room) {
         truncated = true;
         return false;
       }
       const text = data.lines.text.replace(/\r?\n$/, '');
-      matches.push({ path: prefix + file, line: data.line_number, text: clipMatchLine(text, data.submatches[0]?.start ?? 0) });
+      found.push({ path: file, line: data.line_number, text: clipMatchLine(text, data.submatches[0]?.start ?? 0) });
       return true;
     });
+    for (const m of await dropOutside(folderScope.folder, found, (f) => f.path)) matches.push({ ...m, path: prefix + m.path });
     if (truncated) break;
   }
   // rg finds files in parallel: sort so the same search reads the same way every time.
