@@ -223,6 +223,18 @@ export class Agent {
   }
 
   /**
+   * Park the unclaimed queue as a cancel with keepInbox does, but let the running turn go on: a
+   * budget pause keeps whole the reply that spent the budget, and that agent's queue must wait
+   * for the raise like every other agent's. Returns whether a turn was running; an idle agent's
+   * queue is left as it is, as a cancel leaves it.
+   */
+  parkQueue(): boolean {
+    if (!this.current) return false;
+    this.inbox.park();
+    return true;
+  }
+
+  /**
    * A Stop on someone's authority, already checked by the caller: the current turn is cancelled
    * with its queue parked, and the session records who interrupted it (the one place an
    * `interrupt` record is written). `by` is the interrupting ancestor's id. Returns whether a

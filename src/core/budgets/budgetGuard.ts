@@ -111,7 +111,8 @@ export class BudgetGuard {
   /**
    * Looks at the run's budgets now (the wall-time timer does, and anyone who changed the clock).
    * `streaming` is the agent whose reply just spent the budget: it is not cancelled, so its reply
-   * is kept whole; its turn loop runs none of the reply's tool calls and ends paused.
+   * is kept whole; its turn loop runs none of the reply's tool calls and ends paused. Its queue
+   * is parked all the same, so what arrives while that turn closes waits for the raise.
    */
   check(run: RunBudget, streaming?: Agent): void {
     if (run.paused) return;
@@ -144,7 +145,10 @@ export class BudgetGuard {
     entry.stopped.clear();
     this.clearTimer(entry);
     for (const agent of agents) {
-      if (agent !== streaming && agent.kind !== 'one-shot' && agent.cancel('budget', { keepInbox: true })) entry.stopped.add(agent);
+      if (agent.kind === 'one-shot') continue;
+      // The agent whose reply spent the budget finishes that reply, but its queue waits for the raise too.
+      const stopped = agent === streaming ? agent.parkQueue() : agent.cancel('budget', { keepInbox: true });
+      if (stopped) entry.stopped.add(agent);
     }
     if (report && root) {
       // An idle root still gets its BLOCKED result: a turn that ends at once, with no model call.
