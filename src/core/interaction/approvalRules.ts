@@ -103,6 +103,11 @@ export function ruleKindOf(action: string): ApprovalRuleKind | undefined {
 /** Shell syntax that would chain, redirect or substitute: never part of a prefix rule's arguments. */
 const SHELL_OPERATORS = /[;&|<>`$()\\\r\n]/;
 
+/** Does `text` hold no shell syntax that could chain, redirect or substitute (what a prefix rule's arguments may not hold)? */
+export function isShellFree(text: string): boolean {
+  return !SHELL_OPERATORS.test(text);
+}
+
 /** Does `rule` allow the action `action` on `subject`? */
 export function ruleMatches(rule: ApprovalRulePattern, action: string, subject: string): boolean {
   if (APPROVAL_RULE_KINDS[rule.kind] !== action) return false;
@@ -130,7 +135,7 @@ function commandMatches(pattern: string, subject: string): boolean {
     const prefix = pattern.slice(0, -2).trimEnd();
     if (command === prefix) return true;
     if (!command.startsWith(`${prefix} `)) return false;
-    return !SHELL_OPERATORS.test(command.slice(prefix.length));
+    return isShellFree(command.slice(prefix.length));
   }
   return command === pattern;
 }
