@@ -48,6 +48,15 @@ export type { BranchStopResult };
  * and the AgentHost side; making agents, their prompts, reading a session back and closing
  * ended agents' logs live beside the agents (src/core/agents).
  */
+const DEFAULT_SHUTDOWN_WAIT_MS = 15_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise.then(() => undefined, () => undefined), late]).finally(() => clearTimeout(timer));
+}
+
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
   private readonly events = new Emitter<RuntimeEvent>();
@@ -74,6 +83,7 @@ export class Runtime implements AgentHost {
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
   private disposed = false;
+  private readonly shutdownWaitMs: number;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -86,6 +96,7 @@ export class Runtime implements AgentHost {
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.folder = options.workspace;
+    this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace);
     this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
@@ -260,7 +271,9 @@ export class Runtime implements AgentHost {
   /**
    * Abort every turn, dispose every agent, release every listener. Resolves once every log is
    * written, each aborted turn's end included: the live agents' and those of agents that ended
-   * just before (still closing, or waiting for their aborted turn to record its end).
+   * just before (still closing, or waiting for their aborted turn to record its end). A turn
+   * that has not recorded its end within `shutdownWaitMs` is written as it stands, so this
+   * always settles.
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -272,7 +285,7 @@ export class Runtime implements AgentHost {
     for (const agent of live) {
       agent.dispose();
       // The aborted turn records its end a moment later: write after that, not before.
-      writes.push(agent.whenIdle().then(() => agent.log.flush()).catch(() => undefined));
+      writes.push(settledWithin(agent.whenIdle(), this.shutdownWaitMs).then(() => agent.log.flush()).catch(() => undefined));
     }
     writes.push(...this.endedLogs.pending());
     // The channel closes first: a shutdown is not announced agent by agent, and the logs of

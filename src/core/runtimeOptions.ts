@@ -41,6 +41,12 @@ export interface RuntimeOptions {
   changeSets?: ChangeSetStorage;
   /** Session ids; unique across reloads by default. */
   newId?: (label: string) => string;
+  /**
+   * How long `dispose` waits for each aborted turn to record its end (15 s by default). A turn
+   * that has not by then is left to a reload, which repairs it as interrupted: closing the
+   * window never hangs on an agent.
+   */
+  shutdownWaitMs?: number;
 }
 
 export interface StartRootOptions {

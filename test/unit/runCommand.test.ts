@@ -294,8 +294,39 @@ describe('run_command ends every process it started', function () {
     }
   });
 
-  it('still returns when a process that left both the group and the tree holds the pipe (the documented limit)', async () => {
+  it('Stop ends a process a subshell moved to a session of its own (setsid) while the shell still runs', async () => {
+    // The subshell exits at once: the setsid'd process is no longer below the shell, nor in its group or session.
+    const { runtime, root } = await runOnce("(setsid sh -c 'echo $$ >> pids; exec sleep 987' &); echo $$ >> pids; sleep 987");
+    const pids = await pidsWritten(workspace, 2);
+    try {
+      runtime.stop(root);
+      await root.whenIdle();
+      assert.deepStrictEqual(reasons(root), ['aborted:user']);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('returns when a process that left both the group and the tree holds the pipe, and stops it', async () => {
     const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    const pids = await pidsWritten(workspace, 1);
+    try {
+      await root.whenIdle();
+      const result = JSON.parse(toolResults(root)[0].content);
+      assert.strictEqual(result.status, 'exited');
+      assert.match(result.output, /hi/);
+      assert.match(result.note, /were stopped/);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('still returns when such a process also started with a cleared environment holds the pipe (the documented limit)', async () => {
+    const { runtime, root } = await runOnce('env -i setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
     const pids = await pidsWritten(workspace, 1);
     try {
       await root.whenIdle();

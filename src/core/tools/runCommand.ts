@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
+import { newProcessTag, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 import { deniedResult, errorResult, jsonResult } from './catalog';
 import { defineTool } from './defineTool';
 
@@ -80,13 +80,17 @@ export const KILL_GRACE_MS = 2_000;
  * - when the shell has exited but something it started keeps the output pipe open, that is
  *   stopped the same way after the grace, and the pipe is closed on our side;
  * - an abort rejects at once (the turn ends), while the termination finishes in the background.
- * Limit: a process that leaves both the group (setsid) and the tree (its parent exited before
- * the termination) cannot be found; its output is no longer read and the tool still returns.
+ * "Every process" is what processTree.ts finds: the tree, the group and session, and whatever
+ * carries the command's tag in its environment, so a process that a subshell moved to a session
+ * of its own (`(setsid cmd &)`) is ended too. Limit: one that also started with a cleared
+ * environment cannot be found; its output is no longer read and the tool still returns.
  */
 function execute(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const child = spawn(command, { cwd, shell: true, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const { tag, env } = newProcessTag();
+    const child = spawn(command, { cwd, shell: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const root = { pid: child.pid, tag };
     let output = '';
     let truncated = false;
     let timedOut = false;
@@ -117,17 +121,15 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
       resolve(outcome);
     };
 
-    /** SIGTERM now, SIGKILL after the grace, to the group and the shell's process tree. */
+    /** SIGTERM now, SIGKILL after the grace, to every process of the command. */
     const terminate = (): void => {
       if (terminating) return;
       terminating = true;
-      const known = new Set(child.pid ? descendantsOf(child.pid) : []);
-      signalAll(child, known, 'SIGTERM');
+      const known = signalAll(child, root, 'SIGTERM');
       // Runs even when the pipes close first: a process that trapped SIGTERM and closed its
       // output must not outlive the command either.
       escalation = setTimeout(() => {
-        if (child.pid) for (const pid of descendantsOf(child.pid)) known.add(pid);
-        signalAll(child, known, 'SIGKILL');
+        signalAll(child, root, 'SIGKILL', known);
         // Whatever still holds the pipe is gone or out of reach: stop reading and return.
         child.stdout.destroy();
         child.stderr.destroy();
@@ -169,52 +171,8 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
   });
 }
 
-function signalAll(child: ChildProcess, pids: ReadonlySet<number>, sig: NodeJS.Signals): void {
-  const send = (pid: number): void => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  if (child.pid && process.platform !== 'win32') send(-child.pid);
-  else child.kill(sig);
-  for (const pid of pids) send(pid);
-}
-
-/**
- * The live processes below `root` by parent id (Linux /proc; empty elsewhere). It finds the
- * shell's children that moved to a session or group of their own, while the shell is alive.
- */
-function descendantsOf(root: number): number[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const children = new Map<number, number[]>();
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid);
-    if (list) list.push(Number(name));
-    else children.set(ppid, [Number(name)]);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    for (const pid of children.get(queue.shift()!) ?? []) {
-      out.push(pid);
-      queue.push(pid);
-    }
-  }
-  return out;
+/** The command's processes (see processTree.ts); on Windows the shell alone. */
+function signalAll(child: ChildProcess, root: ProcessRoot, sig: NodeJS.Signals, known?: FoundProcesses): FoundProcesses {
+  if (process.platform === 'win32') child.kill(sig);
+  return signalProcesses(root, sig, known);
 }
