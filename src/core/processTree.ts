@@ -21,7 +21,11 @@ import * as fs from 'node:fs';
  * - Arbor's own process and its ancestors are never signalled, so a tag that leaked into
  *   Arbor's environment cannot make it end itself;
  * - a process recorded earlier is signalled again only while it is the same process (the same
- *   start time), so a pid reused in between is never hit.
+ *   start time), so a pid reused in between is never hit;
+ * - the tree, group and session rules (and the signal to the group) apply only while the root is
+ *   still the process that was started (its start time, read when it was spawned) or while a
+ *   process with the tag still leads back to its group: once the root is gone its pid may be
+ *   reused, and only the tag still says what is ours.
  */
 
 /** The variable that marks a command's or an external agent's processes. */
@@ -31,6 +35,13 @@ export const PROCESS_TAG_VARIABLE = 'ARBOR_PROCESS_TAG';
 export interface ProcessRoot {
   pid: number | undefined;
   tag: string;
+  /** The root's start time as /proc gave it when it was spawned (see `rootOf`). */
+  start?: string;
+}
+
+/** The root of a process just spawned with `tag`, identified by its start time. */
+export function rootOf(pid: number | undefined, tag: string): ProcessRoot {
+  return { pid, tag, start: pid ? readEntry(pid)?.start : undefined };
 }
 
 /** Processes found, by pid, with the start time that identifies each. */
@@ -126,23 +137,34 @@ function carriesTag(pid: number, marker: Buffer): boolean {
 
 /** Every live process that belongs to `root` now (see the module's rules), the root included. */
 export function processesOf(root: ProcessRoot): FoundProcesses {
-  const table = readTable();
+  return search(root, readTable()).found;
+}
+
+function search(root: ProcessRoot, table: readonly ProcessEntry[]): { found: FoundProcesses; groupIsOurs: boolean } {
   const protectedPids = selfAndAncestors(table);
   const found: FoundProcesses = new Map();
   const add = (entry: ProcessEntry | undefined): void => {
     if (entry && !entry.zombie && !protectedPids.has(entry.pid)) found.set(entry.pid, entry.start);
   };
   const byPid = new Map(table.map((e) => [e.pid, e]));
-  if (root.pid) {
-    add(byPid.get(root.pid));
+  const rootEntry = root.pid ? byPid.get(root.pid) : undefined;
+  // Without a recorded start time the root is taken as the same process (a caller that spawned it just now).
+  const rootIsOurs = rootEntry !== undefined && (root.start === undefined || rootEntry.start === root.start);
+  if (rootIsOurs && root.pid) {
+    add(rootEntry);
     for (const pid of below(root.pid, childrenByParent(table))) add(byPid.get(pid));
   }
   const marker = Buffer.from(`\0${PROCESS_TAG_VARIABLE}=${root.tag}\0`);
+  let taggedInGroup = false;
   for (const entry of table) {
     if (found.has(entry.pid) || entry.zombie) continue;
-    if ((root.pid && (entry.pgrp === root.pid || entry.session === root.pid)) || carriesTag(entry.pid, marker)) add(entry);
+    const inGroup = root.pid !== undefined && (entry.pgrp === root.pid || entry.session === root.pid);
+    if (carriesTag(entry.pid, marker)) {
+      add(entry);
+      if (inGroup) taggedInGroup = true;
+    } else if (rootIsOurs && inGroup) add(entry);
   }
-  return found;
+  return { found, groupIsOurs: rootIsOurs || taggedInGroup };
 }
 
 /**
@@ -151,8 +173,11 @@ export function processesOf(root: ProcessRoot): FoundProcesses {
  * was found added. Where processes cannot be read (not Linux), only the group is signalled.
  */
 export function signalProcesses(root: ProcessRoot, signal: NodeJS.Signals, known: FoundProcesses = new Map()): FoundProcesses {
-  for (const [pid, start] of processesOf(root)) known.set(pid, start);
-  if (root.pid && process.platform !== 'win32') send(-root.pid, signal);
+  const table = readTable();
+  const { found, groupIsOurs } = search(root, table);
+  for (const [pid, start] of found) known.set(pid, start);
+  // Where /proc cannot be read nothing proves the group gone, so it is signalled as before.
+  if (root.pid && process.platform !== 'win32' && (groupIsOurs || table.length === 0)) send(-root.pid, signal);
   for (const [pid, start] of known) {
     const now = readEntry(pid);
     if (now && now.start === start && !now.zombie) send(pid, signal);

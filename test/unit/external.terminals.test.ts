@@ -1,9 +1,14 @@
 import * as assert from 'assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import fc from 'fast-check';
 import { TerminalSet } from '../../src/core/external';
 import { OutputTail } from '../../src/core/external/outputTail';
 import { MAX_TERMINAL_OUTPUT } from '../../src/core/external/terminals';
+import { newProcessTag, signalProcesses } from '../../src/core/processTree';
+import { alive, cleanup, pidsWritten, untilDead } from './support/processes';
 
 /** Runs `script` in node in a terminal with the agent's `limit` and returns what the terminal kept once it exited. */
 async function outputOf(script: string, limit: number | undefined) {
@@ -84,5 +89,40 @@ describe('OutputTail', () => {
     assert.strictEqual(tail.text(), 'a');
     tail.push(euro.subarray(2));
     assert.strictEqual(tail.text(), 'a€');
+  });
+});
+
+describe('ending a terminal (TerminalSet)', function () {
+  // Generous bounds: these wait for states, never for a duration.
+  this.timeout(40_000);
+  let folder: string;
+  beforeEach(() => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-terminal-'));
+  });
+  afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  it('release ends a process the command moved to a session of its own (setsid), even after the command exited', async () => {
+    const terminals = new TerminalSet();
+    // The subshell exits at once: the setsid'd process is in no group, session or tree of the command's.
+    const id = terminals.create('sh', ['-c', "(setsid sh -c 'echo $$ >> pids; exec sleep 987' &); echo started"], folder, {});
+    const pids = await pidsWritten(folder, 1);
+    try {
+      assert.strictEqual((await terminals.waitForExit(id, new AbortController().signal)).exitCode, 0);
+      assert.ok(alive(pids[0]), 'the setsid process outlives the command until the terminal is released');
+      terminals.release(id);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      terminals.disposeAll();
+    }
+  });
+
+  it('never signals a process whose pid the command had once, when its start time says it is another process', async () => {
+    const bystander = spawn('sleep', ['987'], { detached: true, stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => bystander.once('exit', (_code, signal) => resolve(signal)));
+    // A root recorded with another start time: its pid was reused by the bystander.
+    signalProcesses({ pid: bystander.pid, tag: newProcessTag().tag, start: 'another process' }, 'SIGKILL');
+    bystander.kill('SIGTERM');
+    assert.strictEqual(await ended, 'SIGTERM', 'the bystander was ended by the test, not by the search');
   });
 });

@@ -7,6 +7,7 @@ import type { Answer } from '../../src/core/sessions/types';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { makeRuntime, reasons, recordingModel, toolResults, until } from './support/runtimeFixture';
+import { cleanup, pidsWritten, untilDead } from './support/processes';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -177,39 +178,6 @@ describe('run_command behind the approval seam', () => {
 });
 
 /** Is `pid` a running process? A zombie (exited, not yet reaped) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Waits for the command to have written `count` pids to `pids` in the workspace. */
-async function pidsWritten(workspace: string, count: number): Promise<number[]> {
-  const file = path.join(workspace, 'pids');
-  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
-  await until(() => read().length >= count, `${count} pids from the command`, 20_000);
-  return read();
-}
-
-/** Waits (with a generous deadline, not a timing claim) until none of `pids` runs. */
-async function untilDead(pids: number[]): Promise<void> {
-  await until(() => pids.every((pid) => !alive(pid)), `processes ${pids.filter(alive).join(', ')} to end`, 20_000);
-}
-
-/** Kills what a test left running on purpose (the documented limit), so nothing outlives it. */
-function cleanup(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
-
 describe('run_command ends every process it started', function () {
   // Generous bounds: these wait for states, never for a duration.
   this.timeout(40_000);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { ArborError } from '../errors';
-import { newProcessTag, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
 /** Between SIGTERM and SIGKILL when an external agent's process group is ended. */
@@ -70,7 +70,7 @@ export class AgentProcess {
     this.child.stdin.on('error', () => undefined);
     this.child.stdout.on('error', () => undefined);
     this.child.stdout.once('end', () => (this.outputEnded = true));
-    this.root = { pid: this.child.pid, tag };
+    this.root = rootOf(this.child.pid, tag);
     this.exited = new Promise((resolve) => {
       let drain: NodeJS.Timeout | undefined;
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
-import { newProcessTag, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 import { deniedResult, errorResult, jsonResult } from './catalog';
 import { defineTool } from './defineTool';
 
@@ -90,7 +90,7 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
     if (signal.aborted) return reject(signal.reason);
     const { tag, env } = newProcessTag();
     const child = spawn(command, { cwd, shell: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-    const root = { pid: child.pid, tag };
+    const root = rootOf(child.pid, tag);
     let output = '';
     let truncated = false;
     let timedOut = false;
