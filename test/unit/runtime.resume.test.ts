@@ -421,14 +421,20 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
     agents: { Lead: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'unused' }], after] } },
   });
 
-  /** Runs the lead until its question is open, then closes the window the way deactivation does. */
+  /**
+   * Runs the lead until its question is open, then closes the window the way deactivation does
+   * (the runtime's dispose started, every log closed synchronously in the same run of code).
+   * The next window starts only once this one has finished: whatever its aborted turn still
+   * records has happened by then, so a resume sees it every time, not by chance.
+   */
   async function leaveQuestionOpen(): Promise<string> {
     const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
     runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
     const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
     await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
-    void runtime.dispose();
-    store.closeAllSync();
+    const closing = runtime.dispose();
+    assert.deepStrictEqual(store.closeAllSync(), [], 'every log written and let go at deactivation');
+    await closing;
     return agent.id;
   }
 
