@@ -1,13 +1,17 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { isArborError } from '../../src/core/errors';
 import { JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
+import { FilePool } from '../../src/core/sessions/filePool';
+import { SessionLock, WindowLock } from '../../src/core/sessions/sessionLock';
 import { holdOpenOf } from './support/fileHandles';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 
-// A window closes a moment after an agent started: the asynchronous write that creates the new
-// session's file has made the file, but has not heard so yet, when deactivation closes every log
-// synchronously. Each open is held at exactly that point, so the race is reached every time.
+// A window closes a moment after an agent started: the asynchronous first write of the new
+// session is still claiming its lock, or has made the file but not heard so yet, when
+// deactivation closes every log synchronously. Each step is held at exactly that point, so the
+// race is reached every time.
 
 const types = (file: string): string[] =>
   fs
@@ -41,7 +45,7 @@ function holdBeforeOpen() {
   };
 }
 
-describe('durable sessions: closing while a new session file is being created', () => {
+describe('durable sessions: closing while a new session is being claimed and created', () => {
   let dir: string;
   let cleanup: () => void;
   let restore: () => void = () => undefined;
@@ -134,5 +138,60 @@ describe('durable sessions: closing while a new session file is being created', 
     hold.release();
     await assert.rejects(writing, (e: unknown) => isArborError(e, 'SESSION_EXISTS'));
     assert.equal(fs.readFileSync(file, 'utf8'), 'x');
+  });
+
+  describe('the claim of the first write', () => {
+    const policy = { flushDelayMs: 60_000, maxBufferedBytes: 1 << 20, fsync: false };
+    const lockFiles = (): string[] => (fs.existsSync(path.join(dir, 'locks')) ? fs.readdirSync(path.join(dir, 'locks')) : []);
+
+    it('closeSync while the first write is still claiming the session leaves no claim behind, so another window may resume it at once', async () => {
+      const window = new WindowLock(dir, { description: 'Window One' });
+      const pool = new FilePool();
+      const run = pool.run.bind(pool);
+      let reached: () => void = () => undefined;
+      const writeGoesOn = new Promise<void>((resolve) => (reached = resolve));
+      pool.run = <T>(operation: () => Promise<T>): Promise<T> => {
+        reached();
+        return run(operation);
+      };
+      const log = new JsonlSessionLog({ file: path.join(dir, 's-1.jsonl'), header: header('s-1'), policy, pool, lock: new SessionLock(window, 's-1') });
+      log.append({ type: 'turn_start', at: tick(), turn: 1 });
+      const writing = log.flush(); // claims the session before it writes
+      log.closeSync();
+      await writing;
+      await writeGoesOn; // its claim has been answered: the superseded write goes on
+      assert.equal(window.holds('s-1'), false);
+      assert.deepEqual(lockFiles(), [], 'no lock file lists the session');
+    });
+
+    it('a synchronous claim and release while an asynchronous claim is being checked leave the session let go', async () => {
+      const window = new WindowLock(dir, { description: 'Window One' });
+      const readdir = fs.promises.readdir;
+      let checking: () => void = () => undefined;
+      const inCheck = new Promise<void>((resolve) => (checking = resolve));
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // The claim is listed in the window's file and the other windows' files are about to be read.
+      fs.promises.readdir = (async (...args: Parameters<typeof readdir>) => {
+        if (String(args[0]) === path.join(dir, 'locks')) {
+          checking();
+          await released;
+        }
+        return readdir(...args);
+      }) as typeof readdir;
+      restore = () => (fs.promises.readdir = readdir);
+      const claimed = window.claim('s-1');
+      await inCheck;
+      window.claimSync('s-1');
+      window.releaseSync('s-1');
+      assert.deepEqual(lockFiles(), [], 'released on disk at once');
+      release();
+      await claimed;
+      assert.equal(window.holds('s-1'), false, 'the claim checked afterwards does not take it again');
+      await window.claim('s-2'); // written after anything the first claim still did
+      const listed = lockFiles().map((name) => Object.keys((JSON.parse(fs.readFileSync(path.join(dir, 'locks', name), 'utf8')) as { sessions: object }).sessions));
+      assert.deepEqual(listed, [['s-2']]);
+      await window.release('s-2');
+    });
   });
 });
