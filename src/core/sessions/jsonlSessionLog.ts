@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
 import { FlushScheduler, type FlushTarget } from './flushScheduler';
@@ -84,6 +84,15 @@ export interface JsonlSessionLogInit {
   onError?: (error: ArborError) => void;
   onClose?: (log: JsonlSessionLog) => void;
 }
+
+/**
+ * The session files of this process whose exclusive create a log has asked and not yet heard
+ * back from (the open may have run, its result not delivered), each with that log: only that
+ * log may take such a file as its own before it knows the file's identity. One process can hold
+ * several stores of one folder (one abandoned at deactivation, a test's), whose locks do not
+ * keep each other out.
+ */
+const creatingFiles = new Map<string, JsonlSessionLog>();
 
 /** Delays between the tries to save what a failed close left, and the number of tries. */
 const CLOSE_RETRY_MS = 5_000;
@@ -294,6 +303,7 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   private release(sync = false): void {
     if (this.released) return;
     this.released = true;
+    this.createHeard();
     this.clearTimer();
     if (sync) this.lock?.releaseSync();
     else void this.lock?.release();
@@ -392,7 +402,14 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
         return this.rewrite(batch, 'it was deleted');
       }
     } else {
-      handle = await openExclusive(this.file, this.header.id);
+      if (!creatingFiles.has(this.file)) creatingFiles.set(this.file, this);
+      try {
+        handle = await openExclusive(this.file, this.header.id);
+      } catch (e) {
+        // An open that fails made no file.
+        this.createHeard();
+        throw e;
+      }
     }
     let lost: string | undefined;
     try {
@@ -400,7 +417,10 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
         // The file was just created here, empty: nothing to check before writing, so its
         // identity (for the checks of later writes) is read while the first batch is written.
         const [stat, written] = await Promise.allSettled([handle.stat({ bigint: true }), writeAll(handle, data, batch.offset)]);
-        if (stat.status === 'fulfilled') this.identity = { dev: stat.value.dev, ino: stat.value.ino };
+        if (stat.status === 'fulfilled') {
+          this.identity = { dev: stat.value.dev, ino: stat.value.ino };
+          this.createHeard();
+        }
         if (stat.status === 'rejected') throw stat.reason;
         if (written.status === 'rejected') throw written.reason;
         if (this.syncs()) await handle.sync();
@@ -450,7 +470,9 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   /** flushSync's write: the same checks as writeBatch, synchronously. Returns the file's length. */
   private writeBatchSync(batch: Batch): number {
     if (this.lock && !this.lock.isHeld) this.lock.acquireSync();
+    const data = this.build(batch);
     let fd: number;
+    let ownNewFile = false;
     if (this.identity) {
       try {
         fd = fs.openSync(this.file, fs.constants.O_WRONLY);
@@ -459,14 +481,17 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
         return this.rewriteSync(batch, 'it was deleted');
       }
     } else {
-      fd = openExclusiveSync(this.file, this.header.id);
+      ({ fd, ownNewFile } = this.openNewFileSync(data));
     }
-    const data = this.build(batch);
     let lost: string | undefined;
     try {
       const stat = fs.fstatSync(fd, { bigint: true });
-      if (!this.identity) this.identity = { dev: stat.dev, ino: stat.ino };
-      lost = lostBecause(stat, this.identity, batch.offset);
+      if (!this.identity) {
+        this.identity = { dev: stat.dev, ino: stat.ino };
+        this.createHeard();
+      }
+      // A file this log's own create just made holds the start of these bytes, checked already.
+      lost = ownNewFile ? undefined : lostBecause(stat, this.identity, batch.offset);
       if (lost === undefined) {
         let written = 0;
         while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written, batch.offset + written);
@@ -476,6 +501,39 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
       fs.closeSync(fd);
     }
     return lost === undefined ? batch.offset + data.length : this.rewriteSync(batch, lost);
+  }
+
+  /**
+   * Creates the file of a new session for the synchronous flush. The asynchronous write that
+   * creates it may be under way (a window closing a moment after an agent started): its
+   * exclusive open can have made the file already, before this log hears so. Refusing that file
+   * as someone else's would leave the log unwritten and still open at deactivation, its later
+   * events landing in a session another window may have resumed. So an existing file counts as
+   * this log's own when its own create is the only one in this process that may have made it
+   * (no other window writes the session: this log holds its lock) and the file holds nothing but
+   * the start of `data` (the header with its timestamp, then the same lines): at most an empty
+   * file left by someone else is taken, which holds no session. Any other is SESSION_EXISTS.
+   */
+  private openNewFileSync(data: Buffer): { fd: number; ownNewFile: boolean } {
+    try {
+      return { fd: openExclusiveSync(this.file, this.header.id), ownNewFile: false };
+    } catch (e) {
+      if (creatingFiles.get(this.file) !== this || !isArborError(e, 'SESSION_EXISTS')) throw e;
+      const fd = fs.openSync(this.file, fs.constants.O_RDWR);
+      let own = false;
+      try {
+        own = holdsOnlyStartOf(fd, data);
+      } finally {
+        if (!own) fs.closeSync(fd);
+      }
+      if (!own) throw e;
+      return { fd, ownNewFile: true };
+    }
+  }
+
+  /** This log's exclusive create has answered (or no longer matters): its file is no longer one being created. */
+  private createHeard(): void {
+    if (creatingFiles.get(this.file) === this) creatingFiles.delete(this.file);
   }
 
   private rewriteSync(batch: Batch, why: string): number {
@@ -626,6 +684,20 @@ function lostBecause(stat: fs.BigIntStats, identity: FileIdentity, expectedSize:
     return stat.size < BigInt(expectedSize) ? `it was cut to ${stat.size} bytes` : `something else wrote to it (${stat.size} bytes where ${expectedSize} were expected)`;
   }
   return undefined;
+}
+
+/** Whether the file open as `fd` holds no more than `data` and nothing but its first bytes. */
+function holdsOnlyStartOf(fd: number, data: Buffer): boolean {
+  const size = Number(fs.fstatSync(fd, { bigint: true }).size);
+  if (size > data.length) return false;
+  const found = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const n = fs.readSync(fd, found, read, size - read, read);
+    if (n === 0) return false;
+    read += n;
+  }
+  return found.equals(data.subarray(0, size));
 }
 
 const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;

@@ -76,6 +76,8 @@ interface Claim {
   since: string;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** Answered already, by a synchronous claim of the same session. */
+  answered?: true;
 }
 
 /** The lock file of one store: every session it writes, claimed and released in batches. */
@@ -90,6 +92,8 @@ export class WindowLock {
   private released: (() => void)[] = [];
   /** Claims listed in the file while the other windows' files are read. */
   private readonly checking = new Map<string, string>();
+  /** The claims of the batch being written and checked right now. */
+  private inCheck: readonly Claim[] = [];
   /** The file lists a session it should not (a withdrawn claim, a failed write): write it again. */
   private rewrite = false;
   private running = false;
@@ -146,6 +150,24 @@ export class WindowLock {
       this.tryWriteSync();
       throw e;
     }
+    this.answerPending(id);
+  }
+
+  /**
+   * The asynchronous claims of `id` still on their way are answered by the synchronous claim
+   * that took it: checked later, after a release that came in between (a log closed at the end
+   * of the process while its first write was claiming), they would take the session again and
+   * leave it listed for a window that let it go.
+   */
+  private answerPending(id: string): void {
+    for (const c of [...this.claims, ...this.inCheck]) {
+      if (c.id !== id || c.answered) continue;
+      c.answered = true;
+      c.resolve();
+    }
+    this.claims = this.claims.filter((c) => c.id !== id);
+    // Listed from now on as held, and no longer once released.
+    this.checking.delete(id);
   }
 
   /** `release`, synchronously. Never throws (a file left listing it names a process that is gone by then). */
@@ -184,6 +206,7 @@ export class WindowLock {
         this.rewrite = false;
         // Listed while checked; held only once no other window lists them.
         for (const c of claims) if (!this.held.has(c.id)) this.checking.set(c.id, c.since);
+        this.inCheck = claims;
         try {
           await this.writeAsync();
           if (claims.length > 0) await this.settle(claims);
@@ -194,6 +217,7 @@ export class WindowLock {
           // Nothing else waits: the next claim or release writes the file again.
           if (this.claims.length === 0 && this.released.length === 0) this.rewrite = false;
         }
+        this.inCheck = [];
         for (const r of released) r();
       }
     } finally {
@@ -207,6 +231,7 @@ export class WindowLock {
     this.checking.clear();
     const refused: [Claim, SessionLockInfo][] = [];
     for (const c of claims) {
+      if (c.answered) continue;
       const other = this.held.has(c.id) ? undefined : findHolder(others, c.id);
       if (other) {
         refused.push([c, other]);
