@@ -12,7 +12,8 @@ export type {
   WriteOptions,
 } from './port';
 export { resolveWorkspacePath, noWorkspace, isInside, toPosix } from './paths';
-export { NodeWorkspace, MAX_FILE_BYTES, checkExpected, globMatcher, type NodeWorkspaceOptions } from './nodeWorkspace';
+export { NodeWorkspace, MAX_FILE_BYTES, globMatcher, type NodeWorkspaceOptions } from './nodeWorkspace';
+export { ConfinedFiles, checkExpected } from './confinedFs';
 export { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, type ChangeSetStorage, type ChangedFile } from './changeSets';
 export { binaryRefused, clipMatchLine, decodeText, lineMatcher, looksBinary, notFound, MAX_MATCH_TEXT } from './text';
 export { ripgrepListFiles, ripgrepSearch, type RipgrepScope, type RipgrepSearch } from './ripgrep';
