@@ -29,6 +29,8 @@ export type ArborErrorCode =
   // workspace
   | 'WORKSPACE_NONE'
   | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PATH_INVALID'
+  | 'FILE_ACCESS_DENIED'
   | 'FILE_NOT_FOUND'
   | 'FILE_BINARY'
   | 'FILE_TOO_LARGE'

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
 import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { resolveWorkspacePath } from '../workspace/paths';
 import { deniedResult, errorResult, jsonResult } from './catalog';
 import { defineTool } from './defineTool';
 
@@ -35,17 +37,14 @@ export const runCommandTool = defineTool({
     if (!workspace) {
       return errorResult(new ArborError('TOOL_FAILED', 'No workspace folder is open, so there is nowhere to run commands. Ask the user to open a folder.'));
     }
-    const cwd = path.resolve(workspace, args.cwd ?? '.');
-    const relative = path.relative(workspace, cwd);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) {
-      return errorResult(new ArborError('TOOL_ARGUMENTS_INVALID', `cwd must stay inside the workspace folder; "${args.cwd}" leaves it.`));
-    }
+    const checked = await commandFolder(workspace, args.cwd);
+    if (checked instanceof ArborError) return errorResult(checked);
     const approval = await ctx.approvals.request({
       agent: ctx.agent,
       isSubagent: ctx.agent.kind !== 'root',
       policy: ctx.policy,
       action: 'run-command',
-      detail: `${args.command}${args.cwd ? `  (in ${args.cwd})` : ''}`,
+      detail: `${args.command}${args.cwd ? `  (in ${checked.relative})` : ''}`,
       subject: args.command,
       signal: ctx.signal,
       log: ctx.agent.log,
@@ -54,10 +53,35 @@ export const runCommandTool = defineTool({
     if (approval.decision === 'deny') {
       return deniedResult('run-command', args.command, approval);
     }
-    const outcome = await execute(args.command, cwd, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
+    // Where the folder leads is checked again after the prompt, which may have been open a while.
+    const cwd = await commandFolder(workspace, args.cwd);
+    if (cwd instanceof ArborError) return errorResult(cwd);
+    if (cwd.real !== checked.real) return errorResult(new ArborError('PATH_OUTSIDE_WORKSPACE', `cwd "${args.cwd}" now leads to another folder than when it was approved; nothing was run. Ask again.`, { path: args.cwd }));
+    const outcome = await execute(args.command, cwd.real, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
     return jsonResult(outcome);
   },
 });
+
+/**
+ * The real folder a command runs in: `cwd` confined like every path the tools take
+ * (resolveWorkspacePath follows each link, so `out-link -> ..` is refused, not entered), or the
+ * refusal as a typed error. The command is started in that real path, never in the spelling, and
+ * the person is shown it workspace-relative. This confines where the approved command starts, not
+ * what it does once running (it may `cd` anywhere; the sandbox bounds that); a swap in the instant
+ * between the last check and the start is not caught.
+ */
+async function commandFolder(workspace: string, cwd: string | undefined): Promise<{ real: string; relative: string } | ArborError> {
+  try {
+    const folder = await resolveWorkspacePath([workspace], cwd ?? '.');
+    const realRoot = await fs.promises.realpath(folder.folder).catch(() => folder.folder);
+    return { real: path.join(realRoot, path.relative(folder.folder, folder.absolute)), relative: folder.relative };
+  } catch (err) {
+    if (isArborError(err, 'PATH_OUTSIDE_WORKSPACE')) {
+      return new ArborError('PATH_OUTSIDE_WORKSPACE', `cwd must stay inside the workspace folder; "${cwd}" leaves it (${err.message})`, { path: cwd });
+    }
+    return isArborError(err) ? err : new ArborError('TOOL_ARGUMENTS_INVALID', `cwd "${cwd}" cannot be used: ${String(err)}`);
+  }
+}
 
 interface CommandOutcome {
   status: 'exited' | 'timed-out' | 'failed-to-start';

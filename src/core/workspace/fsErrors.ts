@@ -1,0 +1,44 @@
+import { ArborError } from '../errors';
+import { notFound } from './text';
+
+/**
+ * A file system failure as a typed error that names the workspace path and says what to do
+ * next, so a model never gets a raw `ENOTDIR: not a directory, open '/…'` (which also leaks the
+ * absolute location). Arbor's own errors pass through unchanged; a failure this does not know
+ * keeps its errno in the details under TOOL_FAILED.
+ */
+export function fileSystemError(err: unknown, relative: string): ArborError {
+  if (err instanceof ArborError) return err;
+  const details = { path: relative };
+  switch (errnoOf(err)) {
+    case 'ENOENT':
+      return notFound(relative);
+    case 'ENOTDIR':
+      return new ArborError('PATH_INVALID', `"${relative}" cannot be used: a part of it is a file, not a folder. Check the path with list_files.`, details);
+    case 'ELOOP':
+      return new ArborError('PATH_INVALID', `"${relative}" cannot be used: it leads through too many symbolic links (a loop of links). Use the real path of the file.`, details);
+    case 'ENAMETOOLONG':
+      return new ArborError('PATH_INVALID', `"${relative}" cannot be used: a name in it is longer than the file system allows (255 bytes on most). Use a shorter name.`, details);
+    case 'EISDIR':
+      return new ArborError('PATH_INVALID', `"${relative}" is a folder, not a file. Name a file inside it.`, details);
+    case 'EEXIST':
+      return new ArborError('FILE_EXISTS', `"${relative}" already exists; read it and use edit_file to change it.`, details);
+    case 'EACCES':
+    case 'EPERM':
+      return new ArborError('FILE_ACCESS_DENIED', `The file system does not let Arbor use "${relative}" (permission denied). Ask the user to check its permissions, or use another path.`, details);
+    default:
+      return new ArborError('TOOL_FAILED', `"${relative}" could not be used: ${messageOf(err)}.`, { ...details, errno: errnoOf(err) });
+  }
+}
+
+/** The errno name of a Node file system error (`ENOENT`), if it is one. */
+export function errnoOf(err: unknown): string | undefined {
+  const code: unknown = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The failure without the absolute path Node puts in its messages. */
+function messageOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/,\s*\w+\s+'[^']*'(\s*->\s*'[^']*')?$/, '');
+}
