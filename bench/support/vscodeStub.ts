@@ -37,8 +37,21 @@ const stub = {
   ThemeIcon: class {
     constructor(public id: string) {}
   },
+  ThemeColor: class {
+    constructor(public id: string) {}
+  },
   MarkdownString: class {
     constructor(public value: string) {}
+    appendMarkdown(text: string): this {
+      this.value += text;
+      return this;
+    }
+  },
+  Uri: { file: (fsPath: string) => ({ fsPath, scheme: 'file' }) },
+  // Settings read as their defaults; no setting ever changes.
+  workspace: {
+    getConfiguration: () => ({ get: <T>(_key: string, fallback: T): T => fallback }),
+    onDidChangeConfiguration: () => ({ dispose: () => undefined }),
   },
 };
 
