@@ -1,5 +1,7 @@
-// Just enough of the 'vscode' module for the Agents tree provider to run in plain Node, so a
-// benchmark can drive it without an editor. Installed before the provider is first required.
+// Just enough of the 'vscode' module for the Agents tree provider and the commands on agents to
+// run in plain Node, so a unit suite or a benchmark can drive them without an editor. Importing
+// this file installs it (before the provider is first required); `vscodeStub` is the module
+// itself, for a suite to answer the quick picks and reach the registered commands.
 import Module from 'node:module';
 
 class EventEmitter<T> {
@@ -23,6 +25,7 @@ class TreeItem {
   contextValue?: string;
   command?: unknown;
   tooltip?: unknown;
+  resourceUri?: unknown;
   accessibilityInformation?: unknown;
   constructor(
     public label: string,
@@ -30,7 +33,9 @@ class TreeItem {
   ) {}
 }
 
-const stub = {
+type Command = (...args: unknown[]) => unknown;
+
+export const vscodeStub = {
   EventEmitter,
   TreeItem,
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
@@ -53,6 +58,22 @@ const stub = {
     getConfiguration: () => ({ get: <T>(_key: string, fallback: T): T => fallback }),
     onDidChangeConfiguration: () => ({ dispose: () => undefined }),
   },
+  /** Every command registered, by id. */
+  registered: new Map<string, Command>(),
+  commands: {
+    registerCommand: (id: string, command: Command) => {
+      vscodeStub.registered.set(id, command);
+      return { dispose: () => vscodeStub.registered.delete(id) };
+    },
+    executeCommand: (id: string, ...args: unknown[]) => Promise.resolve(vscodeStub.registered.get(id)?.(...args)),
+  },
+  // Every prompt is dismissed unless a suite answers it.
+  window: {
+    showQuickPick: (_items: unknown, _options?: unknown): Promise<unknown> => Promise.resolve(undefined),
+    showInputBox: (_options?: unknown): Promise<string | undefined> => Promise.resolve(undefined),
+    showInformationMessage: (..._args: unknown[]): Promise<undefined> => Promise.resolve(undefined),
+    showErrorMessage: (..._args: unknown[]): Promise<undefined> => Promise.resolve(undefined),
+  },
 };
 
 /** Node's module loader, as far as this file reaches into it. */
@@ -61,4 +82,4 @@ interface Loader {
 }
 const loader: Loader = Module as typeof Module & Loader;
 const load = loader._load.bind(loader);
-loader._load = (request: string, ...rest: unknown[]): unknown => (request === 'vscode' ? stub : load(request, ...rest));
+loader._load = (request: string, ...rest: unknown[]): unknown => (request === 'vscode' ? vscodeStub : load(request, ...rest));
