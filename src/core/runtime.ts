@@ -22,6 +22,7 @@ import type { AgentKind } from './sessions/types';
 import { stopBranches, type BranchStopResult } from './subagents/branchStop';
 import { ContinuationManager, type InterruptResult, type SubagentService } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
+import { interruptLive } from './subagents/interrupt';
 import { settledChildLoader } from './subagents/settledChildLoader';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
 import { builtinTools } from './tools/builtinTools';
@@ -196,18 +197,15 @@ export class Runtime implements AgentHost {
 
   /**
    * The user's Stop: ends only this agent's current turn; its queue is parked and its
-   * children keep running. Continuable children go through the interrupt authority check
-   * with their durable parent address; one-shot children belong to their holder.
+   * children keep running. The exact live agent is the authority (interruptLive); a caller
+   * with only an id and a parent address uses `subagents.interrupt`. One-shot children belong
+   * to their holder.
    */
   stop(agent: Agent): InterruptResult {
     if (agent.kind === 'one-shot') {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; stop the agent that is waiting for it.`);
     }
-    if (agent.kind === 'continuable') {
-      return this.subagents.interrupt(agent.id, { kind: 'user', parentSessionId: agent.log.header.parentSession ?? '' });
-    }
-    if (this.agents.isLive(agent)) agent.interrupt('user');
-    return { accepted: true };
+    return interruptLive(agent, this.agents, this.manager.get(agent.id));
   }
 
   /**

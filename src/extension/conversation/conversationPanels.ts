@@ -268,8 +268,8 @@ class ConversationPanel {
         });
       case 'stop':
         return this.act('stop', (agent) => {
-          // The user's Stop, as the tree's: continuable children go through the interrupt with
-          // the user's authority (their durable parent address), so it works with the parent offline.
+          // The user's Stop, as the tree's: the live agent this view holds is the authority, so
+          // it works with the parent offline.
           this.deps.runtime.stop(agent);
           this.deps.log.info(`Stop requested for "${this.agent.label}" (${this.agent.id}) from its conversation view`);
         });

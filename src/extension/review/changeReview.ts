@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { ArborError, isArborError, type Runtime } from '../../core';
 import type { JsonlSessionStore } from '../../core/sessions';
 import { parsedArgument, reportError } from '../errorReporting';
-import { filesChangedText, type ChangedFileNode, type ChangedFilesIndex } from './changedFiles';
+import { filesChangedText, type ChangedFileNode } from './changedFileNode';
+import type { ChangedFilesIndex } from './changedFiles';
 import { recordedUri } from './originalContent';
 import { parseChangedFile, parseChangesTarget, type ChangesTarget } from './reviewArguments';
 
