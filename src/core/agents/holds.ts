@@ -53,8 +53,9 @@ export type GateStep = 'claim' | 'turn' | 'modelCall' | 'tools';
 
 /**
  * What a run may hold every agent of it with, asked before each turn and each model call: a
- * budget counted in turns or model calls is spent when the next one would go past it. The budget
- * guard is one; the hold it returns is not put on the agent (the turn it ends reports it).
+ * budget counted in turns or model calls is spent when the next one would go past it. Every run
+ * the runtime starts gets budgets/budgetGate.ts; the hold it returns is not put on the agent (the
+ * turn it ends reports it, and the budget guard then pauses the run).
  */
 export interface RunGate {
   gate(run: RunBudget, next: 'turn' | 'modelCall'): Hold | undefined;
