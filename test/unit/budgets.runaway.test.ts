@@ -143,12 +143,12 @@ describe('runaway guards in a run', () => {
     await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
     assert.deepEqual(reasons(root), ['budget']);
-    assert.equal(root.lastTurnEnd?.paused, true);
+    assert.equal(root.lastTurnEnd?.hold?.reason, 'runaway');
     assert.match(root.lastTurnEnd?.message ?? '', /runaway guard paused it: the same call \(list_agents with the same arguments\) 4 times in a row/);
     assert.match(root.run.agentWarning(root.id) ?? '', /4 times in a row/);
     const found = events.find((e) => e.type === 'runaway');
-    assert.ok(found && found.type === 'runaway' && found.paused && found.agent === root);
-    assert.equal(root.run.paused, undefined, 'only the agent is paused, not its run');
+    assert.ok(found && found.type === 'runaway' && found.hold?.reason === 'runaway' && found.agent === root);
+    assert.equal(runtime.budgets.holdOf(root.run), undefined, 'only the agent is paused, not its run');
 
     runtime.budgets.resumeAgent(root);
     await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');

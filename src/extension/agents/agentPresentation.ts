@@ -1,7 +1,7 @@
 // How one live agent is shown in the Agents view and in the pickers that name agents. Pure (no
 // 'vscode' import) so it is unit-tested in plain Node; agentRows.ts caches what the view shows,
 // agentsTree.ts turns it into a TreeItem.
-import { activityOf, type Agent, type AgentRegistry } from '../../core/agents';
+import { activityOf, describeHold, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/rpc';
 import { usageText } from '../budgets/usageText';
@@ -119,6 +119,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
         : agent.isParked
           ? 'parked'
           : 'idle';
+  // What keeps its queue (a Stop, a branch Stop, a reload) is said as everywhere else (describeHold).
+  const queueHold = holdAt(agent.holds, 'claim');
+  const stopped = queueHold ? describeHold(queueHold).text : 'stopped';
   const own = agent.usage.inputTokens + agent.usage.outputTokens;
   const doing = describeDoing({ activity: activityOf(agent), waitingFor: waiting ? (waitingFor ?? 'answer') : undefined, waitingOn });
   const stateText =
@@ -127,13 +130,13 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
       : state === 'stopping'
         ? 'stopping…'
         : state === 'parked'
-          ? `stopped, ${agent.pendingCount} queued`
+          ? `${stopped}, ${agent.pendingCount} queued`
           : state === 'running'
             ? time === 'started'
               ? `${doing ?? 'running'} since ${formatClock(agent.turnStartedAt ?? now)}`
               : `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
             : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld
-              ? 'stopped'
+              ? stopped
               : (doing ?? 'idle');
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
@@ -159,6 +162,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   if (agent.run.workspace) lines.push(`- Works in its own worktree: \`${agent.run.workspace.folder}\` (your files change only when you Keep its work)`);
   if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
+  // A spent budget or a runaway guard is said with the run budget below (usageText).
+  const hold = agent.status === 'idle' ? primaryHold(agent.holds) : undefined;
+  if (hold && isQueueHold(hold)) lines.push(`- ${describeHold(hold).detail}`);
   if (agent.kind === 'one-shot') {
     const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
     lines.push('', `No Stop of its own: a one-shot subagent belongs to ${whose}. Stop that agent to stop this one.`);

@@ -46,8 +46,9 @@ export class UsageStatusBar implements vscode.Disposable {
       tokens += run.tokensUsed;
       cost += run.cost;
       const status = budgetStatus(run, now);
-      if (status.level !== 'ok' || run.paused) warn = true;
-      const state = run.paused ? ` (paused: ${run.paused.reason})` : '';
+      const hold = this.runtime.budgets.holdOf(run);
+      if (status.level !== 'ok' || hold) warn = true;
+      const state = hold ? ` (paused: ${hold.detail})` : '';
       lines.push(`**${root?.label ?? 'Run'}**${state}: ${status.measures.filter((m) => m.limit > 0 || m.key === 'tokens').map((m) => m.text).join(', ')}`);
     }
     const running = this.runtime.agents.all().filter((a) => a.status === 'running').length;

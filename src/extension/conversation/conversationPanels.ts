@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Agent } from '../../core/agents';
+import { primaryHold, type Agent } from '../../core/agents';
 import { ArborError, isArborError } from '../../core';
 import type { UserInteractionService } from '../../core/interaction';
 import {
@@ -360,6 +360,7 @@ class ConversationPanel {
       parentOffline: agent.kind === 'continuable' && !(parent && runtime.agents.isLive(parent)),
       doing,
       held: agent.isHeld,
+      hold: primaryHold(agent.holds),
       queued: this.model.queued(),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
     });

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
+import { primaryHold } from '../../core/agents';
 import type { JsonlSessionStore, SessionCatalog } from '../../core/sessions';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
 
@@ -116,8 +117,8 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
   getTreeItem(node: HistoryNode): vscode.TreeItem {
     switch (node.type) {
       case 'session': {
-        const live = this.runtime.agents.get(node.entry.header.id) !== undefined;
-        const p = presentSession(node, live, Date.now());
+        const agent = this.runtime.agents.get(node.entry.header.id);
+        const p = presentSession(node, agent !== undefined, Date.now(), agent && primaryHold(agent.holds));
         const item = new vscode.TreeItem(p.label, node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `session:${node.entry.header.id}`;
         item.description = p.description;
