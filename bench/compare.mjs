@@ -167,16 +167,20 @@ function peersTable(samples) {
   return `against the peers' published figures (theirs quoted, not measured here):\n${table(['workload', ...names, 'now (this run)'], rows)}`;
 }
 
-/** What each part of the code adds to the start bundle, largest first (esbuild's metafile). */
-function partsTable(base, now, top = 15) {
+/**
+ * What each part of the code adds to the start bundle, largest first (esbuild's metafile), every
+ * part, then the dependencies (node_modules) and Arbor's own code each in all.
+ */
+function partsTable(base, now) {
   if (!now.parts || !base.parts) return 'start bundle by part: n/a (a production build failed)';
   const kib = (bytes) => (bytes ? `${(bytes / 1024).toFixed(1)} KiB` : '-');
   const larger = (name) => Math.max(base.parts[name] ?? 0, now.parts[name] ?? 0);
   const names = Object.keys({ ...base.parts, ...now.parts }).sort((a, b) => larger(b) - larger(a));
-  const shown = names.slice(0, top);
-  const rest = (parts) => names.slice(top).reduce((sum, name) => sum + (parts[name] ?? 0), 0);
-  const rows = shown.map((name) => [name, kib(base.parts[name]), kib(now.parts[name]), kib((now.parts[name] ?? 0) - (base.parts[name] ?? 0))]);
-  if (names.length > top) rows.push([`${names.length - top} other parts`, kib(rest(base.parts)), kib(rest(now.parts)), kib(rest(now.parts) - rest(base.parts))]);
+  const row = (label, of) => [label, kib(of(base.parts)), kib(of(now.parts)), kib(of(now.parts) - of(base.parts))];
+  const sumOf = (keep) => (parts) => Object.entries(parts).reduce((sum, [name, bytes]) => sum + (keep(name) ? bytes : 0), 0);
+  const isOwn = (name) => name.startsWith('src/') || name.startsWith('media/');
+  const rows = names.filter((name) => larger(name) >= 52).map((name) => row(name, (parts) => parts[name] ?? 0));
+  rows.push(row('all dependencies (node_modules)', sumOf((name) => !isOwn(name) && name !== 'other')), row("Arbor's own code (src)", sumOf(isOwn)));
   return `start bundle by part (bytes in the output, metafile):\n${table(['part', 'baseline', 'now', 'change'], rows)}`;
 }
 
