@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { ConfinedFiles } from './confinedFs';
-import { confineGlob, type GlobScope } from './globs';
+import { confineGlob, matcherCanTake, type GlobScope } from './globs';
 import { resolveWorkspacePath, toPosix } from './paths';
 import type {
   ListFilesQuery,
@@ -49,7 +49,9 @@ export class NodeWorkspace implements WorkspacePort {
   constructor(options: NodeWorkspaceOptions) {
     this.roots = options.folders.map((f) => path.resolve(f));
     const exclude = options.exclude ?? [];
-    this.excluded = exclude.length ? picomatch([...exclude], { dot: true }) : () => false;
+    // An exclusion the matcher cannot take safely is left out rather than stalling every walk.
+    const usable = exclude.filter(matcherCanTake);
+    this.excluded = usable.length ? picomatch(usable, { dot: true }) : () => false;
     this.diagnosticsSource = options.diagnostics ?? (() => []);
   }
 
