@@ -111,9 +111,14 @@ export function limitExceeded(message: string): ArborError {
   return new ArborError('LIMIT_EXCEEDED', message);
 }
 
+/** What a thrown value says: an Error's message, anything else as text (`throw 'x'` is legal). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Anything thrown, as an ArborError: Arbor's own errors as they are, anything else under `code`. */
 export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
-  return err instanceof ArborError ? err : new ArborError(code, err instanceof Error ? err.message : String(err));
+  return err instanceof ArborError ? err : new ArborError(code, messageOf(err));
 }
 
 /**
@@ -122,5 +127,5 @@ export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
  */
 export function toFailure(err: unknown, what = 'Asking the human'): { code: string; message: string } {
   if (err instanceof ArborError) return { code: err.code, message: err.message };
-  return { code: 'INTERNAL', message: `${what} failed: ${err instanceof Error ? err.message : String(err)}` };
+  return { code: 'INTERNAL', message: `${what} failed: ${messageOf(err)}` };
 }

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { processEndedError, type AgentProcess, type ProcessExit } from './agentProcess';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
@@ -45,7 +45,7 @@ function connectionLost(config: ExternalAgentConfig, reason: unknown, outputClos
       ? `sent a message over the connection's limit (${error.message})`
       : outputClosed
         ? 'closed its output while its process kept running'
-        : `broke its connection (${error?.message ?? String(reason)})`;
+        : `broke its connection (${messageOf(reason)})`;
   return new ArborError('EXTERNAL_AGENT_PROTOCOL', `The external agent ${config.name} ${why}. ${after}`, { name: config.name });
 }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { Emitter, type Disposable } from '../events';
 import { lazySchema } from '../lazySchema';
 import type { Answer, Question } from '../sessions/types';
@@ -245,7 +245,7 @@ export class UserInteractionService implements Disposable {
         (err: unknown) => {
           if (err instanceof ArborError && err.code === 'ASK_CANCELLED') settle('cancelled', err);
           else if (err instanceof ArborError) settle('failed', err);
-          else settle('failed', new ArborError('INTERNAL', `The question UI failed: ${err instanceof Error ? err.message : String(err)}`));
+          else settle('failed', new ArborError('INTERNAL', `The question UI failed: ${messageOf(err)}`));
         },
       );
     });

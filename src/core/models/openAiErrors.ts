@@ -1,4 +1,4 @@
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { retryAfterMsOf } from './modelRetry';
 
 /** What a failed request means for the caller: the typed error, and whether to try again. */
@@ -77,7 +77,7 @@ export function classifyConnectionError(e: unknown, endpoint: ModelEndpoint, mid
       error: new ArborError('MODEL_UNAVAILABLE', `Could not connect to the model server at ${where}${cause ? ` (${cause})` : ''}: is it running, and is the base URL right?`, details),
     };
   }
-  const text = e instanceof Error ? e.message : String(e);
+  const text = messageOf(e);
   return { retryable: false, error: new ArborError('MODEL_ERROR', `The model request to ${where} failed: ${redact(truncate(text), endpoint.apiKey)}.`, details) };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { primaryHold, type Agent } from '../../core/agents';
-import { ArborError, isArborError } from '../../core';
+import { ArborError, isArborError, messageOf } from '../../core';
 import type { UserInteractionService } from '../../core/interaction';
 import {
   ConversationModel,
@@ -147,7 +147,7 @@ export class ConversationPanels implements vscode.Disposable {
       // The agent may have come back while its session was being read.
       this.adopt(webviewPanel, this.deps.runtime.agents.get(id) ?? new SavedConversation(header, events, repairs?.damage));
     } catch (err) {
-      this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${messageOf(err)}`);
       webviewPanel.dispose();
     }
   }
@@ -299,7 +299,7 @@ class ConversationPanel {
       action(this.agent);
     } catch (err) {
       const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema.safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
-      const message = isArborError(err) ? err.message : `Could not ${what}: ${err instanceof Error ? err.message : String(err)}`;
+      const message = isArborError(err) ? err.message : `Could not ${what}: ${messageOf(err)}`;
       this.deps.log.error(`Conversation view of "${this.agent.label}": ${what} failed: ${message}`);
       return [this.post({ type: 'error', code, message })];
     }

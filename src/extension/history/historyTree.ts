@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../../core';
+import { messageOf, type Runtime } from '../../core';
 import { primaryHold } from '../../core/agents';
 import type { JsonlSessionStore, SessionCatalog } from '../../core/sessions';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
@@ -88,7 +88,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
         this.catalog = { sessions, diagnostics };
         return historyNodes(this.catalog);
       } catch (err) {
-        return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
+        return [{ type: 'notice', message: `The session folder could not be read: ${messageOf(err)}` }];
       }
     })();
     this.changed.fire(undefined);
@@ -179,7 +179,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
       this.catalog = await this.store.listSessions();
       return historyNodes(this.catalog);
     } catch (err) {
-      return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
+      return [{ type: 'notice', message: `The session folder could not be read: ${messageOf(err)}` }];
     }
   }
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
 import * as z from 'zod';
 import { lazySchema, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
@@ -112,7 +113,7 @@ export class VscodeToolBridge implements vscode.Disposable {
         this.offered.set(name, { signature: signature(tool), handle });
         changed = true;
       } catch (err) {
-        this.log.warn(`The VS Code tool "${name}" is not offered to agents: ${err instanceof Error ? err.message : String(err)} (an Arbor tool has that name).`);
+        this.log.warn(`The VS Code tool "${name}" is not offered to agents: ${messageOf(err)} (an Arbor tool has that name).`);
       }
     }
     if (changed) this.log.info(`VS Code tools offered to agents: ${this.names().join(', ') || 'none'}`);

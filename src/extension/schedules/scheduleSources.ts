@@ -4,6 +4,7 @@
 // new problem is reported once.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
 import { mergeSchedules, parseSchedules, type ParsedSchedules } from './scheduleConfig';
 
 export const SCHEDULES_SETTING = 'schedules';
@@ -73,7 +74,7 @@ export class ScheduleSources implements vscode.Disposable {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      return { schedules: [], problems: [`${SCHEDULES_FILE} is not valid JSON (${err instanceof Error ? err.message : String(err)}); none of it was read.`] };
+      return { schedules: [], problems: [`${SCHEDULES_FILE} is not valid JSON (${messageOf(err)}); none of it was read.`] };
     }
     return parseSchedules(json, SCHEDULES_FILE);
   }

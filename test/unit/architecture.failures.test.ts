@@ -1,0 +1,45 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { messageOf } from '../../src/core/errors';
+
+// One way to fail: what a thrown value says is read by one helper in src/core/errors.ts, so the
+// rule for values that are not Errors lives in one place. Files under src/core/sessions are not
+// read yet: their copies go when those files are split.
+
+const ROOT = path.resolve(__dirname, '../..');
+const NOT_YET_CHECKED = ['src/core/sessions/'];
+
+/** Every TypeScript file of src, as a path from the repository root. */
+function srcFiles(dir = path.join(ROOT, 'src')): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return srcFiles(full);
+    return entry.name.endsWith('.ts') ? [path.relative(ROOT, full).split(path.sep).join('/')] : [];
+  });
+}
+
+/** The lines of src (outside `except`) that match `pattern`, as `file:line: text`. */
+function linesMatching(pattern: RegExp, except: readonly string[] = []): string[] {
+  return srcFiles()
+    .filter((file) => !except.includes(file) && !NOT_YET_CHECKED.some((folder) => file.startsWith(folder)))
+    .flatMap((file) =>
+      fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+}
+
+describe('one way to fail', () => {
+  it('reads what a thrown value says only through messageOf', () => {
+    assert.deepEqual(linesMatching(/\b(\w+) instanceof Error \? \1\.message : String\(\1\)/, ['src/core/errors.ts']), []);
+  });
+
+  it('messageOf gives an Error its message and anything else thrown as text', () => {
+    assert.equal(messageOf(new Error('disk gone')), 'disk gone');
+    assert.equal(messageOf('plain text'), 'plain text');
+    assert.equal(messageOf(undefined), 'undefined');
+    assert.equal(messageOf({ code: 'EIO' }), '[object Object]');
+  });
+});
