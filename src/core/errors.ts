@@ -116,6 +116,12 @@ export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The errno name of a failed system call (`ENOENT`, `EEXIST`...), when `err` is such an Error. */
+export function errnoOf(err: unknown): string | undefined {
+  const code: unknown = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Anything thrown, as an ArborError: Arbor's own errors as they are, anything else under `code`. */
 export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
   return err instanceof ArborError ? err : new ArborError(code, messageOf(err));

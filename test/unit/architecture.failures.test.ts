@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { messageOf } from '../../src/core/errors';
+import { errnoOf, messageOf } from '../../src/core/errors';
 
-// One way to fail: what a thrown value says is read by one helper in src/core/errors.ts, so the
-// rule for values that are not Errors lives in one place. Files under src/core/sessions are not
-// read yet: their copies go when those files are split.
+// One way to fail: what a thrown value says, and the errno it carries, are read by one helper
+// each in src/core/errors.ts, so the rule for values that are not Errors lives in one place.
+// Files under src/core/sessions are not read yet: their copies go when those files are split.
 
 const ROOT = path.resolve(__dirname, '../..');
 const NOT_YET_CHECKED = ['src/core/sessions/'];
@@ -41,5 +41,17 @@ describe('one way to fail', () => {
     assert.equal(messageOf('plain text'), 'plain text');
     assert.equal(messageOf(undefined), 'undefined');
     assert.equal(messageOf({ code: 'EIO' }), '[object Object]');
+  });
+
+  it('reads the errno of a failed system call only through errnoOf', () => {
+    assert.deepEqual(linesMatching(/as NodeJS\.ErrnoException/, ['src/core/errors.ts']), []);
+  });
+
+  it('errnoOf gives the string code of an Error, and nothing for anything else', () => {
+    assert.equal(errnoOf(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })), 'EIO');
+    assert.equal(errnoOf(new Error('no code')), undefined);
+    assert.equal(errnoOf(Object.assign(new Error('odd'), { code: 5 })), undefined);
+    assert.equal(errnoOf({ code: 'ENOENT' }), undefined);
+    assert.equal(errnoOf(undefined), undefined);
   });
 });

@@ -1,4 +1,4 @@
-import { ArborError, messageOf } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { retryAfterMsOf } from './modelRetry';
 
 /** What a failed request means for the caller: the typed error, and whether to try again. */
@@ -119,7 +119,7 @@ function messageIn(value: unknown): string | undefined {
 function causeText(e: Error): string {
   const cause = (e as { cause?: unknown }).cause;
   if (!(cause instanceof Error)) return '';
-  const code = (cause as NodeJS.ErrnoException).code ?? (cause as { cause?: { code?: string } }).cause?.code;
+  const code = errnoOf(cause) ?? (cause as { cause?: { code?: string } }).cause?.code;
   return code ?? cause.message;
 }
 

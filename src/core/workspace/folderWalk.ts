@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
-import { errnoOf } from './fsErrors';
+import { ArborError, errnoOf } from '../errors';
 
 /**
  * The walk from a workspace folder down to a file, one name at a time, never following a link:

@@ -1,4 +1,4 @@
-import { ArborError, messageOf } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { notFound } from './text';
 
 /**
@@ -29,12 +29,6 @@ export function fileSystemError(err: unknown, relative: string): ArborError {
     default:
       return new ArborError('TOOL_FAILED', `"${relative}" could not be used: ${withoutPath(err)}.`, { ...details, errno: errnoOf(err) });
   }
-}
-
-/** The errno name of a Node file system error (`ENOENT`), if it is one. */
-export function errnoOf(err: unknown): string | undefined {
-  const code: unknown = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** The failure without the absolute path Node puts in its messages. */

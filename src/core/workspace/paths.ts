@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
-import { errnoOf, fileSystemError } from './fsErrors';
+import { ArborError, errnoOf } from '../errors';
+import { fileSystemError } from './fsErrors';
 import type { WorkspacePath } from './port';
 
 /**
