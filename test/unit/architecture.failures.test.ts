@@ -54,4 +54,8 @@ describe('one way to fail', () => {
     assert.equal(errnoOf({ code: 'ENOENT' }), undefined);
     assert.equal(errnoOf(undefined), undefined);
   });
+
+  it("reports what no caller receives through the runtime's onProblem, never the console", () => {
+    assert.deepEqual(linesMatching(/\bconsole\.error\(/).filter((line) => line.startsWith('src/core/')), []);
+  });
 });

@@ -101,6 +101,8 @@ export interface UserInteractionServiceOptions {
   /** The live agents; without it, every call that names an agent is refused. */
   agents?: LiveAgentDirectory;
   now?: () => number;
+  /** Hears a listener of onDidChangePending that throws; process warnings by default. */
+  onProblem?: (problem: string, err: unknown) => void;
 }
 
 /**
@@ -113,12 +115,13 @@ export class UserInteractionService implements Disposable {
   private readonly now: () => number;
   private provider: InteractionProvider | undefined;
   private readonly open = new Map<string, { interaction: PendingInteraction; close: (outcome: PendingOutcome, error: ArborError) => void; provider: InteractionProvider }>();
-  private readonly changes = new Emitter<PendingChange>();
+  private readonly changes: Emitter<PendingChange>;
   private nextId = 1;
 
   constructor(options: UserInteractionServiceOptions = {}) {
     this.agents = options.agents;
     this.now = options.now ?? Date.now;
+    this.changes = new Emitter(options.onProblem);
   }
 
   /** Fires when a prompt opens and when it settles. */

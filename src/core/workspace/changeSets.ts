@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
+import { warnProcess, type OnProblem } from '../problems';
 import { Emitter, type Disposable } from '../events';
 import { lazySchema } from '../lazySchema';
 import type { WorkspacePath, WorkspacePort } from './port';
@@ -137,13 +138,15 @@ export class ChangeSets {
   /** Per session, the tail of its queued record updates: updates of one session never interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  private readonly changed = new Emitter<string>();
+  private readonly changed = new Emitter<string>((problem, err) => this.onProblem(problem, err));
   /** Fires a session id after its record changed (an entry added, updated, kept or undone). */
   readonly onDidChange: (listener: (sessionId: string) => void) => Disposable = this.changed.on;
 
   constructor(
     private readonly storage: ChangeSetStorage,
     private readonly workspace: () => WorkspacePort | undefined,
+    /** Hears a listener of onDidChange that throws. */
+    private readonly onProblem: OnProblem = warnProcess,
   ) {}
 
   /**
