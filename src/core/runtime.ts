@@ -104,7 +104,7 @@ export class Runtime implements AgentHost {
     this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
-    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
+    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });

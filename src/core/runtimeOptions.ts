@@ -25,7 +25,7 @@ export interface RuntimeOptions {
   prices?: PriceTable;
   /** The runaway guards (same call repeated, steps that change nothing) and whether they pause the agent. */
   runaway?: RunawaySettingsInput;
-  /** The clock run budgets read (wall time); Date.now by default. */
+  /** The clock run budgets read (wall time) and new sessions are dated by; Date.now by default. */
   now?: () => number;
   /**
    * Where the core reports a failure no caller receives (a session not saved after its turn,

@@ -58,4 +58,8 @@ describe('one way to fail', () => {
   it("reports what no caller receives through the runtime's onProblem, never the console", () => {
     assert.deepEqual(linesMatching(/\bconsole\.error\(/).filter((line) => line.startsWith('src/core/')), []);
   });
+
+  it('dates what the core writes by a clock, never by new Date() on the spot', () => {
+    assert.deepEqual(linesMatching(/new Date\(\)\.toISOString\(\)/).filter((line) => line.startsWith('src/core/')), []);
+  });
 });
