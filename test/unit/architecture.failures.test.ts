@@ -3,9 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errnoOf, messageOf } from '../../src/core/errors';
 
-// One way to fail: what a thrown value says, and the errno it carries, are read by one helper
-// each in src/core/errors.ts, so the rule for values that are not Errors lives in one place.
-// Files under src/core/sessions are not read yet: their copies go when those files are split.
+// One way to fail, one way to clean up: what a thrown value says and the errno it carries are
+// read by one helper each in src/core/errors.ts; what no caller receives goes to the runtime's
+// onProblem; the core dates by a clock; an editor-side class owns its listeners through the
+// Disposable base. Files under src/core/sessions are not read yet: their copies go when those
+// files are split.
 
 const ROOT = path.resolve(__dirname, '../..');
 const NOT_YET_CHECKED = ['src/core/sessions/'];
@@ -31,7 +33,7 @@ function linesMatching(pattern: RegExp, except: readonly string[] = []): string[
     );
 }
 
-describe('one way to fail', () => {
+describe('one way to fail, one way to clean up', () => {
   it('reads what a thrown value says only through messageOf', () => {
     assert.deepEqual(linesMatching(/\b(\w+) instanceof Error \? \1\.message : String\(\1\)/, ['src/core/errors.ts']), []);
   });
@@ -61,5 +63,9 @@ describe('one way to fail', () => {
 
   it('dates what the core writes by a clock, never by new Date() on the spot', () => {
     assert.deepEqual(linesMatching(/new Date\(\)\.toISOString\(\)/).filter((line) => line.startsWith('src/core/')), []);
+  });
+
+  it('keeps the disposables of an editor-side class in the Disposable base, not in an array of its own', () => {
+    assert.deepEqual(linesMatching(/Disposable\[\] = \[\]|this\.subscriptions\.push\(/).filter((line) => line.startsWith('src/extension/') && !line.startsWith('src/extension/disposable.ts')), []);
   });
 });

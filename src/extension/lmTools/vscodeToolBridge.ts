@@ -3,6 +3,7 @@ import { messageOf } from '../../core';
 import * as z from 'zod';
 import { lazySchema, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
+import { Disposable } from '../disposable';
 import { ARBOR_LM_TOOLS } from './arborTools';
 
 /** `arbor.tools.vscode`: which of VS Code's tools (`vscode.lm.tools`) agents are offered. */
@@ -52,9 +53,8 @@ export function resultText(result: vscode.LanguageModelToolResult): string {
  * setting, extensions coming and going, and is refreshed whenever a run starts (VS Code has no
  * event for tools registered later, such as an MCP server that starts).
  */
-export class VscodeToolBridge implements vscode.Disposable {
+export class VscodeToolBridge extends Disposable {
   private readonly offered = new Map<string, { signature: string; handle: { dispose(): void } }>();
-  private readonly subscriptions: vscode.Disposable[] = [];
   private lastProblem: string | undefined;
 
   constructor(
@@ -62,12 +62,13 @@ export class VscodeToolBridge implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly onProblem: (message: string) => void,
   ) {
-    this.subscriptions.push(
+    super();
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`arbor.${TOOLS_SETTING}`)) this.sync();
       }),
-      vscode.extensions.onDidChange(() => this.sync()),
     );
+    this._register(vscode.extensions.onDidChange(() => this.sync()));
     this.sync();
   }
 
@@ -119,10 +120,10 @@ export class VscodeToolBridge implements vscode.Disposable {
     if (changed) this.log.info(`VS Code tools offered to agents: ${this.names().join(', ') || 'none'}`);
   }
 
-  dispose(): void {
+  override dispose(): void {
     for (const entry of this.offered.values()) entry.handle.dispose();
     this.offered.clear();
-    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
+    super.dispose();
   }
 
   private async invoke(name: string, input: ExternalToolArgs, signal: AbortSignal): Promise<string> {
