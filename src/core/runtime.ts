@@ -119,7 +119,7 @@ export class Runtime implements AgentHost {
       agents: this.agents,
       onEvent: this.onEvent,
       createContinuable: (parent, label, resume, engine) => this.createChild(parent, 'continuable', label, resume, engine),
-      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs) : undefined,
+      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
   }
@@ -194,6 +194,7 @@ export class Runtime implements AgentHost {
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
       return agent;
     } catch (err) {
+      // The resume's own failure is what the caller hears: closing only lets the session go.
       void log.close().catch(() => undefined);
       throw err;
     }

@@ -6,8 +6,8 @@ import { errnoOf, messageOf } from '../../src/core/errors';
 // One way to fail, one way to clean up: what a thrown value says and the errno it carries are
 // read by one helper each in src/core/errors.ts; what no caller receives goes to the runtime's
 // onProblem; the core dates by a clock; an editor-side class owns its listeners through the
-// Disposable base. Files under src/core/sessions are not read yet: their copies go when those
-// files are split.
+// Disposable base; a catch that drops a failure says why. Files under src/core/sessions are
+// not read yet: their copies go when those files are split.
 
 const ROOT = path.resolve(__dirname, '../..');
 const NOT_YET_CHECKED = ['src/core/sessions/'];
@@ -21,16 +21,30 @@ function srcFiles(dir = path.join(ROOT, 'src')): string[] {
   });
 }
 
-/** The lines of src (outside `except`) that match `pattern`, as `file:line: text`. */
-function linesMatching(pattern: RegExp, except: readonly string[] = []): string[] {
+/** The lines of src (outside `except`) for which `test` holds, given the file's lines and the index, as `file:line: text`. */
+function linesWhere(test: (lines: readonly string[], i: number) => boolean, except: readonly string[] = []): string[] {
   return srcFiles()
     .filter((file) => !except.includes(file) && !NOT_YET_CHECKED.some((folder) => file.startsWith(folder)))
-    .flatMap((file) =>
-      fs
-        .readFileSync(path.join(ROOT, file), 'utf8')
-        .split('\n')
-        .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
-    );
+    .flatMap((file) => {
+      const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+      return lines.flatMap((line, i) => (test(lines, i) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+    });
+}
+
+/** The lines of src (outside `except`) that match `pattern`. */
+function linesMatching(pattern: RegExp, except: readonly string[] = []): string[] {
+  return linesWhere((lines, i) => pattern.test(lines[i]), except);
+}
+
+/**
+ * A `catch {` that neither says why on its line or the next nor throws there, or a
+ * `.catch(() => undefined)` with no comment on its line or the three before it.
+ */
+function silentCatch(lines: readonly string[], i: number): boolean {
+  const line = lines[i];
+  if (/\bcatch \{\s*$/.test(line)) return !line.includes('//') && !(lines[i + 1] ?? '').includes('//') && !/^\s*throw\b/.test(lines[i + 1] ?? '');
+  if (/\.catch\(\(\) => (undefined|\{\s*\})\)/.test(line)) return !lines.slice(Math.max(0, i - 3), i + 1).some((l) => l.includes('//'));
+  return false;
 }
 
 describe('one way to fail, one way to clean up', () => {
@@ -67,5 +81,9 @@ describe('one way to fail, one way to clean up', () => {
 
   it('keeps the disposables of an editor-side class in the Disposable base, not in an array of its own', () => {
     assert.deepEqual(linesMatching(/Disposable\[\] = \[\]|this\.subscriptions\.push\(/).filter((line) => line.startsWith('src/extension/') && !line.startsWith('src/extension/disposable.ts')), []);
+  });
+
+  it('says at every catch that drops a failure why it may, or throws a typed one instead', () => {
+    assert.deepEqual(linesWhere(silentCatch), []);
   });
 });

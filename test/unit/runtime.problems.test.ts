@@ -1,8 +1,14 @@
 import * as assert from 'node:assert/strict';
+import type { Agent } from '../../src/core/agents/agent';
+import { EndedAgentLogs } from '../../src/core/agents/endedAgentLogs';
+import { AgentRegistry } from '../../src/core/agents/registry';
 import { Emitter } from '../../src/core/events';
 import { Runtime } from '../../src/core/runtime';
 import { MemorySessionLog, type SessionHeader } from '../../src/core/sessions';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
+import { settledChildLoader } from '../../src/core/subagents/settledChildLoader';
+import { forged } from '../support/forged';
+import { header } from './sessions.fixtures';
 import { recordingModel, until } from './support/runtimeFixture';
 
 /** A runtime on the scripted model and what it reported to its onProblem. */
@@ -69,6 +75,28 @@ describe('problems nobody awaits', () => {
     assert.equal(reported[0][0], 'Arbor: could not save session main#1');
     assert.match(String(reported[0][1]), /disk gone/);
     await runtime.dispose();
+  });
+
+  it('a past subagent session read back and then not resumed, whose close fails, is reported to onProblem with its id', async () => {
+    class FailingCloseLog extends MemorySessionLog {
+      close(): Promise<void> {
+        return Promise.reject(new Error('disk gone'));
+      }
+    }
+    const kid = header('kid#1', { kind: 'continuable', parentSession: 'lead#1', delegationDepth: 1 });
+    const store = {
+      create: (h: SessionHeader) => new FailingCloseLog(h),
+      loadSession: async () => ({ header: kid, events: [] }),
+      reopenLog: async () => new FailingCloseLog(kid),
+    };
+    const reported: unknown[][] = [];
+    const load = settledChildLoader(store, new AgentRegistry(), new EndedAgentLogs(() => undefined), (...args) => void reported.push(args));
+    const loaded = await load(forged<Agent>({ id: 'lead#1' }), 'kid#1');
+    assert.ok(loaded, 'the session is read back');
+    loaded.discard();
+    await until(() => reported.length > 0, 'the report');
+    assert.equal(reported[0][0], 'Arbor: could not save session kid#1');
+    assert.match(String(reported[0][1]), /disk gone/);
   });
 
   it('an emitter made without an onProblem reports a listener that throws as a process warning', async () => {

@@ -169,6 +169,7 @@ export class AcpSession {
   /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */
   cancel(): void {
     if (!this.usable) return;
+    // An agent that cannot take the notice is gone: its connection's end ends the turn.
     this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
   }
 

@@ -227,6 +227,7 @@ export class ApprovalService {
     try {
       rules = this.rules.rules();
     } catch {
+      // A store that fails to answer allows nothing: the request goes on to the policy and the human.
       return undefined;
     }
     return findMatchingRule(rules, req.action, req.subject);

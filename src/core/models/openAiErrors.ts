@@ -95,6 +95,7 @@ function serverMessageOf(body: string, status: number): string {
   try {
     parsed = JSON.parse(body);
   } catch {
+    // Not JSON: the body's own text is used below.
     parsed = undefined;
   }
   const fromJson = messageIn(parsed);

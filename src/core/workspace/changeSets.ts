@@ -82,12 +82,14 @@ export class FileChangeSetStorage implements ChangeSetStorage {
     try {
       raw = await fs.promises.readFile(this.fileOf(sessionId), 'utf8');
     } catch {
+      // No record: the session has changed no file.
       return [];
     }
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
+      // Not JSON: refused below as a damaged record.
       json = undefined;
     }
     const parsed = changeSetFileSchema.safeParse(json);
@@ -118,6 +120,7 @@ export class FileChangeSetStorage implements ChangeSetStorage {
     try {
       names = await fs.promises.readdir(this.folder);
     } catch {
+      // No folder yet: no session has a record.
       return [];
     }
     const ids: string[] = [];
@@ -252,6 +255,7 @@ export class ChangeSets {
   private update<T>(sessionId: string, change: (files: ChangedFile[]) => T | Promise<T>, write = true): Promise<T> {
     const previous = this.queues.get(sessionId) ?? Promise.resolve();
     const next = previous
+      // The previous update's failure is its caller's: this one runs after it all the same.
       .catch(() => undefined)
       .then(async () => {
         const files = await this.storage.load(sessionId);
@@ -264,6 +268,7 @@ export class ChangeSets {
         return result;
       });
     this.queues.set(sessionId, next);
+    // `next` is the caller's, with its failure; this only drops the finished queue.
     void next.finally(() => {
       if (this.queues.get(sessionId) === next) this.queues.delete(sessionId);
     }).catch(() => undefined);
@@ -277,6 +282,7 @@ async function currentText(workspace: WorkspacePort, file: WorkspacePath): Promi
   try {
     return (await workspace.readText(file)).text;
   } catch {
+    // It is there but cannot be read as text (binary, too large): not text any more.
     return undefined;
   }
 }

@@ -239,6 +239,7 @@ export class ChangeReview {
   private async labelOf(sessionId: string): Promise<string> {
     const live = this.deps.runtime.agents.get(sessionId);
     if (live) return `"${live.label}"`;
+    // An unreadable session folder costs only the label: the session is named by its id.
     const entry = (await this.deps.store?.sessionEntries([sessionId]).catch(() => undefined))?.sessions[0];
     return entry ? `"${entry.header.label}"` : `session ${sessionId}`;
   }
