@@ -67,6 +67,7 @@ function readEntry(pid: number): ProcessEntry | undefined {
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
+    // The process ended while the table was read.
     return undefined;
   }
   // "pid (comm) state ppid pgrp session ... starttime(22nd)": comm may hold spaces and parentheses.
@@ -79,6 +80,7 @@ function readTable(): ProcessEntry[] {
   try {
     names = fs.readdirSync('/proc');
   } catch {
+    // No /proc to read: no process is found.
     return [];
   }
   const table: ProcessEntry[] = [];

@@ -15,6 +15,7 @@ import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
+import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import { memorySessionLogs } from './sessions/memoryLog';
@@ -60,7 +61,7 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
 
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
-  private readonly events = new Emitter<RuntimeEvent>();
+  private readonly events = new Emitter<RuntimeEvent>((problem, err) => this.onProblem(problem, err));
   readonly onEvent = this.events.on;
   readonly agents = new AgentRegistry(this.events);
   readonly subagents: SubagentService;
@@ -71,7 +72,7 @@ export class Runtime implements AgentHost {
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
   /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
   private readonly store: DurableSessionStore | undefined;
-  private readonly endedLogs = new EndedAgentLogs();
+  private readonly endedLogs = new EndedAgentLogs((problem, err) => this.onProblem(problem, err));
   private readonly factory: AgentFactory;
   private defaultLimits: RunLimits;
   /** Run budgets: what each run used, the warning at 80% and the pause at 100%, and the runaway guards. */
@@ -85,6 +86,8 @@ export class Runtime implements AgentHost {
   readonly changes: ChangeSets;
   private disposed = false;
   private readonly shutdownWaitMs: number;
+  /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
+  readonly onProblem: OnProblem;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -92,6 +95,7 @@ export class Runtime implements AgentHost {
   }
 
   constructor(options: RuntimeOptions) {
+    this.onProblem = options.onProblem ?? warnProcess;
     this.model = options.model;
     this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
@@ -99,10 +103,10 @@ export class Runtime implements AgentHost {
     this.folder = options.workspace;
     this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
-    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace);
-    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
+    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
+    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.ownsInteraction = !options.interaction;
-    this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
+    this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
@@ -110,12 +114,12 @@ export class Runtime implements AgentHost {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
     const isReadOnlyTool = (name: string): boolean => this.tools.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices });
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
       createContinuable: (parent, label, resume, engine) => this.createChild(parent, 'continuable', label, resume, engine),
-      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs) : undefined,
+      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
   }
@@ -190,6 +194,7 @@ export class Runtime implements AgentHost {
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
       return agent;
     } catch (err) {
+      // The resume's own failure is what the caller hears: closing only lets the session go.
       void log.close().catch(() => undefined);
       throw err;
     }

@@ -2,6 +2,7 @@
 // question prompts and the previews they open. Each is registered with the editor here and
 // owned by the extension's subscriptions.
 import * as vscode from 'vscode';
+import { messageOf } from '../core';
 import { AgentsTreeProvider, type AgentsTreeNode } from './agents/agentsTree';
 import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversation/conversationPanels';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './conversation/transcripts';
@@ -29,7 +30,7 @@ export interface ArborViews {
 export function createViews(context: vscode.ExtensionContext, { runtime, store }: RuntimeHost, log: vscode.LogOutputChannel): ArborViews {
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
-  const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${err instanceof Error ? err.message : String(err)}`));
+  const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${messageOf(err)}`));
   const tree = new AgentsTreeProvider(runtime, runtime.interaction, changedFiles);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const review = new ChangeReview({ runtime, index: changedFiles, store, log });

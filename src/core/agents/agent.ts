@@ -31,6 +31,8 @@ export interface AgentHost {
   systemPrompt(agent: Agent): string;
   /** Every change of the agent, in order: the agent's one output (the runtime's event channel). */
   agentChanged(agent: Agent, change: AgentChange): void;
+  /** A failure nobody awaits: a session that could not be saved after its turn ended. */
+  onProblem(problem: string, err: unknown): void;
 }
 
 export type AgentChange =
@@ -349,8 +351,8 @@ export class Agent implements HoldTarget {
     this.lastTurnEnd = end;
     this.abort.end(!this.disposedFlag);
     this.current = undefined;
-    const id = this.id; // not the agent: the write may finish long after it is gone
-    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${id}`, err));
+    const [id, host] = [this.id, this.host]; // not the agent: the write may finish long after it is gone
+    this.log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
     this.startNextTurn();
   }

@@ -1,5 +1,5 @@
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
+import { abortCauseOf, asArborError, isArborError, messageOf, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -134,7 +134,7 @@ export class TurnLoop<O extends TurnOwner> {
         this.owner.append({ type: 'user_message', at: now(), text: note, from: 'system' });
         return { turn, reason: 'budget', message: why, finalText };
       }
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
       return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
     }

@@ -49,6 +49,8 @@ export interface BudgetGuardDeps {
   runaway?: RunawaySettingsInput;
   /** What each model's tokens cost; parsed here (a bad table throws). */
   prices?: unknown;
+  /** Hears a listener of `onEvent` here that throws. */
+  onProblem: (problem: string, err: unknown) => void;
 }
 
 interface RunEntry {
@@ -62,7 +64,7 @@ interface RunEntry {
 export const RESUME_NOTE = "[Arbor] The run's limit was raised. Continue where you left off.";
 
 export class BudgetGuard {
-  private readonly events = new Emitter<BudgetEvent>();
+  private readonly events = new Emitter<BudgetEvent>((problem, err) => this.deps.onProblem(problem, err));
   readonly onEvent = this.events.on;
   private readonly runs = new Map<RunBudget, RunEntry>();
   private readonly runaway: RunawayGuard;

@@ -104,6 +104,7 @@ function canonicalArguments(text: string): string {
   try {
     return JSON.stringify(sortKeys(JSON.parse(text)));
   } catch {
+    // Not JSON: compared as written.
     return text;
   }
 }

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { ArborError, isArborError } from '../errors';
+import { ArborError, isArborError, messageOf } from '../errors';
 import { parseInitialize, parseNewSession, parseStopReason, type AuthMethodInfo, type StopReason } from './acpAnswers';
 import { AgentProcess, type ProcessExit } from './agentProcess';
 import { whenLost } from './connectionLoss';
@@ -169,6 +169,7 @@ export class AcpSession {
   /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */
   cancel(): void {
     if (!this.usable) return;
+    // An agent that cannot take the notice is gone: its connection's end ends the turn.
     this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
   }
 
@@ -210,7 +211,7 @@ function toRequestError(err: unknown): acp.RequestError {
     const code = err.code === 'FILE_NOT_FOUND' ? -32002 : err.code === 'TOOL_ARGUMENTS_INVALID' ? -32602 : -32603;
     return new RequestError(code, err.message, { code: err.code, ...err.details });
   }
-  return new RequestError(-32603, err instanceof Error ? err.message : String(err));
+  return new RequestError(-32603, messageOf(err));
 }
 
 /** What a request races: the connection it goes over and why that was lost, once it is. */

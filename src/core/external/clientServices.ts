@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent } from '../agents/agent';
+import { isoNow } from '../clock';
 import { ArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
@@ -57,6 +58,8 @@ export class ExternalAgentClient {
     private readonly services: ExternalAgentServices,
     /** The current turn's signal (aborted by Stop); permissions asked after it are cancelled. */
     private readonly turnSignal: () => AbortSignal | undefined,
+    /** The clock the decisions it records are dated by. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A new turn: approvals of the previous one no longer cover anything. */
@@ -201,7 +204,7 @@ export class ExternalAgentClient {
 
   /** A decision Arbor took without the approval seam, recorded as the seam records its own. */
   private record(action: ApprovalAction, detail: string, reason: string, decision: 'deny' | 'allow-once' = 'deny'): void {
-    this.agent.append({ type: 'approval', at: new Date().toISOString(), action, detail: clip(detail), decision, reason });
+    this.agent.append({ type: 'approval', at: isoNow(this.now), action, detail: clip(detail), decision, reason });
   }
 
   /** Writes like Arbor's own edit tools: the original recorded before, the result after. */

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { ArborError } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { processEndedError, type AgentProcess, type ProcessExit } from './agentProcess';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
@@ -36,16 +36,17 @@ export function whenLost(config: ExternalAgentConfig, proc: AgentProcess, connec
 /** Why a connection closed under a living process, as the typed error its turn ends with. */
 function connectionLost(config: ExternalAgentConfig, reason: unknown, outputClosed: boolean): ArborError {
   const after = 'Arbor ended its process; your next message starts it again.';
-  const error = reason instanceof Error ? (reason as NodeJS.ErrnoException) : undefined;
-  if (error?.syscall === 'write' || error?.code === 'EPIPE') {
-    return new ArborError('EXTERNAL_AGENT_CRASHED', `The external agent ${config.name} (${commandLineOf(config)}) stopped reading its input (${error.code ?? error.message}) while its process kept running. ${after}`, { name: config.name, code: null, signal: null });
+  const error = reason instanceof Error ? reason : undefined;
+  const errno = errnoOf(reason);
+  if ((error && 'syscall' in error && error.syscall === 'write') || errno === 'EPIPE') {
+    return new ArborError('EXTERNAL_AGENT_CRASHED', `The external agent ${config.name} (${commandLineOf(config)}) stopped reading its input (${errno ?? messageOf(reason)}) while its process kept running. ${after}`, { name: config.name, code: null, signal: null });
   }
   const why =
     error?.name === 'MessageTooLargeError'
       ? `sent a message over the connection's limit (${error.message})`
       : outputClosed
         ? 'closed its output while its process kept running'
-        : `broke its connection (${error?.message ?? String(reason)})`;
+        : `broke its connection (${messageOf(reason)})`;
   return new ArborError('EXTERNAL_AGENT_PROTOCOL', `The external agent ${config.name} ${why}. ${after}`, { name: config.name });
 }
 

@@ -209,6 +209,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     let idle = false;
     const watchdog = setTimeout(() => {
       idle = true;
+      // A stream that cannot be cancelled is broken already: the idle error below says what happened.
       void reader.cancel().catch(() => undefined);
     }, this.idleTimeoutMs);
     const idleError = (): ArborError => {
@@ -267,6 +268,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       }
     } finally {
       clearTimeout(watchdog);
+      // Only lets the connection go: the stream's own end or failure was handled above.
       void reader.cancel().catch(() => undefined);
     }
     if (signal.aborted) throw signal.reason;
@@ -390,6 +392,7 @@ async function readText(response: Response, maxBytes: number): Promise<string> {
       text += decoder.decode(value, { stream: true });
     }
   } finally {
+    // Only lets the connection go: the body read so far is the answer.
     void reader.cancel().catch(() => undefined);
   }
   return text;

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
-import { errnoOf, fileSystemError } from './fsErrors';
+import { ArborError, errnoOf } from '../errors';
+import { fileSystemError } from './fsErrors';
 import { CheckedCursor, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY, PinnedCursor, linkAppeared, openFinal, procFdWorks, type Cursor } from './folderWalk';
 import { isInside, outside } from './paths';
 import type { WorkspacePath } from './port';

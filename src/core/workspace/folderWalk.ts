@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
-import { errnoOf } from './fsErrors';
+import { ArborError, errnoOf } from '../errors';
 
 /**
  * The walk from a workspace folder down to a file, one name at a time, never following a link:
@@ -110,6 +109,7 @@ async function classified(err: unknown, target: string, relative: string): Promi
   const errno = errnoOf(err);
   if (errno === 'ELOOP' || errno === 'EMLINK') return linkAppeared(relative);
   if (errno !== 'ENOTDIR' && errno !== 'EEXIST') return err;
+  // What cannot be looked at is not a link that appeared: `err` stands.
   const stat = await fs.promises.lstat(target).catch(() => undefined);
   if (stat?.isSymbolicLink() || (errno === 'ENOTDIR' && stat?.isDirectory())) return linkAppeared(relative);
   return err;
@@ -133,6 +133,7 @@ export async function procFdWorks(): Promise<boolean> {
     const [through, direct] = await Promise.all([fs.promises.stat(`/proc/self/fd/${handle.fd}/.`), handle.stat()]);
     return through.ino === direct.ino && through.dev === direct.dev;
   } catch {
+    // No /proc, or it does not lead into the folder: the walk does without it.
     return false;
   } finally {
     await handle?.close();

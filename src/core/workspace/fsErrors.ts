@@ -1,4 +1,4 @@
-import { ArborError } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { notFound } from './text';
 
 /**
@@ -27,18 +27,12 @@ export function fileSystemError(err: unknown, relative: string): ArborError {
     case 'EPERM':
       return new ArborError('FILE_ACCESS_DENIED', `The file system does not let Arbor use "${relative}" (permission denied). Ask the user to check its permissions, or use another path.`, details);
     default:
-      return new ArborError('TOOL_FAILED', `"${relative}" could not be used: ${messageOf(err)}.`, { ...details, errno: errnoOf(err) });
+      return new ArborError('TOOL_FAILED', `"${relative}" could not be used: ${withoutPath(err)}.`, { ...details, errno: errnoOf(err) });
   }
 }
 
-/** The errno name of a Node file system error (`ENOENT`), if it is one. */
-export function errnoOf(err: unknown): string | undefined {
-  const code: unknown = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /** The failure without the absolute path Node puts in its messages. */
-function messageOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+function withoutPath(err: unknown): string {
+  const text = messageOf(err);
   return text.replace(/,\s*\w+\s+'[^']*'(\s*->\s*'[^']*')?$/, '');
 }

@@ -159,6 +159,7 @@ async function realOfDeepestExisting(p: string): Promise<{ real: string; exists:
     try {
       return { real: path.join(await fs.promises.realpath(current), ...tail.reverse()), exists: tail.length === 0 };
     } catch {
+      // Not there (yet): the real path of its parent, with the missing names after it.
       const parent = path.dirname(current);
       if (parent === current) return { real: p, exists: false };
       tail.push(path.basename(current));
@@ -171,6 +172,7 @@ async function realpathOr(p: string): Promise<string> {
   try {
     return await fs.promises.realpath(p);
   } catch {
+    // Not there (yet): the path as given.
     return p;
   }
 }

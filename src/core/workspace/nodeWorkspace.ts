@@ -150,6 +150,7 @@ export class NodeWorkspace implements WorkspacePort {
         try {
           entries = await fs.promises.readdir(dir, { withFileTypes: true });
         } catch {
+          // A folder gone or unreadable since it was listed has nothing to walk.
           continue;
         }
         const rules = [...inherited];
@@ -196,6 +197,7 @@ async function readIgnore(file: string): Promise<Ignore | undefined> {
   try {
     return ignore().add(await fs.promises.readFile(file, 'utf8'));
   } catch {
+    // No readable ignore file: it ignores nothing.
     return undefined;
   }
 }
@@ -206,6 +208,7 @@ async function searchFile(file: WalkedFile, match: (line: string) => number, lim
     // One read, no stat first: most files are small, and a huge one is dropped after reading.
     bytes = await fs.promises.readFile(file.absolute);
   } catch {
+    // A file gone or unreadable since the walk has no matches.
     return [];
   }
   if (bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return [];

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
-import { errnoOf, fileSystemError } from './fsErrors';
+import { ArborError, errnoOf } from '../errors';
+import { fileSystemError } from './fsErrors';
 import type { WorkspacePath } from './port';
 
 /**
@@ -137,6 +137,7 @@ async function realOfDeepestExisting(p: string): Promise<string> {
     try {
       return path.join(await fs.promises.realpath(current), ...tail.reverse());
     } catch {
+      // Not there (yet): the real path of its parent, with the missing names after it.
       const parent = path.dirname(current);
       if (parent === current) return p;
       tail.push(path.basename(current));
@@ -149,6 +150,7 @@ async function realpathOr(p: string): Promise<string> {
   try {
     return await fs.promises.realpath(p);
   } catch {
+    // Not there (yet): the path as given.
     return p;
   }
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
+import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
 import { presentEnded, presentLiveAgent } from './agentPresentation';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
@@ -50,7 +51,7 @@ const TICK_MS = 1000;
  * and Undo inline; a change to an agent's record repaints that agent's row, which says
  * "3 files changed", and so its children.
  */
-export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNode>, vscode.Disposable {
+export class AgentsTreeProvider extends Disposable implements vscode.TreeDataProvider<AgentsTreeNode> {
   // Only live agents' rows are repainted: ended rows come and go with their parent's.
   private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -64,7 +65,6 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
   /** Rows marked since the last repaint by a change of their agent (not only by the clock). */
   private readonly changedAgents = new Set<Agent>();
   private ticker: unknown;
-  private readonly subscriptions: vscode.Disposable[] = [];
   /** The subagents that ended, under their live parents. */
   readonly ended: EndedSubagents;
 
@@ -74,6 +74,7 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
     private readonly files: ChangedFilesSource = NO_CHANGED_FILES,
     private readonly clock: RepaintClock = realClock,
   ) {
+    super();
     this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
     // A parent whose list of ended subagents changed gets its row (and so its children) repainted.
     this.ended = new EndedSubagents(runtime.agents, (parent) => {
@@ -87,16 +88,20 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
         filesCount: (a) => this.filesOf(a).length,
       }),
     );
-    this.subscriptions.push(
+    this._register(
       files.onDidChange((sessionId) => {
         // Its children changed: through the repaint queue, like every change of the view, or a
         // steady stream of them would hold all repaints back.
         const agent = runtime.agents.get(sessionId);
         if (agent) this.markChanged(agent);
       }),
+    );
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`arbor.${SHOW_ENDED_SUBAGENTS_SETTING}`)) this.ended.setEnabled(showEndedSubagents());
       }),
+    );
+    this._register(
       runtime.onEvent((e) => {
         this.ended.observe(e);
         if (e.type === 'agent_changed') {
@@ -113,6 +118,8 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
           else this.queue.markAll();
         }
       }),
+    );
+    this._register(
       interaction.onDidChangePending((c) => {
         const agent = c.interaction.agent && runtime.agents.get(c.interaction.agent.id);
         if (agent) this.markChanged(agent);
@@ -167,10 +174,10 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
     return this.rows.builds;
   }
 
-  dispose(): void {
+  override dispose(): void {
     this.clock.clearTimeout(this.ticker);
     this.queue.dispose();
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.changed.dispose();
   }
 

@@ -192,6 +192,7 @@ export function findRipgrep(appRoot: string): string | undefined {
       fs.accessSync(c, fs.constants.X_OK);
       return true;
     } catch {
+      // Not there, or not executable: the next candidate.
       return false;
     }
   });
