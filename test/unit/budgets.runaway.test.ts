@@ -142,7 +142,7 @@ describe('runaway guards in a run', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     assert.equal(root.lastTurnEnd?.hold?.reason, 'runaway');
     assert.match(root.lastTurnEnd?.message ?? '', /runaway guard paused it: the same call \(list_agents with the same arguments\) 4 times in a row/);
     assert.match(root.run.agentWarning(root.id) ?? '', /4 times in a row/);

@@ -172,8 +172,8 @@ describe('run budgets: the pause at 100%', () => {
     assert.equal(paused.root, root);
     assert.match(paused.reason, /token budget of 100 is spent/);
     assert.ok(runtime.budgets.holdOf(root.run), 'the run is paused');
-    assert.deepEqual(reasons(root), ['budget']);
-    assert.deepEqual(reasons(kid), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
+    assert.deepEqual(reasons(kid), ['paused']);
     assert.equal(root.lastTurnEnd?.hold?.reason, 'budget');
     assert.ok(runtime.agents.isLive(kid), 'the child is kept, not ended');
     const callsWhenPaused = calls.length;
@@ -224,7 +224,7 @@ describe('run budgets: the pause at 100%', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.equal(calls.length, 3);
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     assert.ok(events.some((e) => e.type === 'paused' && /3 model calls/.test(e.reason)));
     runtime.budgets.raise(root.run);
     assert.equal(root.run.limits.maxModelCalls, 6);
@@ -242,7 +242,7 @@ describe('run budgets: the pause at 100%', () => {
     runtime.budgets.check(root.run);
     await root.whenIdle();
     assert.ok(events.some((e) => e.type === 'paused' && /wall time of 30s is up/.test(e.reason)));
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     await runtime.dispose();
   });
 });

@@ -19,7 +19,10 @@ export interface TurnEnd {
   code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
-  /** The hold the turn ended against (a spent budget, a runaway guard): the turn ended at once, like a Stop. */
+  /**
+   * The hold the turn ended against (a spent budget, a runaway guard): the turn ended at once, like
+   * a Stop. Set on every `paused` end, and on a `blocked` one whose hold carried the BLOCKED report.
+   */
   hold?: Hold;
 }
 
@@ -151,8 +154,9 @@ export class TurnLoop<O extends TurnOwner> {
 
   /**
    * The turn a hold ended, like a Stop: no note for the model, the conversation as it was, the
-   * calls it had made closed with a result that says why. An unattended run at its cap ends
-   * BLOCKED: its root's hold carries the report of what was done and what is left, its final result.
+   * calls it had made closed with a result that says why; it ends `paused`. An unattended run at
+   * its cap ends BLOCKED: its root's hold carries the report of what was done and what is left,
+   * its final result.
    */
   private heldEnd(turn: number, unanswered: ToolCall[], finalText: string, found: Hold | undefined): TurnEnd {
     // A turn cancelled for a budget without a hold of its own still ends as one.
@@ -163,7 +167,7 @@ export class TurnLoop<O extends TurnOwner> {
       this.owner.append({ type: 'assistant_text', at: now(), text: hold.report });
       return { turn, reason: 'blocked', message: why, finalText: hold.report, hold };
     }
-    return { turn, reason: 'budget', message: why, finalText, hold };
+    return { turn, reason: 'paused', message: why, finalText, hold };
   }
 
   /** A message joins the conversation and the log says which queued message it was. */

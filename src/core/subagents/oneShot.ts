@@ -41,6 +41,7 @@ export async function runOneShot(
     case 'aborted':
       return { status: 'aborted', agentId: child.id, cause: end.cause ?? 'parent', partial: end.finalText };
     case 'budget':
+    case 'paused':
       return { status: 'budget', agentId: child.id, message: end.message ?? 'run limit reached', partial: end.finalText };
     default:
       return { status: 'error', agentId: child.id, message: end.message ?? end.reason, partial: end.finalText };

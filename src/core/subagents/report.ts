@@ -33,6 +33,7 @@ export function reportOf(label: string, agentId: string, end: TurnEnd | undefine
     case 'aborted':
       return end.cause === 'user' ? { ...base, outcome: 'stopped' } : { ...base, outcome: 'interrupted', detail: end.cause ?? 'cancelled' };
     case 'budget':
+    case 'paused':
       return { ...base, outcome: 'budget', detail: end.message ?? 'budget' };
     default:
       return { ...base, outcome: 'failed', detail: end.message ?? end.reason };

@@ -193,7 +193,7 @@ function iconFor(state: AgentState, agent: Agent): string {
     case 'parked':
       return 'debug-pause';
     default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
+      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.lastTurnEnd?.reason === 'paused' || agent.sessionProblem ? 'warning' : 'circle-outline';
   }
 }
 

@@ -41,8 +41,6 @@ export function endedHow(agent: Agent): EndedHow {
   if (agent.status === 'running') return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
   const end = agent.lastTurnEnd;
   if (!end) return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
-  // A turn a hold ended (a spent budget, a runaway guard) waited for a raise or a message.
-  if (end.hold) return 'paused';
   switch (end.reason) {
     case 'completed':
       return 'done';
@@ -52,6 +50,9 @@ export function endedHow(agent: Agent): EndedHow {
       return 'failed';
     case 'budget':
       return 'stopped at a run limit';
+    // A turn a hold ended (a spent budget, a runaway guard) waited for a raise or a message.
+    case 'paused':
+      return 'paused';
     case 'interrupted':
       return 'interrupted';
     case 'aborted':

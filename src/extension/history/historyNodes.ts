@@ -130,6 +130,8 @@ function reasonText(reason: TurnEndReason): string {
       return 'failed';
     case 'budget':
       return 'hit a run limit';
+    case 'paused':
+      return 'paused';
     case 'blocked':
       return 'blocked';
   }
@@ -146,6 +148,7 @@ function reasonIcon(reason: TurnEndReason | undefined): string {
     case 'error':
       return 'error';
     case 'budget':
+    case 'paused':
     case 'blocked':
       return 'warning';
     default:

@@ -6,7 +6,7 @@ import { blockedItems } from '../../core/interaction';
 export interface RunResult {
   agentId: string;
   label: string;
-  /** How its last turn ended: completed, aborted, error, budget, blocked... */
+  /** How its last turn ended: completed, aborted, error, budget, paused, blocked... */
   reason: string;
   cause?: string;
   /** The last turn's final text (empty when it ended without one). */
@@ -42,6 +42,8 @@ export function describeOutcome(result: RunResult): string {
       return result.cause === 'user' ? 'was stopped' : `was stopped (${result.cause ?? 'aborted'})`;
     case 'budget':
       return `hit a run limit${result.message ? `: ${result.message}` : ''}`;
+    case 'paused':
+      return `was paused${result.message ? `: ${result.message}` : ''}`;
     case 'error':
       return `failed${result.message ? `: ${result.message}` : ''}`;
     default:
