@@ -1,6 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
-import { makeTempDir, tick, writeSession } from './sessions.fixtures';
+import { describeTurnEnd, type TurnEnd, type TurnEndFacts } from '../../src/core/agents';
+import { JsonlSessionStore, type SessionEvent, type TurnEndReason } from '../../src/core/sessions';
+import { formatReport, readReport, reportOf } from '../../src/core/subagents';
+import { presentAgent } from '../../src/extension/agents/agentPresentation';
+import { presentSession, type SessionNode } from '../../src/extension/history/historyNodes';
+import { describeOutcome } from '../../src/extension/runs/runResult';
+import { header as sessionHeader, makeTempDir, tick, writeSession } from './sessions.fixtures';
 import { makeRuntime, reasons } from './support/runtimeFixture';
 
 // How a turn ended is one reason per meaning: `budget` when a limit of the agent or the turn ended
@@ -52,6 +57,61 @@ describe('how a turn ended', () => {
       assert.equal(entry?.damage, undefined);
       assert.equal(entry?.summary.lastTurnEndReason, 'paused');
       await store.dispose();
+    });
+  });
+
+  describe('in words: describeTurnEnd reads each end once', () => {
+    const cases: Array<[TurnEndFacts, string, string, string]> = [
+      [{ reason: 'completed' }, 'completed', 'completed', 'ok'],
+      [{ reason: 'aborted', cause: 'user' }, 'stopped', 'stopped', 'stopped'],
+      [{ reason: 'aborted' }, 'stopped', 'stopped', 'stopped'],
+      [{ reason: 'aborted', cause: 'parent' }, 'cancelled', 'cancelled', 'stopped'],
+      [{ reason: 'aborted', cause: 'disposed' }, 'ended', 'ended', 'stopped'],
+      [{ reason: 'aborted', cause: 'budget' }, 'paused', 'paused', 'warning'],
+      [{ reason: 'budget', message: 'a turn may make at most 2 model calls' }, 'limit', 'hit a run limit', 'warning'],
+      [{ reason: 'paused', message: "the run's token budget of 10 is spent" }, 'paused', 'paused', 'warning'],
+      [{ reason: 'blocked' }, 'blocked', 'blocked', 'warning'],
+      [{ reason: 'error', message: 'MODEL_TIMEOUT' }, 'failed', 'failed', 'error'],
+      [{ reason: 'interrupted' }, 'interrupted', 'interrupted', 'interrupted'],
+    ];
+    for (const [end, outcome, text, tone] of cases) {
+      it(`${end.reason}${end.cause ? ` (${end.cause})` : ''} is ${outcome}: "${text}"`, () => {
+        const said = describeTurnEnd(end);
+        assert.deepEqual([said.outcome, said.text, said.tone, said.detail], [outcome, text, tone, end.message]);
+      });
+    }
+
+    it("a run's pause that cut an external agent's turn short is a pause in the report, the run's result and History alike", () => {
+      const cut: TurnEnd = { turn: 1, reason: 'aborted', cause: 'budget', finalText: '' };
+      const paused: TurnEnd = { turn: 1, reason: 'paused', message: "the run's token budget of 10 is spent", finalText: '' };
+      for (const end of [cut, paused]) {
+        assert.equal(readReport(formatReport(reportOf('Kid', 'kid-1', end, false)))?.outcome, 'budget', end.reason);
+        const result = { agentId: 'a', label: 'A', reason: end.reason, cause: end.cause, text: '', message: end.message, blocked: [] };
+        assert.match(describeOutcome(result), /^was paused/, end.reason);
+      }
+      const history = (reason: TurnEndReason) => {
+        const node: SessionNode = { type: 'session', children: [], entry: { header: sessionHeader('s'), summary: { lastActivity: new Date().toISOString(), eventCount: 2, turnCount: 1, lastTurnEndReason: reason }, file: 's.jsonl', live: false } };
+        const shown = presentSession(node, false, Date.now());
+        return [shown.description.split(' · ').at(-1), shown.icon];
+      };
+      assert.deepEqual(history('paused'), ['paused', 'warning']);
+      assert.deepEqual(history('budget'), ['hit a run limit', 'warning']);
+      assert.deepEqual(history('aborted'), ['stopped', 'debug-stop']);
+    });
+
+    it("an idle agent's row warns for every end that asks for a person's look, as History does", async () => {
+      const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+      const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+      await root.whenIdle();
+      const iconAfter = (end: Omit<TurnEnd, 'turn' | 'finalText'>) => {
+        root.lastTurnEnd = { turn: 1, finalText: '', ...end };
+        return presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 0, now: Date.now() }).icon;
+      };
+      assert.equal(iconAfter({ reason: 'completed' }), 'circle-outline');
+      assert.equal(iconAfter({ reason: 'aborted', cause: 'user' }), 'circle-outline');
+      assert.equal(iconAfter({ reason: 'error', message: 'broke' }), 'error');
+      for (const reason of ['budget', 'paused', 'blocked'] as const) assert.equal(iconAfter({ reason }), 'warning', reason);
+      await runtime.dispose();
     });
   });
 });

@@ -1,7 +1,7 @@
 // How one live agent is shown in the Agents view and in the pickers that name agents. Pure (no
 // 'vscode' import) so it is unit-tested in plain Node; agentRows.ts caches what the view shows,
 // agentsTree.ts turns it into a TreeItem.
-import { activityOf, describeHold, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry } from '../../core/agents';
+import { activityOf, describeHold, describeTurnEnd, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry, type TurnEndTone } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/rpc';
 import { usageText } from '../budgets/usageText';
@@ -192,10 +192,26 @@ function iconFor(state: AgentState, agent: Agent): string {
       return 'question';
     case 'parked':
       return 'debug-pause';
-    default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.lastTurnEnd?.reason === 'paused' || agent.sessionProblem ? 'warning' : 'circle-outline';
+    case 'idle': {
+      // An idle row only warns: a stop or a completed turn is its ordinary state.
+      const tone = agent.lastTurnEnd && describeTurnEnd(agent.lastTurnEnd).tone;
+      return tone === 'error' ? 'error' : tone === 'warning' || agent.sessionProblem ? 'warning' : 'circle-outline';
+    }
   }
 }
+
+/** How a turn end's tone looks wherever an icon says how a turn ended (History). */
+export function turnEndIcon(tone: TurnEndTone): string {
+  return TONE_ICONS[tone];
+}
+
+const TONE_ICONS: Readonly<Record<TurnEndTone, string>> = Object.freeze({
+  ok: 'pass',
+  stopped: 'debug-stop',
+  warning: 'warning',
+  error: 'error',
+  interrupted: 'debug-disconnect',
+});
 
 /** How an ended subagent's row looks: dimmed (the tree colours its icon as disabled), no Stop. */
 export interface EndedPresentation {
