@@ -33,6 +33,7 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  *   says so, holds that agent alone the same way (a `runaway` hold).
  */
 
+/** `root`: the run's agent of kind root (a run a resumed subagent heads has none). */
 export type BudgetEvent =
   | { type: 'warning'; run: RunBudget; root: Agent | undefined; status: BudgetStatus }
   | { type: 'paused'; run: RunBudget; root: Agent | undefined; reason: string }

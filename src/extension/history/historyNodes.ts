@@ -1,6 +1,6 @@
-// What the History view shows: past sessions from the durable store, roots at the top and
-// children under the session their header names as parent, plus a warning for each file that
-// could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
+// What the History view shows: past sessions from the durable store, those with no parent at
+// the top and children under the session their header names as parent, plus a warning for each
+// file that could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
 import { describeHold, describeTurnEnd, type Hold } from '../../core/agents';
 import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from '../../core/sessions';
 import { kindText, turnEndIcon } from '../agents/agentPresentation';

@@ -24,7 +24,7 @@ interface Queued {
  * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
  * Prompts from several agents are queued and shown one at a time. Escape dismisses
  * (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
- * Only runtime roots ever reach this provider: the interaction service rejects everyone else.
+ * Only unowned agents (no runtime owner) ever reach this provider: the interaction service rejects everyone else.
  */
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   private readonly queue: Queued[] = [];
