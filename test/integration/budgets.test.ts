@@ -48,7 +48,7 @@ describe('Budgets', () => {
 
       await waitFor(() => said(root, 'Resumed after the raise'), 'the run to go on after Raise limit');
       assert.strictEqual(t.runtime.budgets.holdOf(root.run), undefined);
-      assert.strictEqual(root.run.limits.maxTokens, 200);
+      assert.strictEqual(root.run.budget.limits.maxTokens, 200);
       assert.deepStrictEqual(turnEnds(root), ['paused', 'completed']);
     } finally {
       await t.runtime.end(root);
@@ -66,7 +66,7 @@ describe('Budgets', () => {
       'Meter',
     );
     try {
-      await waitFor(() => root.run.tokensUsed === 1234 && root.status === 'running', 'the run to use its tokens');
+      await waitFor(() => root.run.budget.tokensUsed === 1234 && root.status === 'running', 'the run to use its tokens');
       const tooltip = (): string => {
         const value = t.usageBar.item.tooltip;
         return value instanceof vscode.MarkdownString ? value.value : String(value);

@@ -96,14 +96,14 @@ export function pickItemOf(agent: Agent, agents: LiveAgents & Pick<AgentRegistry
 /** Tokens and cost of `agent` and every live agent below it, and how many those are. */
 function treeUsage(agent: Agent, agents: LiveAgents): { tokens: number; count: number; cost: number } {
   let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
-  let cost = agent.run.costOf(agent.id);
+  let cost = agent.run.budget.costOf(agent.id);
   let count = 0;
   const stack = agents.isLive(agent) ? agents.childrenOf(agent) : [];
   while (stack.length) {
     const a = stack.pop()!;
     count++;
     tokens += a.usage.inputTokens + a.usage.outputTokens;
-    cost += a.run.costOf(a.id);
+    cost += a.run.budget.costOf(a.id);
     stack.push(...agents.childrenOf(a));
   }
   return { tokens, count, cost };

@@ -142,7 +142,7 @@ export class EndedSubagents {
       kind: agent.kind,
       how: endedHow(agent),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
-      cost: agent.run.costOf(agent.id),
+      cost: agent.run.budget.costOf(agent.id),
       creationOrder: agent.creationOrder,
     };
     const list = (this.byParent.get(parent) ?? []).filter((n) => n.id !== agent.id);
