@@ -223,7 +223,12 @@ export class BudgetGuard {
       case 'log':
         this.runaway.logged(agent, change.event);
         return;
-      default:
+      case 'status':
+      case 'turn_start':
+      case 'activity':
+      case 'session_problem':
+      case 'stop_overdue':
+      case 'disposed':
         return;
     }
   }

@@ -85,7 +85,14 @@ export function conversationFromEvents(events: readonly SessionEvent[], options:
         // a call run again after a resume gets its result in the next turn.
         closeAssistant();
         break;
-      default:
+      case 'queued':
+      case 'queue_dropped':
+      case 'interrupt':
+      case 'question':
+      case 'answer':
+      case 'approval':
+      case 'usage':
+      case 'external_session':
         break;
     }
   }

@@ -249,7 +249,8 @@ function endedIcon(how: EndedHow): string {
     case 'stopped at a run limit':
     case 'paused':
       return 'warning';
-    default:
+    case 'interrupted':
+    case 'ended':
       return 'circle-slash';
   }
 }

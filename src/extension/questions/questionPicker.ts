@@ -201,7 +201,7 @@ function previewHeader(who: string, prompt: InteractionPrompt): string {
       return `${who} asks for your approval of the action below (${size}), exactly as it would run. Read all of it, then answer in the prompt.`;
     case 'plan-approval':
       return `${who} asks you to approve the plan below (${size}). Read all of it, then answer in the prompt.`;
-    default:
+    case 'clarify':
       return `${who} asks a question about the text below (${size}).`;
   }
 }
