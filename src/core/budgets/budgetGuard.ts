@@ -33,7 +33,6 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  *   says so, holds that agent alone the same way (a `runaway` hold).
  */
 
-/** `root`: the run's agent of kind root (a run a resumed subagent heads has none). */
 export type BudgetEvent =
   | { type: 'warning'; run: AgentRun; root: Agent | undefined; status: BudgetStatus }
   | { type: 'paused'; run: AgentRun; root: Agent | undefined; reason: string }
@@ -180,13 +179,12 @@ export class BudgetGuard {
    */
   raise(run: AgentRun, limits?: RunLimitsInput): RunLimits {
     const now = this.now();
-    const budget = run.budget;
-    const next = limits ? resolveLimits({ ...budget.limits, ...limits }) : raisedLimits(budget, now);
-    const probe = { ...budget, limits: next } as RunBudget;
+    const next = limits ? resolveLimits({ ...run.budget.limits, ...limits }) : raisedLimits(run.budget, now);
+    const probe = { ...run.budget, limits: next } as RunBudget;
     const still = spentBudget(probe, now, 'turn') ?? spentBudget(probe, now, 'modelCall');
     if (still) throw new ArborError('INPUT_INVALID', `These limits leave the run paused: ${still}. Raise it further.`);
     const entry = this.entry(run);
-    budget.limits = next;
+    run.budget.limits = next;
     entry.hold = undefined;
     entry.warned = false;
     this.armTimer(run, entry);
@@ -215,14 +213,11 @@ export class BudgetGuard {
     const { agent, change } = event;
     switch (change.type) {
       case 'usage':
-        this.check(agent.run, agent);
-        return;
+        return this.check(agent.run, agent);
       case 'turn_end':
-        this.turnEnded(agent, change.end);
-        return;
+        return this.turnEnded(agent, change.end);
       case 'log':
-        this.runaway.logged(agent, change.event);
-        return;
+        return this.runaway.logged(agent, change.event);
       case 'status':
       case 'turn_start':
       case 'activity':
@@ -278,10 +273,7 @@ export class BudgetGuard {
 
   private entry(run: AgentRun): RunEntry {
     let entry = this.runs.get(run);
-    if (!entry) {
-      entry = { root: undefined, warned: false, hold: undefined, timer: undefined };
-      this.runs.set(run, entry);
-    }
+    if (!entry) this.runs.set(run, (entry = { root: undefined, warned: false, hold: undefined, timer: undefined }));
     return entry;
   }
 
