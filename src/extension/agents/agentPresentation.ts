@@ -3,7 +3,7 @@
 // agentsTree.ts turns it into a TreeItem.
 import { activityOf, describeHold, describeTurnEnd, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry, type TurnEndTone } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
-import { describeDoing, type DoingInput } from '../../core/rpc';
+import { describeDoing, type DoingInput } from '../../core/conversation';
 import { usageText } from '../budgets/usageText';
 import type { EndedHow, EndedSubagent } from './endedSubagents';
 
