@@ -31,6 +31,9 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/await-thenable': 'error',
+      // A switch over a union names every member (a `default` does not stand in for them), so a new
+      // reason, event or state makes each switch that meets it decide what it means.
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       '@typescript-eslint/no-unused-expressions': 'error',
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',

@@ -1,6 +1,6 @@
 // Turns the conversation items the host sends into DOM nodes. Every text the agent, the user
 // or a tool produced goes in through textContent: nothing is ever parsed as HTML.
-import type { ConversationItem } from '../../src/core/rpc/conversationWire';
+import type { ConversationItem } from '../../src/core/conversation/conversationWire';
 
 const FROM: Record<string, string> = { user: 'You', parent: 'Parent agent', child: 'Subagent report', system: 'Arbor' };
 

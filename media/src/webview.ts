@@ -9,7 +9,7 @@ import type {
   ConversationViewState,
   HostToWebviewMessage,
   WebviewToHostMessage,
-} from '../../src/core/rpc/conversationWire';
+} from '../../src/core/conversation/conversationWire';
 import { formatElapsed, formatTokens, h, renderItem } from './render';
 
 /** Kept by VS Code across a window reload; the host restores the view on `agentId`'s session. */

@@ -7,10 +7,13 @@ import type { ModelProvider } from './models/types';
 import type { InteractionMode } from './sessions/types';
 
 /**
- * One root agent and everything it delegates to share a run: its limits, its token budget and
- * its interaction policy, which is resolved once from the run's context.
+ * One root agent and everything it delegates to share a run (a resumed session heads a run of
+ * its own): its interaction policy, resolved once from the run's context, and its budget, the
+ * limits and what the whole run used against them. The run has a budget; it is not one, so what
+ * a run is and what it spent stay apart.
  */
-export class Run extends RunBudget implements AgentRun {
+export class Run implements AgentRun {
+  readonly budget: RunBudget;
   readonly gate: RunGate | undefined;
 
   constructor(
@@ -21,7 +24,7 @@ export class Run extends RunBudget implements AgentRun {
     /** The prices its tokens are counted at, the clock its wall time is read from, and the gate its spent budgets hold its agents at. */
     budget: { prices?: PriceTable; clock?: () => number; gate?: RunGate } = {},
   ) {
-    super(limits, budget.prices, budget.clock);
+    this.budget = new RunBudget(limits, budget.prices, budget.clock);
     this.gate = budget.gate;
   }
   get mode(): InteractionMode {

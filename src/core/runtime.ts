@@ -151,15 +151,15 @@ export class Runtime implements AgentHost {
     return agent;
   }
   /**
-   * Reopen a past session as a new runtime root. The session continues under its own id (its
+   * Reopen a past session as a new unowned agent. The session continues under its own id (its
    * log is taken over for writing, a turn a crash left open is closed as `interrupted`), so
    * its transcript, the ids its conversation mentions and its children's recorded parent all
    * stay valid: after a reload, a resumed parent can cold-resume its continuable children.
    *
    * The agent is registered with no owner, so it may ask the human whatever its header says
-   * about a parent: recorded lineage is history, never authority. It runs as a root in a new
-   * run (fresh limits and token budget, delegation depth 0) whose interaction mode is the
-   * persisted one, resolved through the policy again. Its conversation is rebuilt from the log,
+   * about a parent: recorded lineage is history, never authority. It heads a new run (fresh
+   * limits and token budget, delegation depth 0) whose interaction mode is the persisted one,
+   * resolved through the policy again. Its conversation is rebuilt from the log,
    * its turn count and token usage carry over. A session that is live here is refused
    * (SESSION_IN_USE); without durable sessions resume is unavailable (INPUT_INVALID). A
    * session an external agent ran resumes only on the engine `externalEngine` gives for it

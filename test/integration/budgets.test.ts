@@ -39,7 +39,7 @@ describe('Budgets', () => {
     );
     try {
       await waitFor(() => t.runtime.budgets.holdOf(root.run) !== undefined && root.status === 'idle', 'the run to pause');
-      assert.deepStrictEqual(turnEnds(root), ['budget']);
+      assert.deepStrictEqual(turnEnds(root), ['paused']);
       assert.ok(t.runtime.agents.isLive(root), 'a paused run is not killed');
       await waitFor(() => String(t.tree.getTreeItem(root).description).includes('run paused: budget spent'), 'the node to say the run is paused');
 
@@ -48,8 +48,8 @@ describe('Budgets', () => {
 
       await waitFor(() => said(root, 'Resumed after the raise'), 'the run to go on after Raise limit');
       assert.strictEqual(t.runtime.budgets.holdOf(root.run), undefined);
-      assert.strictEqual(root.run.limits.maxTokens, 200);
-      assert.deepStrictEqual(turnEnds(root), ['budget', 'completed']);
+      assert.strictEqual(root.run.budget.limits.maxTokens, 200);
+      assert.deepStrictEqual(turnEnds(root), ['paused', 'completed']);
     } finally {
       await t.runtime.end(root);
       await vscode.commands.executeCommand('notifications.clearAll');
@@ -66,7 +66,7 @@ describe('Budgets', () => {
       'Meter',
     );
     try {
-      await waitFor(() => root.run.tokensUsed === 1234 && root.status === 'running', 'the run to use its tokens');
+      await waitFor(() => root.run.budget.tokensUsed === 1234 && root.status === 'running', 'the run to use its tokens');
       const tooltip = (): string => {
         const value = t.usageBar.item.tooltip;
         return value instanceof vscode.MarkdownString ? value.value : String(value);

@@ -79,8 +79,8 @@ describe('command arguments', function () {
     const id = await vscode.commands.executeCommand<string>('arbor.runAgent', { prompt: 'Say hello', label: 'Limited' }, { limits: { maxTokens: 50_000, maxCost: 2 } });
     const agent = t.runtime.agents.get(id)!;
     assert.ok(agent, 'the run started');
-    assert.strictEqual(agent.run.limits.maxTokens, 50_000);
-    assert.strictEqual(agent.run.limits.maxCost, 2);
+    assert.strictEqual(agent.run.budget.limits.maxTokens, 50_000);
+    assert.strictEqual(agent.run.budget.limits.maxCost, 2);
     assert.strictEqual(agent.log.header.interactionMode, 'interactive');
     await t.runtime.end(agent);
     const before = t.runtime.agents.size;

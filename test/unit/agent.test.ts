@@ -254,8 +254,8 @@ describe('limits', () => {
     );
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
-    assert.strictEqual(agent.run.tokensUsed, 110);
-    assert.deepStrictEqual(reasons(agent), ['budget']);
+    assert.strictEqual(agent.run.budget.tokensUsed, 110);
+    assert.deepStrictEqual(reasons(agent), ['paused']);
     assert.match(agent.lastTurnEnd!.message!, /token budget of 100/);
     await runtime.dispose();
   });

@@ -5,7 +5,7 @@ import { describeHold, newHold, primaryHold, type Hold } from '../../src/core/ag
 import type { Agent } from '../../src/core/agents/agent';
 import type { BudgetEvent } from '../../src/core/budgets';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { conversationState, type ConversationStateInput } from '../../src/core/rpc/conversationModel';
+import { conversationState, type ConversationStateInput } from '../../src/core/conversation/conversationModel';
 import { Runtime } from '../../src/core/runtime';
 import { presentAgent } from '../../src/extension/agents/agentPresentation';
 import { presentSession, type SessionNode } from '../../src/extension/history/historyNodes';

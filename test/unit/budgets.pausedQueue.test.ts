@@ -75,15 +75,15 @@ describe('run budgets: the queue of the agent whose reply spent the budget', () 
     await until(() => childReports(root).length === 3 && root.status === 'idle', "the children's three reports to reach the root");
     assert.equal(turnStarts(root), 1, 'no report starts a turn of the paused root');
     assert.equal(root.pendingCount, 3, 'the reports wait in the queue');
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     assert.equal(root.isParked, true);
-    for (const kid of kids) assert.deepEqual(reasons(kid), ['budget']);
+    for (const kid of kids) assert.deepEqual(reasons(kid), ['paused']);
 
     const queued = childReports(root);
     runtime.budgets.raise(root.run);
     await until(() => runtime.agents.all().length === 1 && root.status === 'idle' && root.pendingCount === 0, 'the root to run its queue and the children to finish');
     assert.deepEqual(userMessages(root).slice(1, 5), [...queued, RESUME_NOTE], 'the reports first, in the order they came, then the note of the raise');
-    assert.deepEqual(reasons(root).slice(0, 3), ['budget', 'completed', 'completed']);
+    assert.deepEqual(reasons(root).slice(0, 3), ['paused', 'completed', 'completed']);
     await runtime.dispose();
   });
 

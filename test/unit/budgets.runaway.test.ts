@@ -142,17 +142,17 @@ describe('runaway guards in a run', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     assert.equal(root.lastTurnEnd?.hold?.reason, 'runaway');
     assert.match(root.lastTurnEnd?.message ?? '', /runaway guard paused it: the same call \(list_agents with the same arguments\) 4 times in a row/);
-    assert.match(root.run.agentWarning(root.id) ?? '', /4 times in a row/);
+    assert.match(root.run.budget.agentWarning(root.id) ?? '', /4 times in a row/);
     const found = events.find((e) => e.type === 'runaway');
     assert.ok(found && found.type === 'runaway' && found.hold?.reason === 'runaway' && found.agent === root);
     assert.equal(runtime.budgets.holdOf(root.run), undefined, 'only the agent is paused, not its run');
 
     runtime.budgets.resumeAgent(root);
     await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
-    assert.equal(root.run.agentWarning(root.id), undefined);
+    assert.equal(root.run.budget.agentWarning(root.id), undefined);
     await runtime.dispose();
   });
 
@@ -176,10 +176,10 @@ describe('runaway guards in a run', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepEqual(reasons(root), ['completed']);
-    assert.match(root.run.agentWarning(root.id) ?? '', /3 times in a row/);
+    assert.match(root.run.budget.agentWarning(root.id) ?? '', /3 times in a row/);
     assert.equal(events.filter((e) => e.type === 'runaway').length, 1, 'one warning, not one per call');
     runtime.sendFromUser(root, 'try something else');
-    assert.equal(root.run.agentWarning(root.id), undefined);
+    assert.equal(root.run.budget.agentWarning(root.id), undefined);
     await root.whenIdle();
     await runtime.dispose();
   });
@@ -198,7 +198,7 @@ describe('runaway guards in a run', () => {
     const warned = (): string[] => events.flatMap((e) => (e.type === 'runaway' ? [`${e.agent.label}: ${e.reason}`] : []));
     await until(() => warned().length > 0 || checks(root) >= past, `${past} checks`, 30_000);
     assert.deepEqual(warned(), []);
-    assert.equal(root.run.agentWarning(root.id), undefined);
+    assert.equal(root.run.budget.agentWarning(root.id), undefined);
     assert.equal(root.status, 'running', 'the poll goes on');
     await runtime.dispose();
   });
@@ -207,7 +207,7 @@ describe('runaway guards in a run', () => {
     const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }]), {});
     const root = runtime.startRoot({ prompt: 'watch', label: 'main' });
     await until(() => events.some((e) => e.type === 'runaway'), 'the runaway warning');
-    assert.match(root.run.agentWarning(root.id) ?? '', /same call \(list_agents with the same arguments\) 5 times in a row/);
+    assert.match(root.run.budget.agentWarning(root.id) ?? '', /same call \(list_agents with the same arguments\) 5 times in a row/);
     await runtime.dispose();
   });
 
@@ -221,7 +221,7 @@ describe('runaway guards in a run', () => {
     await until(() => warned().length > 0 || (all().length === workers && all().every((w) => checks(w) >= past)), `every worker to check ${past} times`, 30_000);
     assert.deepEqual(warned(), []);
     assert.deepEqual(all().map((w) => w.label), Array.from({ length: workers }, (_, i) => workerLabel(i)));
-    for (const worker of all()) assert.equal(worker.run.agentWarning(worker.id), undefined, worker.label);
+    for (const worker of all()) assert.equal(worker.run.budget.agentWarning(worker.id), undefined, worker.label);
     await runtime.dispose();
   });
 });

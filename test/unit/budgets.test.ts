@@ -32,7 +32,7 @@ describe('run budgets: accounting and cost', () => {
     );
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
-    const run = root.run;
+    const run = root.run.budget;
     assert.equal(run.tokensUsed, 3620);
     assert.equal(run.turnsUsed, 2, 'the root turn and the child turn');
     assert.equal(run.modelCallsUsed, 3);
@@ -43,12 +43,31 @@ describe('run budgets: accounting and cost', () => {
     await runtime.dispose();
   });
 
+  it('a run has one budget, shared by every agent of it, and is not a budget itself', async () => {
+    const { runtime } = budgetRuntime({
+      version: 1,
+      agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'kid', prompt: 'x' } }] }, { text: 'done' }]] }, kid: { turns: [[{ text: 'ok' }]] } },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    const seen: RunBudget[] = [];
+    runtime.onEvent((e) => {
+      if (e.type === 'agent_added') seen.push(e.agent.run.budget);
+    });
+    await root.whenIdle();
+    assert.ok(root.run.budget instanceof RunBudget);
+    assert.equal(root.run instanceof RunBudget, false);
+    assert.equal('tokensUsed' in root.run, false, 'what the run used is on its budget only');
+    assert.deepEqual(seen, [root.run.budget], "the child counts against its parent's budget");
+    assert.equal(root.run.budget.turnsUsed, 2);
+    await runtime.dispose();
+  });
+
   it('a model without a price counts its tokens but no cost', async () => {
     const { runtime } = budgetRuntime({ version: 1, agents: { main: { turns: [[{ text: 'hi', usage: { inputTokens: 7, outputTokens: 3 } }]] } } }, { prices: { 'gpt-4o': { input: 1, output: 1 } } });
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
-    assert.equal(root.run.cost, 0);
-    assert.equal(root.run.unpricedTokens, 10);
+    assert.equal(root.run.budget.cost, 0);
+    assert.equal(root.run.budget.unpricedTokens, 10);
     await runtime.dispose();
   });
 
@@ -67,11 +86,11 @@ describe('run budgets: accounting and cost', () => {
     const first = runtime.startRoot({ prompt: 'go', label: 'first' });
     runtime.setDefaultLimits({ maxTokens: 500, maxCost: 2 });
     const second = runtime.startRoot({ prompt: 'go', label: 'second' });
-    assert.equal(first.run.limits.maxTokens, 100);
-    assert.equal(second.run.limits.maxTokens, 500);
-    assert.equal(second.run.limits.maxCost, 2);
+    assert.equal(first.run.budget.limits.maxTokens, 100);
+    assert.equal(second.run.budget.limits.maxTokens, 500);
+    assert.equal(second.run.budget.limits.maxCost, 2);
     assert.throws(() => runtime.setDefaultLimits({ maxTokens: -1 }));
-    assert.equal(runtime.startRoot({ prompt: 'go', label: 'third' }).run.limits.maxTokens, 500, 'a bad value changes nothing');
+    assert.equal(runtime.startRoot({ prompt: 'go', label: 'third' }).run.budget.limits.maxTokens, 500, 'a bad value changes nothing');
     await runtime.dispose();
   });
 
@@ -172,8 +191,8 @@ describe('run budgets: the pause at 100%', () => {
     assert.equal(paused.root, root);
     assert.match(paused.reason, /token budget of 100 is spent/);
     assert.ok(runtime.budgets.holdOf(root.run), 'the run is paused');
-    assert.deepEqual(reasons(root), ['budget']);
-    assert.deepEqual(reasons(kid), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
+    assert.deepEqual(reasons(kid), ['paused']);
     assert.equal(root.lastTurnEnd?.hold?.reason, 'budget');
     assert.ok(runtime.agents.isLive(kid), 'the child is kept, not ended');
     const callsWhenPaused = calls.length;
@@ -224,10 +243,10 @@ describe('run budgets: the pause at 100%', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.equal(calls.length, 3);
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     assert.ok(events.some((e) => e.type === 'paused' && /3 model calls/.test(e.reason)));
     runtime.budgets.raise(root.run);
-    assert.equal(root.run.limits.maxModelCalls, 6);
+    assert.equal(root.run.budget.limits.maxModelCalls, 6);
     await until(() => root.lastTurnEnd?.reason === 'completed', 'the agent to go on after the raise');
     assert.equal(calls.length, 4);
     await runtime.dispose();
@@ -242,7 +261,7 @@ describe('run budgets: the pause at 100%', () => {
     runtime.budgets.check(root.run);
     await root.whenIdle();
     assert.ok(events.some((e) => e.type === 'paused' && /wall time of 30s is up/.test(e.reason)));
-    assert.deepEqual(reasons(root), ['budget']);
+    assert.deepEqual(reasons(root), ['paused']);
     await runtime.dispose();
   });
 });

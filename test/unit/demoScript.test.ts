@@ -108,7 +108,7 @@ describe('the demo warns about nothing', () => {
     await until(() => warnings.length > 0 || (watcher() !== undefined && checks() >= past), `the Watcher to check ${past} times`, 30_000);
     assert.deepStrictEqual(warnings, []);
     assert.strictEqual(watcher()!.status, 'running', 'the Watcher is still polling');
-    for (const agent of seen) assert.strictEqual(agent.run.agentWarning(agent.id), undefined, agent.label);
+    for (const agent of seen) assert.strictEqual(agent.run.budget.agentWarning(agent.id), undefined, agent.label);
     await runtime.dispose();
   });
 });

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as z from 'zod';
 import type { Agent } from '../../src/core/agents/agent';
-import { conversationState, describeDoing, type ConversationStateInput } from '../../src/core/rpc';
+import { conversationState, describeDoing, type ConversationStateInput } from '../../src/core/conversation';
 import { defineTool, type RuntimeTool } from '../../src/core/tools';
 import { doingOf, presentAgent } from '../../src/extension/agents/agentPresentation';
 import { childByLabel, makeRuntime, until } from './support/runtimeFixture';

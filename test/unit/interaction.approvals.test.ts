@@ -143,7 +143,7 @@ describe('ApprovalService', () => {
   it('denies a subagent without opening UI, even in an interactive run', async () => {
     const w = world();
     const child = makeAgent('child', { kind: 'continuable' });
-    w.directory.add(child); // a continuable child is a runtime root, yet still a subagent for consent
+    w.directory.add(child); // a continuable child is unowned, yet still a subagent for consent
     const outcome = await w.approvals.request(w.request(child, interactive, { isSubagent: true, action: 'write-outside-workspace', detail: '/etc/hosts' }));
     assert.equal(outcome.decision, 'deny');
     assert.equal(w.provider.calls, 0);

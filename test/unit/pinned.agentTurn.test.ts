@@ -124,7 +124,7 @@ describe('agent turn loop, pinned', () => {
     await root.whenIdle();
     assert.deepStrictEqual(root.usage, { inputTokens: 30, outputTokens: 10 });
     assert.strictEqual(calls.length, 2, 'the third call is refused: 40 tokens are spent');
-    assert.deepStrictEqual(reasons(root), ['budget']);
+    assert.deepStrictEqual(reasons(root), ['paused']);
     assert.match(root.lastTurnEnd!.message!, /token budget of 40 is spent/);
     const usage = root.log.events.filter((e) => e.type === 'usage');
     assert.deepStrictEqual(

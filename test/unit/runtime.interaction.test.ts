@@ -64,7 +64,7 @@ describe('assembled runtime: human interaction', () => {
     await runtime.dispose();
   });
 
-  it('a continuable child is a runtime root and may ask', async () => {
+  it('a continuable child is unowned and may ask', async () => {
     const { runtime } = makeRuntime({
       version: 1,
       agents: {

@@ -17,7 +17,7 @@ describe('durable sessions: the quick event check agrees with the schema', () =>
   const badIso = fc.constantFrom('', 'now', '2026-13-01T00:00:00.000Z', '2026-02-30T00:00:00.000Z', '2026-11-30 14:00:00Z', '2026-11-30T25:00:00.000Z', '2026-11-30T14:00:00.000', '2026-11-30T14:00:00.000Zx');
   const count = fc.oneof(fc.nat(), fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER));
   const badNumber = fc.constantFrom(-1, 1.5, NaN, Infinity, -Infinity, 2 ** 53, 1e300, '3');
-  const word = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('user', 'parent', 'child', 'system', 'completed', 'aborted', 'error', 'budget', 'interrupted', 'disposed', 'ancestor', 'deny', 'allow-once', 'allow-rule', 'workspace', 'setting', 'blocked'));
+  const word = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('user', 'parent', 'child', 'system', 'completed', 'aborted', 'error', 'budget', 'paused', 'interrupted', 'disposed', 'ancestor', 'deny', 'allow-once', 'allow-rule', 'workspace', 'setting', 'blocked'));
   const anyJunk = fc.oneof(
     fc.constant(undefined),
     fc.constant(null),
@@ -80,7 +80,7 @@ describe('durable sessions: the quick event check agrees with the schema', () =>
         type: fc.constant('turn_end'),
         at: validIso,
         turn: count,
-        reason: fc.constantFrom('completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted'),
+        reason: fc.constantFrom('completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted'),
         cause: optional(fc.constantFrom('user', 'parent', 'disposed', 'budget')),
         message: optional(fc.string()),
       }),

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConversationModel } from '../../src/core/rpc/conversationModel';
+import { ConversationModel } from '../../src/core/conversation/conversationModel';
 import { JsonlSessionStore, salvagedSessionWarning, type SessionEvent } from '../../src/core/sessions';
 import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
 import { historyNodes, presentSession, type SessionNode } from '../../src/extension/history/historyNodes';

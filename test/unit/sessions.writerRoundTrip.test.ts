@@ -62,7 +62,7 @@ const eventArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     type: fc.constant('turn_end'),
     at,
     turn: count,
-    reason: maybe(fc.constantFrom('completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted')),
+    reason: maybe(fc.constantFrom('completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted')),
     cause: optional(maybe(fc.constantFrom('user', 'parent', 'disposed', 'budget'))),
     message: optional(text),
   }),

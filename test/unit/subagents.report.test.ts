@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TurnEnd } from '../../src/core/agents/agent';
-import { buildConversation, hostToWebviewSchema } from '../../src/core/rpc';
+import { buildConversation, hostToWebviewSchema } from '../../src/core/conversation';
 import type { SessionEvent } from '../../src/core/sessions/types';
 import { formatReport, readReport, reportOf, reportTitle } from '../../src/core/subagents';
 import { makeRuntime, until, userMessages } from './support/runtimeFixture';

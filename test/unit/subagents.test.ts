@@ -112,7 +112,7 @@ describe('one-shot subagents', () => {
 });
 
 describe('continuable subagents', () => {
-  it('the parent gets the id at once, the child is a runtime root, and its report wakes the idle parent', async () => {
+  it('the parent gets the id at once, the child is unowned, and its report wakes the idle parent', async () => {
     const { runtime } = makeRuntime({
       version: 1,
       agents: {

@@ -5,10 +5,12 @@ import type { WorkspacePort } from '../workspace/port';
 import type { RunGate } from './holds';
 
 /**
- * The run an agent belongs to (a root and everything it delegates to): shared limits and token
- * budget, the interaction policy resolved once when the run started, and optionally its own model.
+ * The run an agent belongs to (a root and everything it delegates to): its budget (the shared
+ * limits and what the whole run used), the interaction policy resolved once when the run
+ * started, and optionally its own model.
  */
-export interface AgentRun extends RunBudget {
+export interface AgentRun {
+  readonly budget: RunBudget;
   readonly policy: RunInteractionPolicy;
   /** When set, every agent of the run talks to this model instead of the runtime's. */
   readonly model?: ModelProvider;

@@ -4,7 +4,7 @@ import type { RuntimeEvent } from './runtimeEvent';
 
 interface Entry {
   agent: Agent;
-  /** The live agent whose turn holds this one (one-shot children); none for runtime roots. */
+  /** The live agent whose turn holds this one (one-shot children); none for an unowned agent. */
   owner: Agent | undefined;
   /** The live agent that created this one, if any: lineage for display and listing. */
   parent: Agent | undefined;
@@ -14,7 +14,10 @@ export type RegistryChange = { type: 'added' | 'removed'; agent: Agent };
 
 /**
  * The process-local map of live agents (`ctx.agents`). Identity is by object: a stale Agent
- * that reuses a live id is not live. `roots()` are the live agents with no runtime owner.
+ * that reuses a live id is not live. `unowned()` are the live agents with no runtime owner: roots
+ * and continuable children (whose Activation, not their parent, owns them). Only they may ask the
+ * human. `roots()` and `isRoot()` are the same two questions under the names the design notes
+ * give them (`ctx.agents.roots()`); elsewhere "root" is only an agent of kind `root`.
  * Arrivals and departures are announced on the core's one event channel (`agent_added`,
  * `agent_removed`), which the runtime passes in; a registry made on its own has a channel of
  * its own.
@@ -76,17 +79,29 @@ export class AgentRegistry {
     return this.entryOf(agent)?.parent;
   }
 
-  isRoot(agent: object): boolean {
+  /** Whether this exact object is live and has no runtime owner. */
+  isUnowned(agent: object): boolean {
     const id = (agent as { id?: unknown }).id;
     if (typeof id !== 'string') return false;
     const entry = this.entries.get(id);
     return entry !== undefined && entry.agent === agent && entry.owner === undefined;
   }
 
-  roots(): Agent[] {
+  /** The live agents with no runtime owner, in the order they were added. */
+  unowned(): Agent[] {
     const out: Agent[] = [];
     for (const e of this.entries.values()) if (!e.owner) out.push(e.agent);
     return out;
+  }
+
+  /** `isUnowned`, under the design notes' name (`ctx.agents.roots()`): it is not about `kind === 'root'`. */
+  isRoot(agent: object): boolean {
+    return this.isUnowned(agent);
+  }
+
+  /** `unowned()`, under the design notes' name (`ctx.agents.roots()`): continuable children are in it too. */
+  roots(): Agent[] {
+    return this.unowned();
   }
 
   /** Live agents held by `owner`'s turns. */

@@ -55,7 +55,16 @@ export function readSessionSnapshot(log: SessionLog, options: { resumeWaiting?: 
         inputTokens += event.inputTokens;
         outputTokens += event.outputTokens;
         break;
-      default:
+      case 'user_message':
+      case 'queued':
+      case 'queue_dropped':
+      case 'tool_call':
+      case 'tool_result':
+      case 'interrupt':
+      case 'question':
+      case 'answer':
+      case 'approval':
+      case 'external_session':
         break;
     }
   }

@@ -19,7 +19,10 @@ export interface TurnEnd {
   code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
-  /** The hold the turn ended against (a spent budget, a runaway guard): the turn ended at once, like a Stop. */
+  /**
+   * The hold the turn ended against (a spent budget, a runaway guard): the turn ended at once, like
+   * a Stop. Set on every `paused` end, and on a `blocked` one whose hold carried the BLOCKED report.
+   */
   hold?: Hold;
 }
 
@@ -27,7 +30,7 @@ export interface TurnEnd {
 export interface TurnOwner {
   readonly id: string;
   readonly label: string;
-  readonly run: RunBudget & { readonly model?: ModelProvider };
+  readonly run: { readonly budget: RunBudget; readonly model?: ModelProvider };
   readonly conversation: ChatMessage[];
   readonly usage: { inputTokens: number; outputTokens: number };
   append(event: SessionEvent): void;
@@ -82,25 +85,25 @@ export class TurnLoop<O extends TurnOwner> {
   async run(first: InboxItem | { resumedCall: ToolCall }, turn: number, signal: AbortSignal): Promise<TurnEnd> {
     this.owner.append({ type: 'turn_start', at: now(), turn });
     this.host.agentChanged(this.owner, { type: 'turn_start', turn });
-    const run = this.owner.run;
+    const budget = this.owner.run.budget;
     let finalText = '';
     let unanswered: ToolCall[] = [];
     try {
       if (!('resumedCall' in first)) this.claim(first);
       this.checkGate('turn');
-      run.turnsUsed++;
+      budget.turnsUsed++;
       if ('resumedCall' in first) {
         unanswered = [first.resumedCall];
         await this.runTools([first.resumedCall], signal, unanswered);
       }
-      if (turn > run.limits.maxTurns) {
-        throw new BudgetExceeded(`the run allows at most ${run.limits.maxTurns} turns per agent`);
+      if (turn > budget.limits.maxTurns) {
+        throw new BudgetExceeded(`the run allows at most ${budget.limits.maxTurns} turns per agent`);
       }
       for (let step = 1; ; step++) {
         if (signal.aborted) throw signal.reason;
         for (const item of this.inbox.claimAtNextStep()) this.claim(item);
-        if (step > run.limits.maxStepsPerTurn) {
-          throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
+        if (step > budget.limits.maxStepsPerTurn) {
+          throw new BudgetExceeded(`a turn may make at most ${budget.limits.maxStepsPerTurn} model calls`);
         }
         this.checkGate('modelCall');
         const reply = await this.callModel(turn, step, signal);
@@ -151,8 +154,9 @@ export class TurnLoop<O extends TurnOwner> {
 
   /**
    * The turn a hold ended, like a Stop: no note for the model, the conversation as it was, the
-   * calls it had made closed with a result that says why. An unattended run at its cap ends
-   * BLOCKED: its root's hold carries the report of what was done and what is left, its final result.
+   * calls it had made closed with a result that says why; it ends `paused`. An unattended run at
+   * its cap ends BLOCKED: its root's hold carries the report of what was done and what is left,
+   * its final result.
    */
   private heldEnd(turn: number, unanswered: ToolCall[], finalText: string, found: Hold | undefined): TurnEnd {
     // A turn cancelled for a budget without a hold of its own still ends as one.
@@ -163,7 +167,7 @@ export class TurnLoop<O extends TurnOwner> {
       this.owner.append({ type: 'assistant_text', at: now(), text: hold.report });
       return { turn, reason: 'blocked', message: why, finalText: hold.report, hold };
     }
-    return { turn, reason: 'budget', message: why, finalText, hold };
+    return { turn, reason: 'paused', message: why, finalText, hold };
   }
 
   /** A message joins the conversation and the log says which queued message it was. */
@@ -175,7 +179,7 @@ export class TurnLoop<O extends TurnOwner> {
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
     const owner = this.owner;
     const model = owner.run.model ?? this.host.model;
-    owner.run.modelCallsUsed++;
+    owner.run.budget.modelCallsUsed++;
     const stream = model.stream({
       agentId: owner.id,
       agentLabel: owner.label,
@@ -217,7 +221,7 @@ export class TurnLoop<O extends TurnOwner> {
         else {
           owner.usage.inputTokens += chunk.inputTokens;
           owner.usage.outputTokens += chunk.outputTokens;
-          owner.run.recordUsage(owner.id, model.label, chunk.inputTokens, chunk.outputTokens);
+          owner.run.budget.recordUsage(owner.id, model.label, chunk.inputTokens, chunk.outputTokens);
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
           this.host.agentChanged(owner, USAGE_CHANGED);
         }

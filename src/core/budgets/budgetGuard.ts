@@ -1,4 +1,4 @@
-import type { Agent, TurnEnd } from '../agents/agent';
+import type { Agent, AgentRun, TurnEnd } from '../agents/agent';
 import { newHold, type Hold, type RunGate } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
@@ -34,10 +34,10 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  */
 
 export type BudgetEvent =
-  | { type: 'warning'; run: RunBudget; root: Agent | undefined; status: BudgetStatus }
-  | { type: 'paused'; run: RunBudget; root: Agent | undefined; reason: string }
-  | { type: 'blocked'; run: RunBudget; root: Agent | undefined; reason: string; report: string }
-  | { type: 'resumed'; run: RunBudget; root: Agent | undefined; limits: RunLimits }
+  | { type: 'warning'; run: AgentRun; root: Agent | undefined; status: BudgetStatus }
+  | { type: 'paused'; run: AgentRun; root: Agent | undefined; reason: string }
+  | { type: 'blocked'; run: AgentRun; root: Agent | undefined; reason: string; report: string }
+  | { type: 'resumed'; run: AgentRun; root: Agent | undefined; limits: RunLimits }
   | RunawayEvent;
 
 export interface BudgetGuardDeps {
@@ -66,7 +66,7 @@ export const RESUME_NOTE = "[Arbor] The run's limit was raised. Continue where y
 export class BudgetGuard {
   private readonly events = new Emitter<BudgetEvent>((problem, err) => this.deps.onProblem(problem, err));
   readonly onEvent = this.events.on;
-  private readonly runs = new Map<RunBudget, RunEntry>();
+  private readonly runs = new Map<AgentRun, RunEntry>();
   private readonly runaway: RunawayGuard;
   private readonly subscription: Disposable;
   private readonly now: () => number;
@@ -95,7 +95,7 @@ export class BudgetGuard {
   }
 
   /** The hold every agent of the run is under while a budget is spent, or undefined. */
-  holdOf(run: RunBudget): Hold | undefined {
+  holdOf(run: AgentRun): Hold | undefined {
     return this.runs.get(run)?.hold;
   }
 
@@ -105,18 +105,18 @@ export class BudgetGuard {
   }
 
   /** How much of each budget the run has used, and whether it warns or is spent. */
-  status(run: RunBudget): BudgetStatus {
-    return budgetStatus(run, this.now());
+  status(run: AgentRun): BudgetStatus {
+    return budgetStatus(run.budget, this.now());
   }
 
   /** The live agents of a run, in no particular order. */
-  agentsOf(run: RunBudget): Agent[] {
+  agentsOf(run: AgentRun): Agent[] {
     return this.deps.agents.all().filter((a) => a.run === run);
   }
 
   /** The runs that have a live agent, each with its root (when that is still live). */
-  liveRuns(): Array<{ run: RunBudget; root: Agent | undefined }> {
-    const seen = new Set<RunBudget>();
+  liveRuns(): Array<{ run: AgentRun; root: Agent | undefined }> {
+    const seen = new Set<AgentRun>();
     for (const agent of this.deps.agents.all()) seen.add(agent.run);
     return [...seen].map((run) => ({ run, root: this.runs.get(run)?.root }));
   }
@@ -127,16 +127,16 @@ export class BudgetGuard {
    * is kept whole; its turn loop runs none of the reply's tool calls and ends paused. Its queue
    * is parked all the same, so what arrives while that turn closes waits for the raise.
    */
-  check(run: RunBudget, streaming?: Agent): void {
+  check(run: AgentRun, streaming?: Agent): void {
     if (this.holdOf(run)) return;
-    const spent = spentBudget(run, this.now());
+    const spent = spentBudget(run.budget, this.now());
     if (spent) {
       this.pause(run, spent, streaming);
       return;
     }
     const entry = this.entry(run);
     if (entry.warned) return;
-    const status = budgetStatus(run, this.now());
+    const status = budgetStatus(run.budget, this.now());
     if (status.level === 'warning') {
       entry.warned = true;
       this.events.fire({ type: 'warning', run, root: entry.root, status });
@@ -148,13 +148,13 @@ export class BudgetGuard {
    * turn cancelled with cause `budget` and its queue held. An unattended run ends BLOCKED instead
    * of waiting for a raise. A paused run is left alone.
    */
-  pause(run: RunBudget, reason: string, streaming?: Agent): void {
+  pause(run: AgentRun, reason: string, streaming?: Agent): void {
     const entry = this.entry(run);
     if (entry.hold) return;
     const root = entry.root && this.deps.agents.isLive(entry.root) ? entry.root : undefined;
     const agents = this.agentsOf(run);
     const unattended = root?.run.policy.unattended ?? false;
-    const report = unattended && root ? blockedReport(run, reason, agents) : undefined;
+    const report = unattended && root ? blockedReport(run.budget, reason, agents) : undefined;
     const hold = newHold('budget', { detail: reason });
     entry.hold = hold;
     this.clearTimer(entry);
@@ -179,14 +179,14 @@ export class BudgetGuard {
    * Raise the run's limits and go on. Without `limits`, each spent budget is doubled (until it
    * has room again). Limits under which a budget is still spent are refused (INPUT_INVALID).
    */
-  raise(run: RunBudget, limits?: RunLimitsInput): RunLimits {
+  raise(run: AgentRun, limits?: RunLimitsInput): RunLimits {
     const now = this.now();
-    const next = limits ? resolveLimits({ ...run.limits, ...limits }) : raisedLimits(run, now);
-    const probe = { ...run, limits: next } as RunBudget;
+    const next = limits ? resolveLimits({ ...run.budget.limits, ...limits }) : raisedLimits(run.budget, now);
+    const probe = { ...run.budget, limits: next } as RunBudget;
     const still = spentBudget(probe, now, 'turn') ?? spentBudget(probe, now, 'modelCall');
     if (still) throw new ArborError('INPUT_INVALID', `These limits leave the run paused: ${still}. Raise it further.`);
     const entry = this.entry(run);
-    run.limits = next;
+    run.budget.limits = next;
     entry.hold = undefined;
     entry.warned = false;
     this.armTimer(run, entry);
@@ -215,15 +215,17 @@ export class BudgetGuard {
     const { agent, change } = event;
     switch (change.type) {
       case 'usage':
-        this.check(agent.run, agent);
-        return;
+        return this.check(agent.run, agent);
       case 'turn_end':
-        this.turnEnded(agent, change.end);
-        return;
+        return this.turnEnded(agent, change.end);
       case 'log':
-        this.runaway.logged(agent, change.event);
-        return;
-      default:
+        return this.runaway.logged(agent, change.event);
+      case 'status':
+      case 'turn_start':
+      case 'activity':
+      case 'session_problem':
+      case 'stop_overdue':
+      case 'disposed':
         return;
     }
   }
@@ -239,14 +241,14 @@ export class BudgetGuard {
       this.armTimer(run, entry);
       return;
     }
-    run.liveSubagents++;
-    run.deepest = Math.max(run.deepest, agent.delegationDepth);
+    run.budget.liveSubagents++;
+    run.budget.deepest = Math.max(run.budget.deepest, agent.delegationDepth);
   }
 
   private removed(agent: Agent): void {
     this.runaway.forget(agent);
     if (agent.kind !== 'root') {
-      agent.run.liveSubagents = Math.max(0, agent.run.liveSubagents - 1);
+      agent.run.budget.liveSubagents = Math.max(0, agent.run.budget.liveSubagents - 1);
       return;
     }
     const entry = this.runs.get(agent.run);
@@ -271,21 +273,18 @@ export class BudgetGuard {
     if (held && agent.kind !== 'one-shot' && agent.holds.some((h) => h.reason === 'budget')) agent.putHold({ ...held, interrupted: true });
   }
 
-  private entry(run: RunBudget): RunEntry {
+  private entry(run: AgentRun): RunEntry {
     let entry = this.runs.get(run);
-    if (!entry) {
-      entry = { root: undefined, warned: false, hold: undefined, timer: undefined };
-      this.runs.set(run, entry);
-    }
+    if (!entry) this.runs.set(run, (entry = { root: undefined, warned: false, hold: undefined, timer: undefined }));
     return entry;
   }
 
   /** A run with a wall-time budget is looked at again when its time is up. */
-  private armTimer(run: RunBudget, entry: RunEntry): void {
+  private armTimer(run: AgentRun, entry: RunEntry): void {
     this.clearTimer(entry);
-    const seconds = run.limits.maxWallTimeSeconds;
+    const seconds = run.budget.limits.maxWallTimeSeconds;
     if (seconds <= 0) return;
-    const due = Math.max(0, run.startedAt + seconds * 1000 - this.now());
+    const due = Math.max(0, run.budget.startedAt + seconds * 1000 - this.now());
     entry.timer = setTimeout(() => {
       entry.timer = undefined;
       this.check(run);

@@ -10,7 +10,7 @@ const AGENT_RESUME_NOTE = '[Arbor] You were paused and the user let you go on. C
 
 /**
  * The runaway guards of every live agent: a detector per agent fed from its session events. A
- * warning is kept on the agent's run (`RunBudget.agentWarning`) until a person speaks to the
+ * warning is kept on the agent's run budget (`RunBudget.agentWarning`) until a person speaks to the
  * agent or resumes it; with `pauseAgent` on, the agent alone gets a `runaway` hold and is stopped
  * like a Stop (cause `budget`, queue held): its turn loop starts nothing until a person's message
  * or Resume releases the hold.
@@ -41,7 +41,7 @@ export class RunawayGuard {
       this.detectors.get(agent)?.toolFinished(event.name, event.isError === true);
     } else if (event.type === 'queued' && event.from === 'user') {
       // A person spoke to the agent: a warning or pause a guard left on it is over.
-      if (agent.run.agentWarning(agent.id) !== undefined || isHeld(agent)) this.clear(agent);
+      if (agent.run.budget.agentWarning(agent.id) !== undefined || isHeld(agent)) this.clear(agent);
     }
   }
 
@@ -69,15 +69,15 @@ export class RunawayGuard {
 
   private clear(agent: Agent): void {
     agent.releaseHolds('person-message');
-    agent.run.warnAgent(agent.id, undefined);
+    agent.run.budget.warnAgent(agent.id, undefined);
     this.detectors.get(agent)?.reset();
     this.fire({ type: 'agent_resumed', agent });
   }
 
   private found(agent: Agent, warning: string): void {
-    const run = agent.run;
-    if (run.agentWarning(agent.id) !== undefined) return;
-    run.warnAgent(agent.id, warning);
+    const budget = agent.run.budget;
+    if (budget.agentWarning(agent.id) !== undefined) return;
+    budget.warnAgent(agent.id, warning);
     const hold = this.settings.pauseAgent && agent.kind !== 'one-shot' ? newHold('runaway', { detail: `a runaway guard paused it: ${warning}` }) : undefined;
     if (hold) {
       agent.putHold(hold);

@@ -70,6 +70,17 @@ export class TurnTranscript {
         this.flush();
         this.append({ type: 'assistant_text', at: isoNow(), text: `Plan:\n${update.entries.map((e) => `${PLAN_MARK[e.status]} ${e.content}`).join('\n')}` });
         return;
+      // What the agent says about itself rather than the turn: not part of the transcript.
+      case 'available_commands_update':
+      case 'current_mode_update':
+      case 'config_option_update':
+      case 'session_info_update':
+      case 'usage_update':
+      case 'compaction_update':
+      case 'compaction_summary_chunk':
+      case 'notice':
+        return;
+      // A kind a newer protocol added.
       default:
         return;
     }

@@ -12,7 +12,10 @@ import { checkAnswers, describeIssues, questionBatchSchema } from './questions';
  */
 export interface LiveAgentDirectory {
   get(id: string): object | undefined;
-  /** True when this exact object is live and has no runtime owner (a runtime root). */
+  /**
+   * True when this exact object is live and has no runtime owner (AgentRegistry.isUnowned): the
+   * design notes' `ctx.agents.roots()` test, so it keeps their name.
+   */
   isRoot(agent: object): boolean;
 }
 

@@ -7,7 +7,7 @@ export const MISSING_TOOL_RESULT =
 
 /**
  * Rebuilds the model conversation from a session log, to reopen a past session as a new
- * runtime root. User messages (from the user, a parent or a child) become user messages;
+ * unowned agent. User messages (from the user, a parent or a child) become user messages;
  * assistant text and the tool calls that follow it in the same response become one assistant
  * message; tool results follow as tool messages.
  *
@@ -85,7 +85,14 @@ export function conversationFromEvents(events: readonly SessionEvent[], options:
         // a call run again after a resume gets its result in the next turn.
         closeAssistant();
         break;
-      default:
+      case 'queued':
+      case 'queue_dropped':
+      case 'interrupt':
+      case 'question':
+      case 'answer':
+      case 'approval':
+      case 'usage':
+      case 'external_session':
         break;
     }
   }

@@ -20,7 +20,7 @@ interface Field {
 }
 
 const FROM = new Set(['user', 'parent', 'child', 'system']);
-const REASON = new Set(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']);
+const REASON = new Set(['completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted']);
 const CAUSE = new Set(['user', 'parent', 'disposed', 'budget']);
 const AUTHORITY = new Set(['user', 'ancestor']);
 const DECISION = new Set(['allow-once', 'allow-session', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']);

@@ -46,7 +46,15 @@ export function pendingHumanWait(events: readonly SessionEvent[]): PendingHumanW
       case 'turn_end':
         if (event.reason !== 'interrupted' && !(event.reason === 'aborted' && event.cause === 'disposed')) return undefined;
         break;
-      default:
+      case 'user_message':
+      case 'queued':
+      case 'queue_dropped':
+      case 'assistant_text':
+      case 'turn_start':
+      case 'interrupt':
+      case 'approval':
+      case 'usage':
+      case 'external_session':
         break;
     }
   }

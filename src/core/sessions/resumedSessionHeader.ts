@@ -1,7 +1,7 @@
 import { SESSION_FORMAT_VERSION, type SessionHeader } from './types';
 
 /**
- * The header of a new session that continues `previous` (resume as a new runtime root): a new
+ * The header of a new session that continues `previous` (resume as a new unowned agent): a new
  * id and creation time, `resumedFrom` pointing back, the current format version. Recorded
  * lineage (`parentSession`, `delegationDepth`, `kind`) is kept as history; it grants nothing:
  * whether the resumed agent may ask the user is decided by who owns it at run time.

@@ -37,7 +37,7 @@ const questionSchema = lazySchema(() => z.object({
 }));
 const answerSchema = lazySchema(() => z.object({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() }));
 
-export const turnEndReasonSchema = lazySchema(() => z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']));
+export const turnEndReasonSchema = lazySchema(() => z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted']));
 const cancelCauseSchema = lazySchema(() => z.enum(['user', 'parent', 'disposed', 'budget']));
 
 export const sessionEventSchema = lazySchema(() => z.discriminatedUnion('type', [

@@ -25,7 +25,13 @@ export interface SessionHeader {
   external?: string;
 }
 
-export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'budget' | 'interrupted';
+/**
+ * How a turn ended. `budget`: a limit of the agent or the turn (turns per agent, model calls per
+ * turn, a tool's limit) ended it, and the agent may go on. `paused`: a hold of the run or the
+ * agent (a spent run budget, a runaway guard) ended it, and the agent waits for that hold's
+ * release. Files written before `paused` existed say `budget` for both; they load as written.
+ */
+export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'budget' | 'paused' | 'interrupted';
 
 export interface QuestionOption {
   label: string;

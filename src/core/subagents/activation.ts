@@ -3,7 +3,8 @@ import type { AgentRegistry } from '../agents/registry';
 
 /**
  * A live continuable child. Its lifetime belongs to the continuation manager, not to the
- * parent agent, so the child is a runtime root. Its ancestry is fixed when it is created.
+ * parent agent, so the child is unowned (it may ask the human). Its ancestry is fixed when it
+ * is created.
  */
 export class Activation {
   /** Set once disposal has begun: later interrupts are accepted no-ops. */

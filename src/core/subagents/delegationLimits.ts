@@ -8,14 +8,14 @@ import { limitExceeded } from '../errors';
  * the caller's turn with reason `budget`.
  */
 export function checkDelegationLimits(parent: Agent, agents: Pick<AgentRegistry, 'liveChildCount'>): void {
-  const limits = parent.run.limits;
+  const limits = parent.run.budget.limits;
   if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
     throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
   }
   if (agents.liveChildCount(parent) >= limits.maxLiveChildren) {
     throw limitExceeded(`an agent may have at most ${limits.maxLiveChildren} live subagents at once`);
   }
-  if (limits.maxLiveSubagents > 0 && parent.run.liveSubagents >= limits.maxLiveSubagents) {
+  if (limits.maxLiveSubagents > 0 && parent.run.budget.liveSubagents >= limits.maxLiveSubagents) {
     throw limitExceeded(`the run may have at most ${limits.maxLiveSubagents} live subagents at once`);
   }
 }

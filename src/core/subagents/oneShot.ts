@@ -1,6 +1,7 @@
 import { whenAborted } from '../agents/turnAbort';
 import { abortCauseOf } from '../errors';
 import type { Agent } from '../agents/agent';
+import { describeTurnEnd } from '../agents/turnEnds';
 
 export type OneShotOutcome =
   | { status: 'completed'; agentId: string; result: string }
@@ -35,14 +36,20 @@ export async function runOneShot(
   }
   const end = child.lastTurnEnd;
   if (!end) return { status: 'aborted', agentId: child.id, cause: abortCauseOf(signal) ?? 'parent', partial: '' };
-  switch (end.reason) {
+  const how = describeTurnEnd(end);
+  switch (how.outcome) {
     case 'completed':
       return { status: 'completed', agentId: child.id, result: end.finalText };
-    case 'aborted':
+    case 'stopped':
+    case 'cancelled':
+    case 'ended':
       return { status: 'aborted', agentId: child.id, cause: end.cause ?? 'parent', partial: end.finalText };
-    case 'budget':
-      return { status: 'budget', agentId: child.id, message: end.message ?? 'run limit reached', partial: end.finalText };
-    default:
-      return { status: 'error', agentId: child.id, message: end.message ?? end.reason, partial: end.finalText };
+    case 'limit':
+    case 'paused':
+      return { status: 'budget', agentId: child.id, message: how.detail ?? 'run limit reached', partial: end.finalText };
+    case 'blocked':
+    case 'failed':
+    case 'interrupted':
+      return { status: 'error', agentId: child.id, message: how.detail ?? end.reason, partial: end.finalText };
   }
 }

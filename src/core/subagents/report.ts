@@ -1,4 +1,5 @@
 import type { TurnEnd } from '../agents/agent';
+import { describeTurnEnd } from '../agents/turnEnds';
 
 /**
  * A continuable child's report to its parent: written for the parent's model (who reported,
@@ -27,15 +28,22 @@ export interface SubagentReport {
 export function reportOf(label: string, agentId: string, end: TurnEnd | undefined, released: boolean): SubagentReport {
   if (!end) return { label, agentId, outcome: 'children-finished', released };
   const base = { label, agentId, released, finalText: end.finalText || undefined };
-  switch (end.reason) {
+  const how = describeTurnEnd(end);
+  switch (how.outcome) {
     case 'completed':
       return { ...base, outcome: 'completed' };
-    case 'aborted':
-      return end.cause === 'user' ? { ...base, outcome: 'stopped' } : { ...base, outcome: 'interrupted', detail: end.cause ?? 'cancelled' };
-    case 'budget':
-      return { ...base, outcome: 'budget', detail: end.message ?? 'budget' };
-    default:
-      return { ...base, outcome: 'failed', detail: end.message ?? end.reason };
+    case 'stopped':
+      return { ...base, outcome: 'stopped' };
+    case 'cancelled':
+    case 'ended':
+      return { ...base, outcome: 'interrupted', detail: end.cause ?? 'cancelled' };
+    case 'limit':
+    case 'paused':
+      return { ...base, outcome: 'budget', detail: how.detail ?? 'budget' };
+    case 'blocked':
+    case 'failed':
+    case 'interrupted':
+      return { ...base, outcome: 'failed', detail: how.detail ?? end.reason };
   }
 }
 

@@ -26,6 +26,8 @@ export function fileSystemError(err: unknown, relative: string): ArborError {
     case 'EACCES':
     case 'EPERM':
       return new ArborError('FILE_ACCESS_DENIED', `The file system does not let Arbor use "${relative}" (permission denied). Ask the user to check its permissions, or use another path.`, details);
+    // No errno, or one this does not know.
+    case undefined:
     default:
       return new ArborError('TOOL_FAILED', `"${relative}" could not be used: ${withoutPath(err)}.`, { ...details, errno: errnoOf(err) });
   }

@@ -1,9 +1,9 @@
 // How one live agent is shown in the Agents view and in the pickers that name agents. Pure (no
 // 'vscode' import) so it is unit-tested in plain Node; agentRows.ts caches what the view shows,
 // agentsTree.ts turns it into a TreeItem.
-import { activityOf, describeHold, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry } from '../../core/agents';
+import { activityOf, describeHold, describeTurnEnd, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry, type TurnEndTone } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
-import { describeDoing, type DoingInput } from '../../core/rpc';
+import { describeDoing, type DoingInput } from '../../core/conversation';
 import { usageText } from '../budgets/usageText';
 import type { EndedHow, EndedSubagent } from './endedSubagents';
 
@@ -96,14 +96,14 @@ export function pickItemOf(agent: Agent, agents: LiveAgents & Pick<AgentRegistry
 /** Tokens and cost of `agent` and every live agent below it, and how many those are. */
 function treeUsage(agent: Agent, agents: LiveAgents): { tokens: number; count: number; cost: number } {
   let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
-  let cost = agent.run.costOf(agent.id);
+  let cost = agent.run.budget.costOf(agent.id);
   let count = 0;
   const stack = agents.isLive(agent) ? agents.childrenOf(agent) : [];
   while (stack.length) {
     const a = stack.pop()!;
     count++;
     tokens += a.usage.inputTokens + a.usage.outputTokens;
-    cost += a.run.costOf(a.id);
+    cost += a.run.budget.costOf(a.id);
     stack.push(...agents.childrenOf(a));
   }
   return { tokens, count, cost };
@@ -192,10 +192,26 @@ function iconFor(state: AgentState, agent: Agent): string {
       return 'question';
     case 'parked':
       return 'debug-pause';
-    default:
-      return agent.lastTurnEnd?.reason === 'error' ? 'error' : agent.lastTurnEnd?.reason === 'budget' || agent.sessionProblem ? 'warning' : 'circle-outline';
+    case 'idle': {
+      // An idle row only warns: a stop or a completed turn is its ordinary state.
+      const tone = agent.lastTurnEnd && describeTurnEnd(agent.lastTurnEnd).tone;
+      return tone === 'error' ? 'error' : tone === 'warning' || agent.sessionProblem ? 'warning' : 'circle-outline';
+    }
   }
 }
+
+/** How a turn end's tone looks wherever an icon says how a turn ended (History). */
+export function turnEndIcon(tone: TurnEndTone): string {
+  return TONE_ICONS[tone];
+}
+
+const TONE_ICONS: Readonly<Record<TurnEndTone, string>> = Object.freeze({
+  ok: 'pass',
+  stopped: 'debug-stop',
+  warning: 'warning',
+  error: 'error',
+  interrupted: 'debug-disconnect',
+});
 
 /** How an ended subagent's row looks: dimmed (the tree colours its icon as disabled), no Stop. */
 export interface EndedPresentation {
@@ -233,7 +249,8 @@ function endedIcon(how: EndedHow): string {
     case 'stopped at a run limit':
     case 'paused':
       return 'warning';
-    default:
+    case 'interrupted':
+    case 'ended':
       return 'circle-slash';
   }
 }

@@ -27,8 +27,8 @@ export const SHOW_ENDED_SUBAGENTS_SETTING = 'tree.showEndedSubagents';
 const TICK_MS = 1000;
 
 /**
- * The live-agent tree: every live agent, roots at the top, children under the agent that
- * created them, then the files each agent changed. Nodes are the Agent objects themselves
+ * The live-agent tree: every live agent, those without a live creator at the top, children
+ * under the agent that created them, then the files each agent changed. Nodes are the Agent objects themselves
  * (stable ids from their session ids); runtime events mark nodes and the repaint queue
  * (repaintQueue.ts) repaints, in spaced batches, those whose row would show something new.
  * Each repaint builds the rows it names once (agentRows.ts); getTreeItem only renders the row

@@ -11,7 +11,7 @@
 //   agent is never shown twice.
 // - At most MAX_ENDED_PER_PARENT records per parent, the oldest dropped first, so a long-lived
 //   root that delegates thousands of one-shot tasks keeps a bounded list.
-import type { Agent, RuntimeEvent } from '../../core/agents';
+import { describeTurnEnd, type Agent, type RuntimeEvent, type TurnOutcome } from '../../core/agents';
 
 /** How many ended subagents a parent keeps, the most recent ones. */
 export const MAX_ENDED_PER_PARENT = 50;
@@ -41,23 +41,22 @@ export function endedHow(agent: Agent): EndedHow {
   if (agent.status === 'running') return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
   const end = agent.lastTurnEnd;
   if (!end) return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
-  // A turn a hold ended (a spent budget, a runaway guard) waited for a raise or a message.
-  if (end.hold) return 'paused';
-  switch (end.reason) {
-    case 'completed':
-      return 'done';
-    case 'blocked':
-      return 'blocked';
-    case 'error':
-      return 'failed';
-    case 'budget':
-      return 'stopped at a run limit';
-    case 'interrupted':
-      return 'interrupted';
-    case 'aborted':
-      return end.cause === 'user' ? 'stopped' : end.cause === 'parent' ? 'cancelled' : end.cause === 'budget' ? 'stopped at a run limit' : 'ended';
-  }
+  return ENDED_HOW[describeTurnEnd(end).outcome];
 }
+
+/** The words of an ended row for each outcome (`ended:<how>:<kind>` is the row's state string in package.json). */
+const ENDED_HOW: Readonly<Record<TurnOutcome, EndedHow>> = Object.freeze({
+  completed: 'done',
+  stopped: 'stopped',
+  cancelled: 'cancelled',
+  ended: 'ended',
+  limit: 'stopped at a run limit',
+  // A turn a hold ended (a spent budget, a runaway guard) waited for a raise or a message.
+  paused: 'paused',
+  blocked: 'blocked',
+  failed: 'failed',
+  interrupted: 'interrupted',
+});
 
 /** Who the records belong to: the registry's view of parents. */
 export interface EndedSubagentsHost {
@@ -143,7 +142,7 @@ export class EndedSubagents {
       kind: agent.kind,
       how: endedHow(agent),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
-      cost: agent.run.costOf(agent.id),
+      cost: agent.run.budget.costOf(agent.id),
       creationOrder: agent.creationOrder,
     };
     const list = (this.byParent.get(parent) ?? []).filter((n) => n.id !== agent.id);

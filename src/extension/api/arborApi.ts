@@ -21,7 +21,7 @@ export interface AgentSummary {
 export type ArborAgentEvent =
   | { type: 'started'; agent: AgentSummary }
   | { type: 'turnStarted'; agent: AgentSummary; turn: number }
-  /** `reason`: completed, aborted, error, budget, blocked; `result` is the turn's final text. */
+  /** `reason`: completed, aborted, error, budget (a limit ended the turn), paused (a spent run budget or a runaway guard holds it), blocked; `result` is the turn's final text. */
   | { type: 'turnEnded'; agent: AgentSummary; turn: number; reason: string; cause?: string; result: string }
   | { type: 'ended'; agent: AgentSummary };
 

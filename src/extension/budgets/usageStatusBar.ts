@@ -44,9 +44,9 @@ export class UsageStatusBar extends Disposable {
     let warn = false;
     const lines: string[] = [];
     for (const { run, root } of runs) {
-      tokens += run.tokensUsed;
-      cost += run.cost;
-      const status = budgetStatus(run, now);
+      tokens += run.budget.tokensUsed;
+      cost += run.budget.cost;
+      const status = budgetStatus(run.budget, now);
       const hold = this.runtime.budgets.holdOf(run);
       if (status.level !== 'ok' || hold) warn = true;
       const state = hold ? ` (paused: ${hold.detail})` : '';

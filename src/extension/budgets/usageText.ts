@@ -18,16 +18,16 @@ export interface UsageText {
  * `now` is the time wall time is measured at.
  */
 export function usageText(agent: Agent, branchCost: number, now: number): UsageText {
-  const run = agent.run;
+  const budget = agent.run.budget;
   const parts: string[] = [];
   const lines: string[] = [];
-  const own = run.costOf(agent.id);
+  const own = budget.costOf(agent.id);
   if (branchCost > 0) parts.push(branchCost !== own ? `${formatCost(own)} (tree ${formatCost(branchCost)})` : formatCost(own));
-  const status: BudgetStatus = budgetStatus(run, now);
+  const status: BudgetStatus = budgetStatus(budget, now);
   // A spent budget or a runaway guard holds it: the hold says so, the same words as everywhere.
   const held = holdAt(agent.holds, 'turn');
   const hold = held && describeHold(held);
-  const runaway = run.agentWarning(agent.id);
+  const runaway = budget.agentWarning(agent.id);
   if (hold) parts.push(hold.text);
   else if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
   if (runaway && !hold) parts.push(`⚠ ${runaway}`);

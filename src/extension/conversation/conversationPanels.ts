@@ -12,7 +12,7 @@ import {
   parseWebviewMessage,
   type ConversationErrorCode,
   type HostToWebviewMessage,
-} from '../../core/rpc';
+} from '../../core/conversation';
 import type { Runtime, RuntimeEvent } from '../../core';
 import { salvagedSessionWarning, type AgentKind, type SessionDamage, type SessionEvent, type SessionHeader } from '../../core/sessions';
 import { doingOf } from '../agents/agentPresentation';

@@ -61,6 +61,7 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
         break;
       case 'queued': // shown when a turn takes it up, as a message
       case 'usage':
+      case 'external_session':
         break;
     }
   }

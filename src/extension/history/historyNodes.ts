@@ -1,9 +1,9 @@
-// What the History view shows: past sessions from the durable store, roots at the top and
-// children under the session their header names as parent, plus a warning for each file that
-// could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
-import { describeHold, type Hold } from '../../core/agents';
-import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic, type TurnEndReason } from '../../core/sessions';
-import { kindText } from '../agents/agentPresentation';
+// What the History view shows: past sessions from the durable store, those with no parent at
+// the top and children under the session their header names as parent, plus a warning for each
+// file that could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
+import { describeHold, describeTurnEnd, type Hold } from '../../core/agents';
+import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from '../../core/sessions';
+import { kindText, turnEndIcon } from '../agents/agentPresentation';
 
 export interface SessionNode {
   type: 'session';
@@ -70,7 +70,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number, ho
   // A question or approval left open when the session stopped: Resume asks it again.
   const waiting = !live ? summary.waitingForYou : undefined;
   const held = live && hold ? describeHold(hold) : undefined;
-  const state = live ? `live in this window${held ? `, ${held.text}` : ''}` : waiting ? waitingText(waiting) : reason ? reasonText(reason) : 'no turns';
+  const state = live ? `live in this window${held ? `, ${held.text}` : ''}` : waiting ? waitingText(waiting) : reason ? describeTurnEnd({ reason }).text : 'no turns';
   const damaged = !live && node.entry.damage !== undefined;
   const parts = [kindText(header.kind), relativeTime(summary.lastActivity, now), state];
   if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
@@ -82,7 +82,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number, ho
     `- Session: \`${header.id}\``,
     `- Started: ${new Date(header.createdAt).toLocaleString()}`,
     `- Last activity: ${new Date(summary.lastActivity).toLocaleString()}`,
-    `- Turns: ${summary.turnCount}${reason ? ` (last ended: ${reasonText(reason)})` : ''}`,
+    `- Turns: ${summary.turnCount}${reason ? ` (last ended: ${describeTurnEnd({ reason }).text})` : ''}`,
     `- Mode: ${header.interactionMode}`,
   );
   if (header.parentSession) lines.push(`- Started by session: \`${header.parentSession}\``);
@@ -94,7 +94,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number, ho
     label: header.label || header.id,
     description,
     tooltip: lines.join('\n'),
-    icon: live ? 'pulse' : damaged ? 'warning' : waiting ? 'question' : reasonIcon(reason),
+    icon: live ? 'pulse' : damaged ? 'warning' : waiting ? 'question' : reason ? turnEndIcon(describeTurnEnd({ reason }).tone) : 'circle-outline',
     contextValue: `session:${live ? 'live' : 'past'}:${header.kind}`,
   };
 }
@@ -116,41 +116,6 @@ export function presentDiagnostic(diagnostic: SessionDiagnostic): { label: strin
 
 function waitingText(waiting: 'answer' | 'approval'): string {
   return waiting === 'approval' ? 'waiting for your approval' : 'waiting for you';
-}
-
-function reasonText(reason: TurnEndReason): string {
-  switch (reason) {
-    case 'completed':
-      return 'completed';
-    case 'aborted':
-      return 'stopped';
-    case 'interrupted':
-      return 'interrupted';
-    case 'error':
-      return 'failed';
-    case 'budget':
-      return 'hit a run limit';
-    case 'blocked':
-      return 'blocked';
-  }
-}
-
-function reasonIcon(reason: TurnEndReason | undefined): string {
-  switch (reason) {
-    case 'completed':
-      return 'pass';
-    case 'aborted':
-      return 'debug-stop';
-    case 'interrupted':
-      return 'debug-disconnect';
-    case 'error':
-      return 'error';
-    case 'budget':
-    case 'blocked':
-      return 'warning';
-    default:
-      return 'circle-outline';
-  }
 }
 
 /** "just now", "5 min ago", "3 h ago", "2 days ago", then the date. */

@@ -24,7 +24,7 @@ interface Queued {
  * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
  * Prompts from several agents are queued and shown one at a time. Escape dismisses
  * (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
- * Only runtime roots ever reach this provider: the interaction service rejects everyone else.
+ * Only unowned agents (no runtime owner) ever reach this provider: the interaction service rejects everyone else.
  */
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   private readonly queue: Queued[] = [];
@@ -201,7 +201,7 @@ function previewHeader(who: string, prompt: InteractionPrompt): string {
       return `${who} asks for your approval of the action below (${size}), exactly as it would run. Read all of it, then answer in the prompt.`;
     case 'plan-approval':
       return `${who} asks you to approve the plan below (${size}). Read all of it, then answer in the prompt.`;
-    default:
+    case 'clarify':
       return `${who} asks a question about the text below (${size}).`;
   }
 }

@@ -116,6 +116,7 @@ export class ConversationModel {
         this.push({ kind: 'turn_end', turn: event.turn, reason: event.reason, text: turnEndText(event.turn, event.reason, event.cause, event.message) });
         break;
       case 'usage':
+      case 'external_session':
         break;
     }
   }

@@ -6,7 +6,7 @@ import {
   parseWebviewMessage,
   type ConversationState,
   type HostToWebviewMessage,
-} from '../../src/core/rpc';
+} from '../../src/core/conversation';
 
 function rejected(raw: unknown): string {
   const parsed = parseWebviewMessage(raw);

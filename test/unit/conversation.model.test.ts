@@ -7,7 +7,7 @@ import {
   hostToWebviewSchema,
   type ConversationItem,
   type ConversationStateInput,
-} from '../../src/core/rpc';
+} from '../../src/core/conversation';
 import type { SessionEvent } from '../../src/core/sessions/types';
 import { childByLabel, makeRuntime, until } from './support/runtimeFixture';
 

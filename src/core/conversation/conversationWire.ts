@@ -82,7 +82,7 @@ export const conversationItemSchema = lazySchema(() =>
     z.strictObject({
       kind: z.literal('turn_end'),
       turn: z.number().int().nonnegative(),
-      reason: z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'interrupted']),
+      reason: z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted']),
       text: z.string(),
     }),
   ]));
