@@ -30,4 +30,26 @@ export class Run implements AgentRun {
   get mode(): InteractionMode {
     return this.policy.mode;
   }
+
+  // The budget's figures, read through the run as callers did when a run was its budget.
+  /** @deprecated read `run.budget.limits`. */
+  get limits(): RunLimits {
+    return this.budget.limits;
+  }
+  /** @deprecated read `run.budget.tokensUsed`. */
+  get tokensUsed(): number {
+    return this.budget.tokensUsed;
+  }
+  /** @deprecated read `run.budget.turnsUsed`. */
+  get turnsUsed(): number {
+    return this.budget.turnsUsed;
+  }
+  /** @deprecated read `run.budget.modelCallsUsed`. */
+  get modelCallsUsed(): number {
+    return this.budget.modelCallsUsed;
+  }
+  /** @deprecated read `run.budget.cost`. */
+  get cost(): number {
+    return this.budget.cost;
+  }
 }
