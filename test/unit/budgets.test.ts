@@ -4,6 +4,7 @@ import type { ModelScript } from '../../src/core/models/scriptedModel';
 import { resolveLimits, RunBudget, type RunLimitsInput } from '../../src/core/limits';
 import { Runtime } from '../../src/core/runtime';
 import { childByLabel, reasons, recordingModel, tick, until, userMessages } from './support/runtimeFixture';
+import { Run } from '../../src/core/run';
 
 const listAgents = { name: 'list_agents', arguments: {} };
 /** The scripted model estimates usage for a step without one: these steps count nothing. */
@@ -56,7 +57,10 @@ describe('run budgets: accounting and cost', () => {
     await root.whenIdle();
     assert.ok(root.run.budget instanceof RunBudget);
     assert.equal(root.run instanceof RunBudget, false);
-    assert.equal('tokensUsed' in root.run, false, 'what the run used is on its budget only');
+    assert.equal(Object.prototype.hasOwnProperty.call(root.run, 'tokensUsed'), false, 'what the run used is on its budget only');
+    const run = root.run;
+    assert.ok(run instanceof Run);
+    assert.equal(run.tokensUsed, run.budget.tokensUsed, 'the deprecated figure on the run reads its budget');
     assert.deepEqual(seen, [root.run.budget], "the child counts against its parent's budget");
     assert.equal(root.run.budget.turnsUsed, 2);
     await runtime.dispose();
