@@ -17,7 +17,9 @@ export default {
     // The architecture test reads the source text (its length, its imports), which Stryker's
     // instrumentation rewrites: it says nothing about a planted bug and fails on the sandbox.
     ignore: ['test/unit/architecture.test.ts'],
-    require: ['tsx/cjs'],
+    // The core builds each schema once, on first use (src/core/once.ts); this stands in for that
+    // module so that a schema is built again for each test and each planted bug.
+    require: ['tsx/cjs', './scripts/mutation/buildPerMutant.cjs'],
   },
   // tsx never type-checks, so no file needs Stryker's `// @ts-nocheck` header; its default would
   // also prepend one to the demo workspace's JavaScript, which a test reads by line number.
@@ -30,7 +32,8 @@ export default {
   // runs inside a test (a function a test file calls at load) still runs against those tests.
   // `--static` of scripts/mutation.mjs runs them too, each against every test.
   ignoreStatic: process.env.ARBOR_MUTATION_STATIC !== '1',
-  mutate: ['src/core/**/*.ts', '!src/core/**/index.ts'],
+  // once.ts is replaced in mutation runs (above): bugs planted in it would never run.
+  mutate: ['src/core/**/*.ts', '!src/core/**/index.ts', '!src/core/once.ts'],
   // Results of earlier runs are reused for code and tests that did not change.
   incremental: true,
   incrementalFile: `reports/incremental/${slug}.json`,

@@ -59,7 +59,7 @@ describe('extension activation does only what the first paint of the views needs
     }
     assert.ok(Object.keys(built).some((where) => where.startsWith('src/extension/settings.ts')), 'the probe sees the settings schema being built');
     const others = Object.entries(built).filter(([where]) => !readAtActivation.some((file) => where.startsWith(`${file}:`)));
-    assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (wrap them in lazySchema)');
+    assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (build them on first use with once)');
   });
 
   it('does not look for ripgrep until an agent first lists or searches files', () => {

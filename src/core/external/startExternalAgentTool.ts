@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { isArborError } from '../errors';
 import type { Runtime } from '../runtime';
 import { errorResult, jsonResult } from '../tools/catalog';
@@ -15,7 +15,7 @@ export interface ExternalAgentDirectory {
   secrets(config: ExternalAgentConfig): Promise<Record<string, string>>;
 }
 
-export const startExternalAgentArgsSchema = lazySchema(() =>
+export const startExternalAgentArgsSchema = once(() =>
   z.object({
     agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
     task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { InteractionMode } from '../sessions/types';
 
 /** The tools whose only purpose is to reach a human. */
@@ -46,7 +46,7 @@ export interface RunInteractionPolicy {
   systemPromptGuidance(): string;
 }
 
-const runContextSchema = lazySchema(() => z.object({
+const runContextSchema = once(() => z.object({
   interactionMode: z.string().optional(),
   nonInteractive: z.boolean().optional(),
   channelName: z.string().optional(),
@@ -61,7 +61,7 @@ const runContextSchema = lazySchema(() => z.object({
  * reading `"true"` as false would silently make an unattended run wait for a human.
  */
 export function resolveInteractionPolicy(context: RunContext = {}): RunInteractionPolicy {
-  const parsed = runContextSchema.safeParse(context);
+  const parsed = runContextSchema().safeParse(context);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('POLICY_INVALID', `The run context is invalid (${problems}).`);

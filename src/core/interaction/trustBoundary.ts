@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { InteractionMode } from '../sessions/types';
 import { resolveInteractionPolicy, type RunContext } from './policy';
 
@@ -34,12 +34,12 @@ export const MAX_PUBLIC_LABEL_LENGTH = 200;
  * What a public caller may ask for. Only these keys survive parsing; everything else, the
  * internal keys included, is dropped, so nothing a public caller sends reaches a RunContext.
  */
-export const publicRunRequestSchema = lazySchema(() => z.object({
+export const publicRunRequestSchema = once(() => z.object({
   prompt: z.string().min(1).max(MAX_PUBLIC_PROMPT_LENGTH).regex(/\S/, 'must not be blank'),
   label: z.string().min(1).max(MAX_PUBLIC_LABEL_LENGTH).regex(/\S/, 'must not be blank').optional(),
 }));
 
-export type PublicRunRequest = z.output<typeof publicRunRequestSchema>;
+export type PublicRunRequest = z.output<ReturnType<typeof publicRunRequestSchema>>;
 
 /**
  * The public entry points and how each treats internal keys:
@@ -90,7 +90,7 @@ export function parsePublicRunRequestFrom(entry: PublicEntryPoint, input: unknow
 }
 
 function parseShape(input: unknown): PublicRunRequest {
-  const parsed = publicRunRequestSchema.safeParse(input);
+  const parsed = publicRunRequestSchema().safeParse(input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${whereOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('INPUT_INVALID', `The run request is invalid (${problems}).`);

@@ -207,7 +207,7 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     // returns the same copy; anything else goes to the schema, which decides and explains.
     let data = fastCheckedEvent(event);
     if (!data) {
-      const parsed = sessionEventSchema.safeParse(event);
+      const parsed = sessionEventSchema().safeParse(event);
       if (!parsed.success) {
         const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
         this.refused ??= error;

@@ -131,7 +131,7 @@ export class ConversationPanels implements vscode.Disposable {
    */
   async restore(webviewPanel: vscode.WebviewPanel, rawState: unknown): Promise<void> {
     if (this.disposed) return;
-    const state = conversationViewStateSchema.safeParse(rawState);
+    const state = conversationViewStateSchema().safeParse(rawState);
     const id = state.success ? state.data.agentId : undefined;
     try {
       if (id === undefined) throw new ArborError('INPUT_INVALID', 'the view kept no valid agent id');
@@ -298,7 +298,7 @@ class ConversationPanel {
       }
       action(this.agent);
     } catch (err) {
-      const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema.safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
+      const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema().safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
       const message = isArborError(err) ? err.message : `Could not ${what}: ${err instanceof Error ? err.message : String(err)}`;
       this.deps.log.error(`Conversation view of "${this.agent.label}": ${what} failed: ${message}`);
       return [this.post({ type: 'error', code, message })];

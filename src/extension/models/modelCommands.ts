@@ -114,7 +114,7 @@ async function configureOpenAiCompatible(deps: ModelCommandDeps): Promise<ModelP
     value: current.baseUrl ?? '',
     ignoreFocusOut: true,
     validateInput: (v) => {
-      const parsed = openAiCompatibleSettingsSchema.shape.baseUrl.safeParse(v.trim());
+      const parsed = openAiCompatibleSettingsSchema().shape.baseUrl.safeParse(v.trim());
       return parsed.success ? undefined : parsed.error.issues[0]?.message;
     },
   });

@@ -4,7 +4,7 @@
 // session in History.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type Runtime } from '../../core';
+import { ArborError, once, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import type { AgentRuns } from '../agents/agentRuns';
 import type { RunResult } from '../runs/runResult';
@@ -79,7 +79,7 @@ export function createScheduledRuns({ context, runtime, runs, log }: ScheduleDep
 
 function workspaceStateStore(memento: vscode.Memento, log: vscode.LogOutputChannel): ScheduleStateStore {
   const all = (): Record<string, ScheduleRecord> => {
-    const parsed = z.record(z.string(), scheduleRecordSchema).safeParse(memento.get<unknown>(STATE_KEY) ?? {});
+    const parsed = z.record(z.string(), scheduleRecordSchema()).safeParse(memento.get<unknown>(STATE_KEY) ?? {});
     if (parsed.success) return parsed.data;
     log.warn(`The saved state of the schedules is unreadable (${z.prettifyError(parsed.error)}); starting afresh.`);
     return {};
@@ -92,7 +92,7 @@ function workspaceStateStore(memento: vscode.Memento, log: vscode.LogOutputChann
   };
 }
 
-const scheduleArgumentSchema = lazySchema(() =>
+const scheduleArgumentSchema = once(() =>
   z.union([z.undefined(), z.string().min(1).max(100), z.object({ type: z.literal('schedule'), name: z.string().min(1).max(100) })]),
 );
 
@@ -100,7 +100,7 @@ function registerScheduleCommands(scheduler: Scheduler, log: vscode.LogOutputCha
   /** The schedule named by a node or a name; a bad argument rejects the command and changes nothing. */
   const named = (command: string, arg: unknown): string | undefined =>
     parsedArgument(log, () => {
-      const parsed = scheduleArgumentSchema.safeParse(arg);
+      const parsed = scheduleArgumentSchema().safeParse(arg);
       if (!parsed.success) throw new ArborError('INPUT_INVALID', `${command} takes a schedule's name or a node of the Schedules view.`);
       const name = typeof parsed.data === 'string' ? parsed.data : parsed.data?.name;
       if (name !== undefined && !scheduler.get(name)) throw new ArborError('INPUT_INVALID', `${command}: there is no schedule named "${name}".`, { name });

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type Runtime } from '../../core';
+import { ArborError, once, type Runtime } from '../../core';
 import { labelFromPrompt, type Agent } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
 import type { ModelProvider } from '../../core/models';
@@ -27,7 +27,7 @@ export interface WorktreeEntry {
   readonly worktree: GitWorktree;
 }
 
-const baseQuerySchema = lazySchema(() => z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) }));
+const baseQuerySchema = once(() => z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) }));
 
 export class WorktreeRuns implements vscode.TextDocumentContentProvider {
   private readonly entries = new Map<string, WorktreeEntry>();
@@ -108,7 +108,7 @@ export class WorktreeRuns implements vscode.TextDocumentContentProvider {
 
   /** The base side of a Review: the file at the worktree's base commit (empty when it is new there or deleted here). */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const query = baseQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
+    const query = baseQuerySchema().safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
     if (!query.success) return 'This link does not name a worktree change (it needs an agent and a path).';
     if (uri.fragment === 'deleted') return '';
     const entry = this.entries.get(query.data.agent);
