@@ -85,7 +85,6 @@ export function resolveInteractionPolicy(context: RunContext = {}): RunInteracti
 }
 
 /** The key a problem of the run context is about. */
-// Stryker disable next-line StringLiteral: the run context is flat, so a path has one segment and its separator never shows
 const keyOf = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
 export function isInteractionMode(value: unknown): value is InteractionMode {
@@ -118,7 +117,6 @@ function createPolicy(mode: InteractionMode, source: PolicySource): RunInteracti
   // in plan mode stays there and ends with its plan as the result.
   const hidden: ReadonlySet<string> = unattended ? new Set([ASK_USER_QUESTION_TOOL, EXIT_PLAN_MODE_TOOL]) : new Set();
   const isToolVisible = (name: string): boolean => !hidden.has(name);
-  // Stryker disable next-line StringLiteral: the opening is only read when the run is unattended
   const opening = unattended ? UNATTENDED_OPENING[mode] : '';
   const guidance = unattended
     ? `${opening}: no human will answer, and you cannot ask one. Never wait for a human response. ${UNATTENDED_RULE} ` +

@@ -101,7 +101,6 @@ function parseShape(input: unknown): PublicRunRequest {
 /** Where a problem of a run request is: one of its fields, or the request as a whole. */
 function whereOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(request)';
-  // Stryker disable next-line StringLiteral: a run request is flat, so a path has one segment and its separator never shows
   return path.map(String).join('.');
 }
 
@@ -111,7 +110,6 @@ function findInternalKeys(input: unknown): InternalRunKey[] {
   const scan = (obj: Record<string, unknown>) => {
     for (const key of Object.keys(obj)) {
       const internal = Object.prototype.hasOwnProperty.call(INTERNAL_KEY_SPELLINGS, key) ? INTERNAL_KEY_SPELLINGS[key] : undefined;
-      // Stryker disable next-line ConditionalExpression: an undefined entry is dropped by the filter over INTERNAL_RUN_KEYS below
       if (internal) found.add(internal);
     }
   };

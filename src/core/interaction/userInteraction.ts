@@ -221,12 +221,10 @@ export class UserInteractionService implements Disposable {
         if (outcome !== 'answered' && outcome !== 'cancelled') promptAbort.abort(error);
         this.changes.fire({ kind: 'settled', interaction, outcome });
         if (error) reject(error);
-        // Stryker disable next-line ArrayDeclaration: a settlement without an error always brings its answers
         else resolve(answers ?? []);
       };
 
       this.open.set(id, { interaction, provider, close: (outcome, error) => settle(outcome, error) });
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: settle removes the listener itself, when the abort settles it too
       signal?.addEventListener('abort', onCallerAbort, { once: true });
       this.changes.fire({ kind: 'opened', interaction });
 
