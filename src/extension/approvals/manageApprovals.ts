@@ -15,7 +15,13 @@ const EMPTY_STATE = 'No approval rules yet';
 const EMPTY_STATE_DETAIL = 'When an agent asks, "Allow for this workspace" or "Allow always" adds one; or add one below.';
 const LISTED_STATE = 'Remove a rule with its trash button (or select it), or add one';
 
-interface RuleItem extends vscode.QuickPickItem {
+/** What Manage Approvals has open: the list of rules, and the question that confirms removing one. */
+export interface OpenApprovals {
+  list?: vscode.QuickPick<RuleItem>;
+  confirmation?: vscode.QuickPick<vscode.QuickPickItem>;
+}
+
+export interface RuleItem extends vscode.QuickPickItem {
   rule?: ApprovalRule;
   command?: 'add' | 'settings' | 'none';
 }
@@ -41,10 +47,13 @@ function explain(rule: ApprovalRule): string {
  * stored for this workspace or always). The list follows the store as it changes.
  */
 export class ManageApprovals implements vscode.Disposable {
-  /** The open list (tests read what it shows). */
-  current: vscode.QuickPick<RuleItem> | undefined;
+  /** The open list. */
+  private current: vscode.QuickPick<RuleItem> | undefined;
   /** The open "remove this rule?" question. */
-  confirmation: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+  private confirmation: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+  private readonly changed = new vscode.EventEmitter<OpenApprovals>();
+  /** Fires with what is open whenever the list or a "remove this rule?" question opens or closes. */
+  readonly onDidChangeOpen = this.changed.event;
 
   constructor(
     private readonly store: EditorApprovalRuleStore,
@@ -60,6 +69,7 @@ export class ManageApprovals implements vscode.Disposable {
     this.current?.dispose();
     const picker = vscode.window.createQuickPick<RuleItem>();
     this.current = picker;
+    this.fireChanged();
     picker.title = 'Arbor: Approval Rules';
     picker.matchOnDescription = true;
     picker.matchOnDetail = true;
@@ -98,7 +108,10 @@ export class ManageApprovals implements vscode.Disposable {
     picker.onDidHide(() => {
       listening.dispose();
       picker.dispose();
-      if (this.current === picker) this.current = undefined;
+      if (this.current === picker) {
+        this.current = undefined;
+        this.fireChanged();
+      }
     });
     picker.show();
   }
@@ -106,6 +119,11 @@ export class ManageApprovals implements vscode.Disposable {
   dispose(): void {
     this.current?.dispose();
     this.confirmation?.dispose();
+    this.changed.dispose();
+  }
+
+  private fireChanged(): void {
+    this.changed.fire({ list: this.current, confirmation: this.confirmation });
   }
 
   private async remove(rule: ApprovalRule): Promise<void> {
@@ -124,6 +142,7 @@ export class ManageApprovals implements vscode.Disposable {
     const remove = `Remove "${formatApprovalRule(rule)}"`;
     const confirm = vscode.window.createQuickPick();
     this.confirmation = confirm;
+    this.fireChanged();
     confirm.title = 'Arbor: Approval Rules';
     confirm.placeholder = explain(rule);
     confirm.items = [{ label: remove, description: SCOPE_LABEL[rule.scope] }, { label: 'Keep it' }];
@@ -136,7 +155,10 @@ export class ManageApprovals implements vscode.Disposable {
       });
       confirm.onDidHide(() => {
         confirm.dispose();
-        if (this.confirmation === confirm) this.confirmation = undefined;
+        if (this.confirmation === confirm) {
+          this.confirmation = undefined;
+          this.fireChanged();
+        }
         resolve();
       });
       confirm.show();

@@ -26,11 +26,6 @@ export class UsageStatusBar implements vscode.Disposable {
     this.update();
   }
 
-  /** The item's text as it is now (tests read it). */
-  get text(): string {
-    return this.item.text;
-  }
-
   update(): void {
     const runs = this.runtime.budgets.liveRuns();
     if (runs.length === 0) {

@@ -21,15 +21,13 @@ import { doingOf } from '../agents/agentPresentation';
 const COALESCE_MS = 50;
 export const CONVERSATION_VIEW_TYPE = 'arbor.conversation';
 
-/** What a conversation view has been sent so far: tests and measurements read it. */
-export interface ConversationStats {
-  snapshots: number;
-  /** `items` messages: only the items that changed. */
-  itemUpdates: number;
-  states: number;
-  errors: number;
-  /** Size of everything posted, as JSON characters. */
-  bytes: number;
+/** One agent's open conversation view: the handler of what its webview posts, and closing it. */
+export interface ConversationView {
+  readonly agentId: string;
+  /** Handles one message from the view; returns the replies it posted right away. */
+  receive(raw: unknown): HostToWebviewMessage[];
+  /** Closes the view. */
+  dispose(): void;
 }
 
 export interface ConversationPanelsDeps {
@@ -85,6 +83,9 @@ export class ConversationPanels implements vscode.Disposable {
   private readonly panels = new Map<string, ConversationPanel>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private disposed = false;
+  private readonly posted = new vscode.EventEmitter<{ view: ConversationView; message: HostToWebviewMessage }>();
+  /** Fires with each message a view is sent, as it is posted. */
+  readonly onDidPost = this.posted.event;
 
   constructor(private readonly deps: ConversationPanelsDeps) {
     this.subscriptions.push(
@@ -153,32 +154,13 @@ export class ConversationPanels implements vscode.Disposable {
   }
 
   private adopt(webviewPanel: vscode.WebviewPanel, shown: Shown): void {
-    const panel = new ConversationPanel(webviewPanel, shown, this.deps, () => this.panels.delete(shown.id));
+    const panel = new ConversationPanel(webviewPanel, shown, this.deps, () => this.panels.delete(shown.id), (view, message) => this.posted.fire({ view, message }));
     this.panels.set(shown.id, panel);
   }
 
-  isOpen(agentId: string): boolean {
-    return this.panels.has(agentId);
-  }
-
-  /**
-   * Hands a raw message to the agent's view handler exactly as if its webview had posted it,
-   * and returns what the handler posted back right away (tests inject untrusted input here).
-   */
-  receive(agentId: string, raw: unknown): HostToWebviewMessage[] {
-    const panel = this.panels.get(agentId);
-    if (!panel) throw new Error(`No conversation view is open for agent ${agentId}.`);
-    return panel.receive(raw);
-  }
-
-  stats(agentId: string): ConversationStats | undefined {
-    const stats = this.panels.get(agentId)?.stats;
-    return stats && { ...stats };
-  }
-
-  /** Closes the agent's view (tests). */
-  close(agentId: string): void {
-    this.panels.get(agentId)?.dispose();
+  /** The agent's open view, if there is one. */
+  view(agentId: string): ConversationView | undefined {
+    return this.panels.get(agentId);
   }
 
   /**
@@ -190,10 +172,11 @@ export class ConversationPanels implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
     for (const panel of [...this.panels.values()]) panel.release();
     this.panels.clear();
+    this.posted.dispose();
   }
 }
 
-class ConversationPanel {
+class ConversationPanel implements ConversationView {
   private agent: Shown;
   private model: ConversationModel;
   /** The view has posted 'ready' since it last (re)loaded, so it takes updates. */
@@ -202,13 +185,13 @@ class ConversationPanel {
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
   private readonly subscriptions: vscode.Disposable[] = [];
-  readonly stats: ConversationStats = { snapshots: 0, itemUpdates: 0, states: 0, errors: 0, bytes: 0 };
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
     agent: Shown,
     private readonly deps: ConversationPanelsDeps,
     private readonly onDisposed: () => void,
+    private readonly onPosted: (view: ConversationView, message: HostToWebviewMessage) => void,
   ) {
     this.agent = agent;
     this.model = new ConversationModel(agent.log.events, agent instanceof SavedConversation ? agent.warning : undefined);
@@ -223,6 +206,10 @@ class ConversationPanel {
       }),
       panel.onDidDispose(() => this.dispose()),
     );
+  }
+
+  get agentId(): string {
+    return this.agent.id;
   }
 
   /** Follows a new agent object under the same session id (the session was resumed). */
@@ -367,14 +354,9 @@ class ConversationPanel {
   }
 
   private post(message: HostToWebviewMessage): HostToWebviewMessage {
-    const json = JSON.stringify(message);
-    this.stats.bytes += json.length;
-    if (message.type === 'snapshot') this.stats.snapshots++;
-    else if (message.type === 'items') this.stats.itemUpdates++;
-    else if (message.type === 'state') this.stats.states++;
-    else this.stats.errors++;
     if (message.type === 'snapshot' || message.type === 'state') this.lastState = JSON.stringify(message.state);
     void this.panel.webview.postMessage(message);
+    this.onPosted(this, message);
     return message;
   }
 }

@@ -26,8 +26,9 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
   private view: vscode.TreeView<HistoryNode> | undefined;
   private stale = false;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** Refreshes of the list so far, full or incremental (tests check that bursts coalesce). */
-  reads = 0;
+  private readonly read = new vscode.EventEmitter<void>();
+  /** Fires as the list reads the session folder, in full or only the sessions that changed. */
+  readonly onDidRead = this.read.event;
 
   constructor(
     private readonly runtime: Runtime,
@@ -77,7 +78,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     this.changedIds.clear();
     const store = this.store;
     this.nodes = (async () => {
-      this.reads++;
+      this.read.fire();
       try {
         const update = await store.sessionEntries(ids);
         const replaced = new Set([...ids, ...update.sessions.map((s) => s.header.id)]);
@@ -161,6 +162,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
+    this.read.dispose();
   }
 
   private scheduleRefresh(): void {
@@ -174,7 +176,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
 
   private async load(): Promise<HistoryNode[]> {
     if (!this.store) return [{ type: 'notice', message: 'Sessions are kept in memory only: this editor gives Arbor no local storage folder.' }];
-    this.reads++;
+    this.read.fire();
     try {
       this.catalog = await this.store.listSessions();
       return historyNodes(this.catalog);
