@@ -74,7 +74,7 @@ export interface ArborTesting {
   /** The Agents view's provider: agents, their ended subagents and, under each, the files it changed. */
   tree: AgentsTreeProvider;
   treeView: vscode.TreeView<AgentsTreeNode>;
-  /** Review, Keep and Undo of each agent's changes (tests replace its modal confirmation). */
+  /** Review, Keep and Undo of each agent's changes (tests replace its modal confirmation); made when first asked for. */
   review: ChangeReview;
   picker: QuestionPicker;
   /** The read-only previews prompts open for what they ask the human to decide on. */
@@ -122,10 +122,12 @@ export interface TestingParts {
   runs: AgentRuns;
   links: RunLinkHandler;
   log: vscode.LogOutputChannel;
-  manageApprovals: ManageApprovals;
+  manageApprovals: () => ManageApprovals;
   vscodeTools: VscodeToolBridge;
-  worktrees: WorktreeRuns;
-  schedules: ScheduledRuns;
+  /** The worktree runs, made (and their part loaded) when first asked for. */
+  worktrees: () => WorktreeRuns;
+  /** The scheduled runs, loaded when first asked for. */
+  schedules: () => ScheduledRuns;
   usageBar: UsageStatusBar;
   externalAgents: ExternalAgents;
 }
@@ -140,6 +142,9 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
   );
   return {
     ...views,
+    get review() {
+      return views.review();
+    },
     conversations: conversationsUnderTest(context, views.conversations),
     manageApprovals: approvalsUnderTest(context, manageApprovals),
     runtime: host.runtime,
@@ -152,17 +157,23 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     vscodeTools,
     startScripted: (script, prompt, label, mode = 'interactive', limits) => runs.startScripted(script, { prompt, label }, mode, limits),
     usageBar,
-    worktrees,
-    schedules,
+    get worktrees() {
+      return worktrees();
+    },
+    get schedules() {
+      return schedules();
+    },
     externalAgents,
-    startScriptedInWorktree: (script, prompt, label) => worktrees.start({ prompt, label }, new ScriptedModel(script)),
+    startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new ScriptedModel(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
     },
   };
 }
 
-function conversationsUnderTest(context: vscode.ExtensionContext, conversations: ConversationPanels): ConversationsUnderTest {
+function conversationsUnderTest(context: vscode.ExtensionContext, loadConversations: () => ConversationPanels): ConversationsUnderTest {
+  // Tests count what every view is sent from the first one on: the views are made now.
+  const conversations = loadConversations();
   const sent = new WeakMap<ConversationView, ConversationStats>();
   context.subscriptions.push(
     conversations.onDidPost(({ view, message }) => {
@@ -191,9 +202,10 @@ function conversationsUnderTest(context: vscode.ExtensionContext, conversations:
   };
 }
 
-function approvalsUnderTest(context: vscode.ExtensionContext, manageApprovals: ManageApprovals): ApprovalsUnderTest {
+function approvalsUnderTest(context: vscode.ExtensionContext, manageApprovals: () => ManageApprovals): ApprovalsUnderTest {
   let open: OpenApprovals = {};
-  context.subscriptions.push(manageApprovals.onDidChangeOpen((now) => (open = now)));
+  // Tests read what the list shows from the first time it opens: Manage Approvals is made now.
+  context.subscriptions.push(manageApprovals().onDidChangeOpen((now) => (open = now)));
   return {
     get current() {
       return open.list;

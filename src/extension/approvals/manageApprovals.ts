@@ -2,8 +2,7 @@ import * as vscode from 'vscode';
 import { formatApprovalRule, parseApprovalRule, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
 import { RULES_SETTING, type EditorApprovalRuleStore } from './ruleStore';
 
-export const MANAGE_APPROVALS_COMMAND = 'arbor.manageApprovals';
-export const REMOVE_RULE_TOOLTIP = 'Remove rule';
+const REMOVE_RULE_TOOLTIP = 'Remove rule';
 
 const SCOPE_LABEL: Record<ApprovalRule['scope'], string> = {
   workspace: 'this workspace',
@@ -44,7 +43,8 @@ function explain(rule: ApprovalRule): string {
 /**
  * Arbor: Manage Approvals...: one quick pick that lists every rule in force with where it lives,
  * removes one (its trash button, or select it and confirm) and adds one (typed, checked, then
- * stored for this workspace or always). The list follows the store as it changes.
+ * stored for this workspace or always). The list follows the store as it changes. The command is
+ * registered at start; this part loads when it first runs (src/extension/parts.ts).
  */
 export class ManageApprovals implements vscode.Disposable {
   /** The open list. */
@@ -59,10 +59,6 @@ export class ManageApprovals implements vscode.Disposable {
     private readonly store: EditorApprovalRuleStore,
     private readonly log: vscode.LogOutputChannel,
   ) {}
-
-  register(): vscode.Disposable {
-    return vscode.commands.registerCommand(MANAGE_APPROVALS_COMMAND, () => this.show());
-  }
 
   /** Opens the list and returns; the list stays open until it is dismissed. */
   show(): void {

@@ -16,10 +16,10 @@ import {
 import type { Runtime, RuntimeEvent } from '../../core';
 import { salvagedSessionWarning, type AgentKind, type SessionDamage, type SessionEvent, type SessionHeader } from '../../core/sessions';
 import { doingOf } from '../agents/agentPresentation';
+import { CONVERSATION_VIEW_TYPE } from './conversationCommands';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;
-export const CONVERSATION_VIEW_TYPE = 'arbor.conversation';
 
 /** One agent's open conversation view: the handler of what its webview posts, and closing it. */
 export interface ConversationView {
@@ -77,7 +77,8 @@ type Shown = Agent | SavedConversation;
 /**
  * One conversation view (a webview panel) per agent: the conversation live as the agent works,
  * its state, and independent Send and Stop. Runtime events are routed to the view of their
- * agent, coalesced, and sent as what changed; a view that (re)loads gets a full snapshot.
+ * agent, coalesced, and sent as what changed; a view that (re)loads gets a full snapshot. Made
+ * (and its part loaded, src/extension/parts.ts) when the first view opens or comes back.
  */
 export class ConversationPanels implements vscode.Disposable {
   private readonly panels = new Map<string, ConversationPanel>();

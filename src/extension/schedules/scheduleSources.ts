@@ -5,9 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { mergeSchedules, parseSchedules, type ParsedSchedules } from './scheduleConfig';
-
-export const SCHEDULES_SETTING = 'schedules';
-export const SCHEDULES_FILE = '.arbor/schedules.json';
+import { SCHEDULES_FILE, SCHEDULES_SETTING } from './schedulesOnDemand';
 
 export class ScheduleSources implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];

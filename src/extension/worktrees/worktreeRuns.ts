@@ -7,6 +7,9 @@
  * core checks the patch first); Keep and Discard wait until no agent of the run is running; a
  * worktree whose changes were kept or discarded is removed, and its agent ended, since it has
  * nowhere left to work.
+ *
+ * Only some users start one, so this loads the first time a worktree command runs
+ * (src/extension/parts.ts).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -19,8 +22,7 @@ import type { ModelProvider } from '../../core/models';
 import { NodeWorkspace, baseContent, createWorktree, discardWorktree, keepWorktree, worktreeChanges, type GitWorktree, type WorktreeChange } from '../../core/workspace';
 import type { AgentRuns } from '../agents/agentRuns';
 import { reportError } from '../errorReporting';
-
-export const WORKTREE_BASE_SCHEME = 'arbor-worktree-base';
+import { WORKTREE_BASE_SCHEME } from './worktreeCommands';
 
 export interface WorktreeEntry {
   readonly agent: Agent;
