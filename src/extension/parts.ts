@@ -1,6 +1,6 @@
 // The parts of Arbor that only some users need, each loaded the first time it is used. In the
 // production build each is a bundle of its own (dist/<name>.js, see scripts/lib/bundleParts.mjs):
-// the require() here becomes require('./<name>.js'), and nothing else may import a part's module,
+// each require() here loads that bundle, and nothing else may import a part's module,
 // so the start bundle holds these loaders only. Under tsx (tests) the module itself loads.
 /* eslint-disable @typescript-eslint/no-require-imports -- loading each part on first use is the point */
 import * as vscode from 'vscode';

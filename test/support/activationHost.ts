@@ -204,12 +204,20 @@ export function activateInFreshProcess(entry: string, dir: string, options: { pr
   return JSON.parse(run.stdout) as ActivationFigures;
 }
 
+/** A bundle loaded by loadInFreshProcess: its exports and the CPU milliseconds require() took, or the error it threw. */
+export interface LoadedBundle {
+  bundle: string;
+  exports?: string[];
+  cpuMs?: number;
+  error?: string;
+}
+
 /**
  * Loads `bundles` in order in one fresh Node process against the stand-in editor and gives each
  * one's exports, or the error loading it threw. The parts of the production build
  * (dist/<part>.js) take the modules they share from dist/arbor.js, so it comes first.
  */
-export function loadInFreshProcess(bundles: string[], dir: string): Array<{ bundle: string; exports?: string[]; error?: string }> {
+export function loadInFreshProcess(bundles: string[], dir: string): LoadedBundle[] {
   const standIn = path.join(dir, 'vscode.js');
   if (!fs.existsSync(standIn)) fs.writeFileSync(standIn, VSCODE_STAND_IN);
   const worker = String.raw`
@@ -219,7 +227,10 @@ export function loadInFreshProcess(bundles: string[], dir: string): Array<{ bund
     Module._load = function (request) { return request === 'vscode' ? standIn : load.apply(this, arguments); };
     const loaded = JSON.parse(process.env.BUNDLES).map((bundle) => {
       try {
-        return { bundle, exports: Object.keys(require(bundle)).sort() };
+        const before = process.cpuUsage();
+        const exports = Object.keys(require(bundle)).sort();
+        const cpu = process.cpuUsage(before);
+        return { bundle, exports, cpuMs: (cpu.user + cpu.system) / 1e3 };
       } catch (error) {
         return { bundle, error: String((error && error.message) || error) };
       }
@@ -231,5 +242,5 @@ export function loadInFreshProcess(bundles: string[], dir: string): Array<{ bund
     env: { ...process.env, STAND_IN: standIn, BUNDLES: JSON.stringify(bundles), VSCODE_NAMES: vscodeNames() },
   });
   if (run.status !== 0) throw new Error(`loading the bundles failed:\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Array<{ bundle: string; exports?: string[]; error?: string }>;
+  return JSON.parse(run.stdout) as LoadedBundle[];
 }
