@@ -1,6 +1,8 @@
 // Builds Arbor's bundles, each in its own esbuild context:
 //   extension    src/extension/extension.ts -> dist/extension.js     (Node, cjs: activation only)
 //   arbor        src/extension/arbor.ts     -> dist/arbor.js         (Node, cjs, 'vscode' external)
+//   parts        what src/extension/parts.ts loads on first use -> dist/<part>.js, built with
+//                dist/arbor.js (scripts/lib/bundleParts.mjs)
 //   acp-sdk      the Agent Client Protocol SDK -> dist/acp-sdk.js    (Node, cjs, loaded on first use)
 //   webview      media/src/webview.ts       -> media/dist/webview.js (browser, iife)
 //   integration  test/integration/**/*.ts   -> out/test/integration/ (Node, cjs, run inside the editor)
@@ -9,6 +11,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildStartAndParts } from './scripts/lib/bundleParts.mjs';
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 const production = process.argv.includes('--production');
@@ -130,16 +133,6 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: ['src/extension/arbor.ts'],
-    outfile: 'dist/arbor.js',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    external: ['vscode'],
-    plugins: [sharedVscodePlugin, lazyAcpSdkPlugin, reportPlugin('arbor')],
-  },
-  {
-    ...common,
     entryPoints: { 'acp-sdk': 'node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js' },
     outdir: 'dist',
     format: 'cjs',
@@ -176,12 +169,39 @@ if (!production) {
   });
 }
 
+/** dist/arbor.js and the parts, built together (each round is a whole build, so no esbuild context). */
+const startAndParts = {
+  ...common,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['vscode'],
+  plugins: [sharedVscodePlugin, lazyAcpSdkPlugin],
+};
+async function buildArbor() {
+  try {
+    await buildStartAndParts(startAndParts);
+    if (watch) console.log(`[arbor] built ${new Date().toLocaleTimeString()}`);
+    return true;
+  } catch (error) {
+    console.error(`[arbor] error: ${error.message}`);
+    return false;
+  }
+}
+
 const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
 if (watch) {
   await Promise.all(contexts.map((context) => context.watch()));
+  await buildArbor();
+  // Rebuilds dist/arbor.js and the parts when a source of the extension changes (a burst once).
+  let timer;
+  fs.watch(path.join(root, 'src'), { recursive: true }, () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void buildArbor(), 100);
+  });
   console.log('Watching for changes (Ctrl+C to stop)...');
 } else {
-  const results = await Promise.allSettled(contexts.map((context) => context.rebuild()));
+  const [results, arborBuilt] = await Promise.all([Promise.allSettled(contexts.map((context) => context.rebuild())), buildArbor()]);
   await Promise.all(contexts.map((context) => context.dispose()));
-  if (results.some((result) => result.status === 'rejected')) process.exit(1);
+  if (!arborBuilt || results.some((result) => result.status === 'rejected')) process.exit(1);
 }

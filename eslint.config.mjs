@@ -61,6 +61,22 @@ export default defineConfig(
     },
   },
   {
+    // package.json says "sideEffects": false, so the bundler leaves out a module nothing uses an
+    // export of (a door's other modules; see scripts/lib/bundleParts.mjs): a module of Arbor is
+    // never imported only to run it.
+    files: ['src/**/*.ts', 'media/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression[expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
+          message: "'as unknown as' forces a type the value may not have: parse it (zod) or type it at its source.",
+        },
+        { selector: 'ImportDeclaration[specifiers.length=0]', message: 'package.json says "sideEffects": false: import what the module exports, never the module only to run it.' },
+      ],
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: "src/core is plain Node: only src/extension imports 'vscode'." }] }],

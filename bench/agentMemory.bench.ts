@@ -37,7 +37,8 @@ const listing = JSON.stringify({ agents: Array.from({ length: 100 }, (_, i) => (
 function tool(result: string): RuntimeTool {
   const data: unknown = JSON.parse(JSON.stringify(result));
   const copy = z.object({ data: z.string() });
-  return { name: 'probe', description: 'returns a fixed result', schema: z.object({}), readOnly: true, run: () => ({ content: copy.parse(JSON.parse(JSON.stringify({ data }))).data }) };
+  const noArgs = z.object({});
+  return { name: 'probe', description: 'returns a fixed result', schema: () => noArgs, readOnly: true, run: () => ({ content: copy.parse(JSON.parse(JSON.stringify({ data }))).data }) };
 }
 
 /**

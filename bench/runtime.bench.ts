@@ -43,7 +43,8 @@ function stats(values: number[]): { median: number; p99: number; min: number; ma
   return { median: at(0.5), p99: at(0.99), min: s[0], max: s[s.length - 1] };
 }
 
-const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+const noArgs = z.object({});
+const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: () => noArgs, readOnly: true, run: () => ({ content: 'ok' }) };
 
 function fanOutScript(k: number): unknown {
   const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));

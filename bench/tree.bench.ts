@@ -27,7 +27,8 @@ const SECONDS = Number(process.env.ARBOR_BENCH_SECONDS ?? 8);
 const REFRESH_MS = 30;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+const noArgs = z.object({});
+const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: () => noArgs, readOnly: true, run: () => ({ content: 'ok' }) };
 
 /** `delayMs` between each worker's model calls, or `hang`: every worker stays in one model call (only the clock repaints them). */
 function loadScript(workers: number, delayMs: number | 'hang'): unknown {

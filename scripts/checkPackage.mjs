@@ -3,11 +3,12 @@
 // the bundles, the icons, the webview script and its styles, the README, the license and the
 // manifest. Part of `npm test`, so a README link or a stray file that breaks packaging fails the
 // tests.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { partsOf } from './lib/bundleParts.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vsce = path.join(ROOT, 'node_modules/.bin/vsce');
@@ -33,12 +34,13 @@ try {
 // returned. A few KiB more in the entry means Arbor's code crept back into what activation loads.
 const ENTRY_BUDGET_KIB = 4;
 // dist/arbor.js loads right after every activation. `import * as z from 'zod'` lets esbuild drop
-// zod's locales and unused parts; `import { z }` would pull in about 350 KiB more. Arbor as a
-// chat agent's tool and scheduled runs (with cron-schedule, 8 KiB, not croner's 32) and Arbor's
-// own external-agent code (about 22 KiB) are in it; the Agent Client Protocol SDK is not
-// (dist/acp-sdk.js, loaded when an external agent starts). Ended subagents' rows, History's
-// waiting-for-you mark and resuming external sessions bring it to 465 KiB.
-const BUNDLE_BUDGET_KIB = 472;
+// zod's locales and unused parts; `import { z }` would pull in about 350 KiB more (zod is 102
+// KiB of it). What only some users need is a part of its own, loaded on first use
+// (src/extension/parts.ts): running external agents (30 KiB), scheduled runs with cron-schedule
+// (22), conversation views (18), Review/Keep/Undo (10), worktrees (8), the model commands (7)
+// and Manage Approvals (5); so is the Agent Client Protocol SDK (dist/acp-sdk.js). It was 489
+// KiB with all of them in it; 423 KiB without.
+const BUNDLE_BUDGET_KIB = 426;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;
@@ -51,7 +53,17 @@ const entry = fs.existsSync(path.join(ROOT, 'dist/extension.js')) ? fs.readFileS
 const required = [...entry.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
 check(JSON.stringify(required) === JSON.stringify(['./arbor.js']), `activation entry requires only ./arbor.js (got ${required.join(', ') || 'nothing'})`);
 
-const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'];
+// Each part loads against the start bundle, which holds the modules the parts share.
+const parts = [...partsOf().keys()].map((name) => `dist/${name}.js`);
+const loader = "const { loadInFreshProcess } = require('./test/support/activationHost'); const dir = require('fs').mkdtempSync(require('path').join(require('os').tmpdir(), 'arbor-parts-')); process.stdout.write(JSON.stringify(loadInFreshProcess(JSON.parse(process.argv[1]), dir)));";
+const loading = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', loader, JSON.stringify(['dist/arbor.js', ...parts].map((file) => path.join(ROOT, file)))], { cwd: ROOT, encoding: 'utf8' });
+const loaded = loading.status === 0 ? JSON.parse(loading.stdout) : [];
+for (const file of parts) {
+  const part = loaded.find((entry) => entry.bundle === path.join(ROOT, file));
+  check(Boolean(part?.exports?.length), `part ${file} loads after dist/arbor.js (${part ? (part.error ?? `exports ${part.exports.join(', ')}`) : loading.stderr.trim() || 'not loaded'})`);
+}
+
+const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

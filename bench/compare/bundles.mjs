@@ -37,7 +37,10 @@ export function measureBundles(root) {
     });
     if (run.status !== 0) return { error: `production build failed: ${(run.stderr || run.stdout || '').trim().split('\n').slice(-3).join(' ')}` };
     const outputs = {};
-    for (const file of fs.readdirSync(dir)) Object.assign(outputs, JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).outputs);
+    // In the order they were written (`<pid>-<n>.json`): a bundle built again (dist/arbor.js is
+    // built with the parts until both settle) counts as last built.
+    const written = fs.readdirSync(dir).sort((a, b) => Number(/-(\d+)\.json$/.exec(a)?.[1]) - Number(/-(\d+)\.json$/.exec(b)?.[1]));
+    for (const file of written) Object.assign(outputs, JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).outputs);
     const files = {};
     const parts = {};
     for (const [name, output] of Object.entries(outputs)) {

@@ -6,9 +6,11 @@
  * Only the core's doors are loaded (src/core, src/core/models, src/core/sessions), never a module
  * behind them, so that moving a file inside a module does not break the comparison. Where a
  * baseline lacks something a workload uses, the difference is adapted here, not in the workload;
- * none of the APIs used differ between 99d4058 and today. The one adaptation: 99d4058's models
- * door also loads the `openai` package; when that could not be installed for the baseline, the
- * scripted model is taken from its own module instead.
+ * none of the APIs used differ between 99d4058 and today but two. 99d4058's models door also
+ * loads the `openai` package; when that could not be installed for the baseline, the scripted
+ * model is taken from its own module instead. And a tool's schema was the schema itself before
+ * the core built schemas on first use (its door exports `once`); today it is a function that
+ * returns it (`toolSchema`).
  */
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -25,7 +27,8 @@ export type ScriptedModel = InstanceType<ModelsDoor['ScriptedModel']>;
 export type ScriptedModelOptions = ConstructorParameters<ModelsDoor['ScriptedModel']>[1];
 export type SessionStore = InstanceType<SessionsDoor['JsonlSessionStore']>;
 export type { ModelChunk, ModelProvider, ModelRequest } from '../../src/core/models';
-export type { RuntimeTool } from '../../src/core';
+import type { RuntimeTool } from '../../src/core';
+export type { RuntimeTool };
 
 export interface Core {
   /** The tree's root folder. */
@@ -35,6 +38,8 @@ export interface Core {
   JsonlSessionStore: SessionsDoor['JsonlSessionStore'];
   /** The tree's own zod, so that the schemas of a workload's tools are the kind its runtime reads. */
   z: typeof zod;
+  /** A tool's `schema` as this tree's runtime takes it, for a schema built once by the workload. */
+  toolSchema: (schema: zod.ZodType) => RuntimeTool['schema'];
 }
 
 export function loadCore(root: string): Core {
@@ -42,7 +47,14 @@ export function loadCore(root: string): Core {
   const core = load('./src/core') as CoreDoor;
   const models = loadModels(load);
   const sessions = load('./src/core/sessions') as SessionsDoor;
-  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, z: load('zod') as typeof zod };
+  const toolSchema = 'once' in core ? (schema: zod.ZodType): RuntimeTool['schema'] => () => schema : schemaItself;
+  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, z: load('zod') as typeof zod, toolSchema };
+}
+
+/** A baseline's tools hold the schema itself: today's type says otherwise, so it is typed as the tree's own. */
+function schemaItself(schema: zod.ZodType): RuntimeTool['schema'] {
+  const held: unknown = schema;
+  return held as RuntimeTool['schema'];
 }
 
 function loadModels(load: NodeJS.Require): ModelsDoor {

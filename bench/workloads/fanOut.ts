@@ -40,7 +40,7 @@ function fanOutScript(k: number): unknown {
 }
 
 function noopTool(core: Core): RuntimeTool {
-  return { name: 'noop', description: 'does nothing', schema: core.z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+  return { name: 'noop', description: 'does nothing', schema: core.toolSchema(core.z.object({})), readOnly: true, run: () => ({ content: 'ok' }) };
 }
 
 /** The same number of model calls straight on the scripted model, as the workers make them. */

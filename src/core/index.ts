@@ -4,6 +4,6 @@ export type { BranchStopResult, RuntimeEvent, RuntimeOptions, RuntimeTool, Runti
 export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, messageOf, toFailure, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';
 export { untilAborted } from './untilAborted';
-export { lazySchema } from './lazySchema';
+export { once } from './once';
 export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';
 export { BudgetGuard, budgetStatus, formatCost, priceTableSchema, runawaySettingsSchema, spentBudget, type BudgetEvent, type BudgetLevel, type BudgetMeasure, type BudgetStatus, type PriceTable, type RunawaySettings, type RunawaySettingsInput } from './budgets';

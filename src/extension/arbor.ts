@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { registerAgentCommands } from './agents/agentCommands';
-import { ManageApprovals } from './approvals/manageApprovals';
+import type { ManageApprovals } from './approvals/manageApprovals';
 import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
@@ -22,13 +22,14 @@ import { registerConversationCommands } from './conversation/conversationCommand
 import { registerHistoryCommands } from './history/historyCommands';
 import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
-import { registerModelCommands } from './models/modelCommands';
 import { hostRuntime } from './runtimeHost';
-import { createScheduledRuns } from './schedules';
+import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
-import { WORKTREE_BASE_SCHEME, WorktreeRuns, registerWorktreeCommands } from './worktrees';
+import { once } from '../core';
+import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
+import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
 
 /** The part of Arbor's own package.json that activation reads. */
 const manifestSchema = z.object({ version: z.string() });
@@ -44,15 +45,18 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   const { runtime, store } = host;
   const views = createViews(context, host, log);
   const { tree, treeView, history, picker, previews, transcripts, conversations } = views;
-  const manageApprovals = new ManageApprovals(host.approvalRules, log);
+  // Made by the first Manage Approvals... (its part loads then).
+  let approvals: ManageApprovals | undefined;
+  const manageApprovals = (): ManageApprovals => (approvals ??= new (manageApprovalsPart().ManageApprovals)(host.approvalRules, log));
   const vscodeTools = new VscodeToolBridge(runtime, log, (problem) => {
     log.warn(problem);
     void vscode.window.showWarningMessage(`Arbor: ${problem}`);
   });
-  context.subscriptions.push(manageApprovals, manageApprovals.register(), vscodeTools);
+  context.subscriptions.push({ dispose: () => approvals?.dispose() }, ...commandsOnFirstUse([MANAGE_APPROVALS_COMMAND], () => ({ [MANAGE_APPROVALS_COMMAND]: () => manageApprovals().show() })), vscodeTools);
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
-  const worktrees = new WorktreeRuns(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log);
+  // Made the first time a worktree command runs: only then does its part load.
+  const worktrees = once(() => new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log));
   const externalAgents = registerExternalAgents(context, runtime, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
   const usageBar = new UsageStatusBar(runtime);
@@ -68,8 +72,8 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     }),
     ...registerConversationCommands({ runtime, conversations, log }),
     ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
-    ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
-    vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),
+    ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
+    vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
     ...registerWorktreeCommands(runtime, worktrees, log),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
@@ -77,7 +81,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   );
 
   // Schedules start unattended runs while the window is open: after every command is registered.
-  const schedules = createScheduledRuns({ context, runtime, runs, log });
+  const schedules = schedulesOnDemand({ context, runtime, runs, log });
 
   log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
 

@@ -45,7 +45,7 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
   if (!limits.success) onProblem(`arbor.limits is invalid (${z.prettifyError(limits.error)}); using the default limits.`);
   const prices = priceTableSchema.safeParse(config.get<unknown>('prices', {}) ?? {});
   if (!prices.success) onProblem(`arbor.prices is invalid (${z.prettifyError(prices.error)}); costs are not counted.`);
-  const runaway = runawaySettingsSchema.partial().safeParse(config.get<unknown>('runaway', {}) ?? {});
+  const runaway = runawaySettingsSchema().partial().safeParse(config.get<unknown>('runaway', {}) ?? {});
   if (!runaway.success) onProblem(`arbor.runaway is invalid (${z.prettifyError(runaway.error)}); using the default guards.`);
   const scriptFile = config.get<unknown>('scriptedModel.scriptFile', '');
   return {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../core';
+import { once } from '../core';
 
 /**
  * A timeout setting of the OpenAI-compatible endpoint (`arbor.model.openaiCompatible.*TimeoutSeconds`),
@@ -16,12 +16,12 @@ import { lazySchema } from '../core';
 export const MIN_TIMEOUT_SECONDS = 1;
 const MAX_TIMEOUT_SECONDS = 86_400;
 
-const timeoutSeconds = lazySchema(() => z.number().positive().max(MAX_TIMEOUT_SECONDS));
+const timeoutSeconds = once(() => z.number().positive().max(MAX_TIMEOUT_SECONDS));
 
 /** `value` of setting `arbor.<key>` as ms, or undefined (unset, or bad: the default is used). */
 export function timeoutMs(key: string, value: unknown, onProblem: (message: string) => void): number | undefined {
   if (value === undefined || value === null) return undefined;
-  const parsed = timeoutSeconds.safeParse(value);
+  const parsed = timeoutSeconds().safeParse(value);
   if (!parsed.success) {
     onProblem(`arbor.${key} must be a number of seconds from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}; using the default.`);
     return undefined;

@@ -73,7 +73,7 @@ describe('Budgets', () => {
       };
       // The item is updated once per burst of events: wait for the update that includes this run.
       await waitFor(() => tooltip().includes('**Meter**: 1.2k tokens'), 'the status bar to count the run');
-      assert.match(t.usageBar.text, /Arbor: [\d.]+k? tok · (\$[\d.]+ · )?[1-9]\d* running/);
+      assert.match(t.usageBar.item.text, /Arbor: [\d.]+k? tok · (\$[\d.]+ · )?[1-9]\d* running/);
       assert.strictEqual(t.usageBar.item.command, 'arbor.agents.focus');
       assert.ok(await ui.pageHasText(' tok · ', { timeoutMs: 20_000 }), 'the status bar item is not on the page');
     } finally {

@@ -106,14 +106,14 @@ if (windowReload.phase() === 'before') {
       await waitFor(() => t.historyView.visible, 'the History view to be visible');
       // Earlier suites' refreshes are done (by state, not by waiting a while).
       await waitFor(() => t.history.settled, 'History to settle');
-      const readsBefore = t.history.reads;
+      const readsBefore = t.observed.historyReads;
       // One synchronous burst of runtime events: ten agents start at once (and then wait).
       const burst = Array.from({ length: 10 }, (_, i) =>
         t.startScripted({ version: 1, agents: { [`Burst ${i}`]: { turns: [[{ hang: true }]] } } }, 'wait', `Burst ${i}`),
       );
-      await waitFor(() => t.history.reads > readsBefore && t.history.settled, 'History to re-read the folder by itself');
+      await waitFor(() => t.observed.historyReads > readsBefore && t.history.settled, 'History to re-read the folder by itself');
       // The waiting agents send no further event that History listens to, so nothing else reads.
-      assert.strictEqual(t.history.reads - readsBefore, 1, `${t.history.reads - readsBefore} reads for one burst`);
+      assert.strictEqual(t.observed.historyReads - readsBefore, 1, `${t.observed.historyReads - readsBefore} reads for one burst`);
       for (const agent of burst) await t.runtime.end(agent);
     });
 

@@ -203,3 +203,44 @@ export function activateInFreshProcess(entry: string, dir: string, options: { pr
   if (run.status !== 0) throw new Error(`activation failed:\n${run.stderr}`);
   return JSON.parse(run.stdout) as ActivationFigures;
 }
+
+/** A bundle loaded by loadInFreshProcess: its exports and the CPU milliseconds require() took, or the error it threw. */
+export interface LoadedBundle {
+  bundle: string;
+  exports?: string[];
+  cpuMs?: number;
+  error?: string;
+}
+
+/**
+ * Loads `bundles` in order in one fresh Node process against the stand-in editor and gives each
+ * one's exports, or the error loading it threw. The parts of the production build
+ * (dist/<part>.js) take the modules they share from dist/arbor.js, so it comes first.
+ */
+export function loadInFreshProcess(bundles: string[], dir: string): LoadedBundle[] {
+  const standIn = path.join(dir, 'vscode.js');
+  if (!fs.existsSync(standIn)) fs.writeFileSync(standIn, VSCODE_STAND_IN);
+  const worker = String.raw`
+    const Module = require('module');
+    const standIn = require(process.env.STAND_IN);
+    const load = Module._load;
+    Module._load = function (request) { return request === 'vscode' ? standIn : load.apply(this, arguments); };
+    const loaded = JSON.parse(process.env.BUNDLES).map((bundle) => {
+      try {
+        const before = process.cpuUsage();
+        const exports = Object.keys(require(bundle)).sort();
+        const cpu = process.cpuUsage(before);
+        return { bundle, exports, cpuMs: (cpu.user + cpu.system) / 1e3 };
+      } catch (error) {
+        return { bundle, error: String((error && error.message) || error) };
+      }
+    });
+    process.stdout.write(JSON.stringify(loaded), () => process.exit(0));`;
+  const run = spawnSync(process.execPath, ['-e', worker], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, STAND_IN: standIn, BUNDLES: JSON.stringify(bundles), VSCODE_NAMES: vscodeNames() },
+  });
+  if (run.status !== 0) throw new Error(`loading the bundles failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as LoadedBundle[];
+}

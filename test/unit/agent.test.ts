@@ -9,7 +9,7 @@ describe('agent turn loop', () => {
     const echo: RuntimeTool = {
       name: 'echo',
       description: 'echo',
-      schema: z.object({ say: z.string() }),
+      schema: () => z.object({ say: z.string() }),
       readOnly: true,
       run: (args: { say: string }) => {
         seen.push(args.say);
@@ -87,7 +87,7 @@ describe('agent turn loop', () => {
     const slow: RuntimeTool = {
       name: 'slow',
       description: 'never finishes',
-      schema: z.object({}),
+      schema: () => z.object({}),
       readOnly: true,
       run: (_a: unknown, ctx) => {
         toolSignal = ctx.signal;

@@ -12,7 +12,7 @@ import { reasons, recordingModel, toolResults, until } from './support/runtimeFi
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
 
 function detector(settings: RunawaySettingsInput, readOnly: readonly string[] = ['read_file', 'list_agents']) {
-  const parsed = runawaySettingsSchema.parse(settings);
+  const parsed = runawaySettingsSchema().parse(settings);
   return new RunawayDetector(
     () => parsed,
     (name) => readOnly.includes(name),
@@ -245,6 +245,6 @@ describe('runaway defaults', () => {
   });
 
   it('are what the settings schema gives an empty setting', () => {
-    assert.deepEqual(DEFAULT_RUNAWAY, runawaySettingsSchema.parse({}));
+    assert.deepEqual(DEFAULT_RUNAWAY, runawaySettingsSchema().parse({}));
   });
 });

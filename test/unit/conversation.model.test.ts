@@ -137,7 +137,7 @@ describe('conversation model: session events -> view items', () => {
       state: conversationState({ ...running, queued: new ConversationModel(events).queued() }),
       items: buildConversation(events),
     };
-    const parsed = hostToWebviewSchema.safeParse(snapshot);
+    const parsed = hostToWebviewSchema().safeParse(snapshot);
     assert.equal(parsed.success, true, parsed.success ? '' : parsed.error.message);
   });
 

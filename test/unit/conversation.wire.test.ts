@@ -92,25 +92,25 @@ describe('conversation wire: host -> webview', () => {
       { type: 'state', state: { ...state, phase: 'ended', text: 'ended', canSend: false, canStop: false } },
       { type: 'error', code: 'INPUT_INVALID', message: 'no' },
     ];
-    for (const message of messages) assert.equal(hostToWebviewSchema.safeParse(message).success, true, JSON.stringify(message));
+    for (const message of messages) assert.equal(hostToWebviewSchema().safeParse(message).success, true, JSON.stringify(message));
   });
 
   it('holds the host to its own contract: no stray keys, no unknown error codes', () => {
-    assert.equal(hostToWebviewSchema.safeParse({ type: 'state', state: { ...state, html: '<b>' } }).success, false);
-    assert.equal(hostToWebviewSchema.safeParse({ type: 'error', code: 'WHATEVER', message: 'x' }).success, false);
-    assert.equal(hostToWebviewSchema.safeParse({ type: 'items', start: -1, items: [] }).success, false);
+    assert.equal(hostToWebviewSchema().safeParse({ type: 'state', state: { ...state, html: '<b>' } }).success, false);
+    assert.equal(hostToWebviewSchema().safeParse({ type: 'error', code: 'WHATEVER', message: 'x' }).success, false);
+    assert.equal(hostToWebviewSchema().safeParse({ type: 'items', start: -1, items: [] }).success, false);
   });
 });
 
 describe('conversation wire: the state a view keeps across a reload', () => {
   it("accepts an agent id with or without a draft", () => {
-    assert.ok(conversationViewStateSchema.safeParse({ agentId: 'lead-1' }).success);
-    assert.ok(conversationViewStateSchema.safeParse({ agentId: 'lead-1', draft: 'half a thought' }).success);
+    assert.ok(conversationViewStateSchema().safeParse({ agentId: 'lead-1' }).success);
+    assert.ok(conversationViewStateSchema().safeParse({ agentId: 'lead-1', draft: 'half a thought' }).success);
   });
 
   it('refuses what cannot name a session: nothing, an empty or non-string id, an oversized draft', () => {
     for (const raw of [undefined, null, 'lead-1', {}, { agentId: '' }, { agentId: 7 }, { agentId: 'x'.repeat(1_001) }, { agentId: 'a', draft: 'x'.repeat(MAX_SEND_LENGTH + 1) }]) {
-      assert.equal(conversationViewStateSchema.safeParse(raw).success, false, JSON.stringify(raw)?.slice(0, 60));
+      assert.equal(conversationViewStateSchema().safeParse(raw).success, false, JSON.stringify(raw)?.slice(0, 60));
     }
   });
 });

@@ -59,7 +59,18 @@ describe('extension activation does only what the first paint of the views needs
     }
     assert.ok(Object.keys(built).some((where) => where.startsWith('src/extension/settings.ts')), 'the probe sees the settings schema being built');
     const others = Object.entries(built).filter(([where]) => !readAtActivation.some((file) => where.startsWith(`${file}:`)));
-    assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (wrap them in lazySchema)');
+    assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (build them on first use with once)');
+  });
+
+  it('loads none of the parts that only some users need (src/extension/parts.ts) until their first use', () => {
+    const parts = fs.readFileSync(path.resolve(__dirname, '../../src/extension/parts.ts'), 'utf8');
+    const partModules = [...parts.matchAll(/require\('\.\/([^']+)'\)/g)].map(([, module]) => `src/extension/${module}`);
+    assert.ok(partModules.length >= 7, `parts.ts loads the parts (got ${partModules.join(', ')})`);
+    // Loaded from the sources, a door loads every module behind it; the production build leaves
+    // out what start does not use, so here only the parts' own modules are checked.
+    const loaded = [...probe.modules.load, ...probe.modules.activate, ...probe.modules.start];
+    const early = loaded.filter((file) => partModules.some((module) => file === `${module}.ts` || file === `${module}/index.ts`));
+    assert.deepEqual(early, [], 'parts loaded while Arbor starts');
   });
 
   it('does not look for ripgrep until an agent first lists or searches files', () => {

@@ -51,7 +51,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
     const slow = defineTool({
       name: 'slow_lookup',
       description: 'waits',
-      schema: z.object({}),
+      schema: () => z.object({}),
       async run() {
         await gate;
         return { content: 'ok' };

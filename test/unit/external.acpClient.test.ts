@@ -138,7 +138,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     };
     await runtime.dispose();
     ({ runtime } = makeRuntime(script, { workspace }));
-    runtime.registerTool(startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }));
+    runtime.registerTool(startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }, startExternalChild));
     const lead = runtime.startRoot({ prompt: 'delegate', label: 'lead' });
     await until(() => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', WAIT);
     const child = runtime.agents.all().find((a) => a.engine);
@@ -150,7 +150,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
   });
 
   it('start_external_agent names the configured agents when asked for an unknown one', async () => {
-    const tool = startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) });
+    const tool = startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }, startExternalChild);
     const parent = runtime.startRoot({ prompt: 'x', label: 'lead' });
     await parent.whenIdle();
     const result = await tool.run({ agent: 'Nope', task: 't' }, { agent: parent } as Parameters<typeof tool.run>[1]);

@@ -78,7 +78,7 @@ describe('ask_user_question tool', () => {
   });
 
   it('rejects malformed model arguments at its schema (the runtime parses them before run)', () => {
-    const schema = askUserQuestionTool.schema;
+    const schema = askUserQuestionTool.schema();
     assert.equal(schema.safeParse({ questions: [] }).success, false);
     assert.equal(schema.safeParse({ questions: oneQuestion({ options: [{ label: '' }] }) }).success, false);
     assert.equal(schema.safeParse({ questions: [...oneQuestion(), ...oneQuestion()] }).success, false, 'duplicate ids');
@@ -86,7 +86,7 @@ describe('ask_user_question tool', () => {
   });
 
   it('converts its schema to JSON Schema for the model and stays offered in plan mode', () => {
-    const json = z.object({ properties: z.object({ questions: z.object({ maxItems: z.number(), minItems: z.number() }) }) }).parse(z.toJSONSchema(askUserQuestionTool.schema));
+    const json = z.object({ properties: z.object({ questions: z.object({ maxItems: z.number(), minItems: z.number() }) }) }).parse(z.toJSONSchema(askUserQuestionTool.schema()));
     assert.equal(json.properties.questions.minItems, 1);
     assert.equal(json.properties.questions.maxItems, 4);
     assert.equal(askUserQuestionTool.readOnly, true);
@@ -186,7 +186,7 @@ describe('exit_plan_mode tool', () => {
 
   it('is offered in plan mode (read-only) and its schema converts to JSON Schema', () => {
     assert.equal(exitPlanModeTool.readOnly, true);
-    const json = z.toJSONSchema(exitPlanModeTool.schema) as { required: string[] };
+    const json = z.toJSONSchema(exitPlanModeTool.schema()) as { required: string[] };
     assert.deepEqual(json.required, ['plan']);
   });
 });

@@ -33,7 +33,7 @@ async function runOneTurn(model: ModelProvider, tools: RuntimeTool[] = []): Prom
 /** Every event the agent logged is one the session loader accepts. */
 function assertLoadable(agent: Agent): void {
   for (const event of agent.log.events) {
-    const parsed = sessionEventSchema.safeParse(JSON.parse(JSON.stringify(event)));
+    const parsed = sessionEventSchema().safeParse(JSON.parse(JSON.stringify(event)));
     assert.ok(parsed.success, `the loader accepts ${JSON.stringify(event)}`);
   }
 }
@@ -78,7 +78,7 @@ describe('model output is parsed at the provider boundary', () => {
   ] as const) {
     it(`a tool call with ${what} ends the turn with MODEL_BAD_OUTPUT, is not logged and does not run`, async () => {
       let ran = 0;
-      const noop: RuntimeTool = { name: 'noop', description: 'noop', schema: z.object({}), readOnly: true, run: () => (ran++, { content: 'ok' }) };
+      const noop: RuntimeTool = { name: 'noop', description: 'noop', schema: () => z.object({}), readOnly: true, run: () => (ran++, { content: 'ok' }) };
       const model = rawModel({ type: 'tool_call', call });
       const { agent, runtime } = await runOneTurn(model, [noop]);
       assert.equal(agent.lastTurnEnd?.reason, 'error');

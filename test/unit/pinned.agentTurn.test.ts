@@ -158,7 +158,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     return {
       name,
       description: 'never finishes',
-      schema: z.object({}),
+      schema: () => z.object({}),
       readOnly: true,
       run: (_a: unknown, ctx) => {
         started.signal = ctx.signal;
@@ -212,14 +212,14 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     const limiter: RuntimeTool = {
       name: 'limiter',
       description: 'ends the turn',
-      schema: z.object({}),
+      schema: () => z.object({}),
       readOnly: true,
       run: async () => ({ content: 'stop here', endsTurn: 'the tool said so' }),
     };
     const thrower: RuntimeTool = {
       name: 'thrower',
       description: 'throws',
-      schema: z.object({}),
+      schema: () => z.object({}),
       readOnly: true,
       run: async () => {
         throw new ArborError('INTERNAL', 'tool broke');

@@ -263,7 +263,7 @@ describe('session log, pinned', () => {
       log.append(forged<SessionEvent>(bad));
       const refused = problemOf(log);
       assert.ok(refused instanceof ArborError);
-      const issue = sessionEventSchema.safeParse(bad).error?.issues[0];
+      const issue = sessionEventSchema().safeParse(bad).error?.issues[0];
       assert.equal(
         refused.message,
         `Session problems: a tool_call event was not saved because it does not match the session format at call.name (${issue?.message}). The rest of the session is saved and stays loadable; the transcript lacks this event.`,
@@ -304,7 +304,7 @@ describe('session log, pinned', () => {
       log.append(forged<SessionEvent>(null));
       log.append(forged<SessionEvent>({ type: 7, at: AT }));
       log.append(forged<SessionEvent>(Object.assign(() => undefined, { type: 'usage' })));
-      const reasons = [null, { type: 7, at: AT }].map((e) => sessionEventSchema.safeParse(e).error?.issues[0]);
+      const reasons = [null, { type: 7, at: AT }].map((e) => sessionEventSchema().safeParse(e).error?.issues[0]);
       assert.equal(
         errors[0]?.message,
         `Session malformed: a malformed event was not saved because it does not match the session format (${reasons[0]?.message}). The rest of the session is saved and stays loadable; the transcript lacks this event.`,

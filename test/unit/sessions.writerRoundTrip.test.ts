@@ -105,7 +105,7 @@ describe('durable sessions: whatever is appended, the session loads', () => {
         await log.close();
 
         // Exactly the events the loader's schema rejects are refused, each with a typed error.
-        const valid = events.filter((e) => sessionEventSchema.safeParse(e).success);
+        const valid = events.filter((e) => sessionEventSchema().safeParse(e).success);
         assert.equal(saved.length, valid.length);
         assert.equal(problems.length, events.length - valid.length);
         for (const p of problems) assert.ok(isArborError(p, 'SESSION_EVENT_INVALID'), p.message);

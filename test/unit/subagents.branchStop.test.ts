@@ -16,7 +16,7 @@ function gatedTool(name: string, after: (ctx: Parameters<RuntimeTool['run']>[1])
   const tool = defineTool({
     name,
     description: 'waits, then acts',
-    schema: z.object({}),
+    schema: () => z.object({}),
     async run(_args, ctx) {
       started = true;
       await gate;

@@ -51,7 +51,7 @@ describe("subagent reports: the model's text and a person's line", () => {
       { kind: 'message', from: 'child', text: 'a plain note from a child' },
       { kind: 'message', from: 'user', text: report },
     ]);
-    assert.ok(hostToWebviewSchema.safeParse({ type: 'items', start: 0, items }).success, 'report items fit the wire');
+    assert.ok(hostToWebviewSchema().safeParse({ type: 'items', start: 0, items }).success, 'report items fit the wire');
   });
 
   it("a real continuable child's report reaches the parent's model in full and reads as one line", async () => {

@@ -9,7 +9,7 @@ describe('defineTool', () => {
     const shout = defineTool({
       name: 'shout',
       description: 'Repeat a word in capitals.',
-      schema: z.object({ word: z.string().min(1) }),
+      schema: () => z.object({ word: z.string().min(1) }),
       run(args, ctx) {
         seen.push(`${ctx.agent.label}:${args.word.toUpperCase()}`);
         return { content: args.word.toUpperCase() };

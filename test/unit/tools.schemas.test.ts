@@ -21,7 +21,7 @@ const commonShape = {
 describe('tool schemas accept what models send and refuse what is really invalid', () => {
   describe('ask_user_question', () => {
     it('asks questions in the common shape without ids, naming them q1, q2 in order', () => {
-      const parsed = askUserQuestionArgsSchema.parse(commonShape);
+      const parsed = askUserQuestionArgsSchema().parse(commonShape);
       assert.deepEqual(
         parsed.questions.map((q) => q.id),
         ['q1', 'q2'],
@@ -30,7 +30,7 @@ describe('tool schemas accept what models send and refuse what is really invalid
     });
 
     it('keeps the ids a model gives and never derives one that collides with them', () => {
-      const parsed = askUserQuestionArgsSchema.parse({
+      const parsed = askUserQuestionArgsSchema().parse({
         questions: [{ question: 'A?', options: [] }, { id: 'q1', question: 'B?', options: [] }],
       });
       assert.deepEqual(
@@ -40,7 +40,7 @@ describe('tool schemas accept what models send and refuse what is really invalid
     });
 
     it('a question without options asks for free text', () => {
-      const parsed = askUserQuestionArgsSchema.parse({ questions: [{ question: 'What should it be called?' }] });
+      const parsed = askUserQuestionArgsSchema().parse({ questions: [{ question: 'What should it be called?' }] });
       assert.deepEqual(parsed.questions[0].options, []);
     });
 
@@ -54,11 +54,11 @@ describe('tool schemas accept what models send and refuse what is really invalid
         { questions: [{ question: 'A?', header: 'x'.repeat(41) }] },
         { questions: [{ question: 'A?', multiSelect: 'yes' }] },
       ];
-      for (const args of invalid) assert.equal(askUserQuestionArgsSchema.safeParse(args).success, false, JSON.stringify(args).slice(0, 80));
+      for (const args of invalid) assert.equal(askUserQuestionArgsSchema().safeParse(args).success, false, JSON.stringify(args).slice(0, 80));
     });
 
     it('shows the model a schema in which only the question text is required', () => {
-      const spec = JSON.stringify(askUserQuestionArgsSchema.shape.questions.toJSONSchema({ io: 'input' }));
+      const spec = JSON.stringify(askUserQuestionArgsSchema().shape.questions.toJSONSchema({ io: 'input' }));
       assert.match(spec, /"required":\["question"\]/);
     });
   });
@@ -66,20 +66,20 @@ describe('tool schemas accept what models send and refuse what is really invalid
   describe('delegate_task and start_subagent', () => {
     for (const tool of [delegateTaskTool, startSubagentTool]) {
       it(`${tool.name}: a missing label is taken from the task's first words`, () => {
-        const parsed = tool.schema.parse({ prompt: 'Count the apples in the basket and report the number' });
+        const parsed = tool.schema().parse({ prompt: 'Count the apples in the basket and report the number' });
         assert.equal(parsed.label, 'Count the apples in the basket and report the number');
       });
 
       it(`${tool.name}: a sentence-long label is shortened at a word, not refused`, () => {
-        const parsed = tool.schema.parse({ label: 'A researcher who reads every file in the repository and summarises the architecture', prompt: 'go' });
+        const parsed = tool.schema().parse({ label: 'A researcher who reads every file in the repository and summarises the architecture', prompt: 'go' });
         assert.ok(parsed.label.length <= 60, parsed.label);
         assert.ok(parsed.label.endsWith('…'));
         assert.ok(parsed.label.startsWith('A researcher who reads every file'));
       });
 
       it(`${tool.name}: still refuses a missing or blank task`, () => {
-        assert.equal(tool.schema.safeParse({ label: 'x' }).success, false);
-        assert.equal(tool.schema.safeParse({ label: 'x', prompt: '  ' }).success, false);
+        assert.equal(tool.schema().safeParse({ label: 'x' }).success, false);
+        assert.equal(tool.schema().safeParse({ label: 'x', prompt: '  ' }).success, false);
       });
     }
   });

@@ -293,7 +293,6 @@ export class Agent implements HoldTarget {
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.drop();
-    // Stryker disable next-line ConditionalExpression: between turns TurnAbort holds no controller, so abort() does nothing (a running turn that is not aborted is pinned by the dispose tests)
     if (this.current) this.abort.abort('disposed');
     this.engine?.dispose();
     this.host.agentChanged(this, { type: 'disposed' });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { ToolCall } from '../models/types';
 import { WAIT_TOOL } from '../tools/waitTool';
 
@@ -24,7 +24,7 @@ const DEFAULTS = { sameCallRepeats: 5, stepsWithoutChange: 40, pauseAgent: false
  * warns, however slow the model is: the runtime cannot tell a slow model from a deliberate
  * pause, only a wait says so.
  */
-export const runawaySettingsSchema = lazySchema(() =>
+export const runawaySettingsSchema = once(() =>
   z.object({
     /** The same call (tool and arguments) this many times in a row warns; 0 turns the check off. */
     sameCallRepeats: z.number().int().min(0).max(10_000).default(DEFAULTS.sameCallRepeats),
@@ -35,8 +35,8 @@ export const runawaySettingsSchema = lazySchema(() =>
   }),
 );
 
-export type RunawaySettings = z.output<typeof runawaySettingsSchema>;
-export type RunawaySettingsInput = z.input<typeof runawaySettingsSchema>;
+export type RunawaySettings = z.output<ReturnType<typeof runawaySettingsSchema>>;
+export type RunawaySettingsInput = z.input<ReturnType<typeof runawaySettingsSchema>>;
 /** The settings an empty runaway setting parses to (the same values the schema's defaults give). */
 export const DEFAULT_RUNAWAY: RunawaySettings = Object.freeze({ ...DEFAULTS });
 

@@ -25,12 +25,12 @@ export class RunawayGuard {
     private readonly isLive: (agent: Agent) => boolean,
     settings?: RunawaySettingsInput,
   ) {
-    this.settings = settings ? runawaySettingsSchema.parse(settings) : DEFAULT_RUNAWAY;
+    this.settings = settings ? runawaySettingsSchema().parse(settings) : DEFAULT_RUNAWAY;
   }
 
   /** The settings from now on (a bad value throws and changes nothing). */
   configure(settings: RunawaySettingsInput): void {
-    this.settings = runawaySettingsSchema.parse(settings);
+    this.settings = runawaySettingsSchema().parse(settings);
   }
 
   logged(agent: Agent, event: SessionEvent): void {

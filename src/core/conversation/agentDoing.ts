@@ -1,7 +1,7 @@
 // What a live agent is doing, in a few words, for the Agents view and the conversation view
 // alike (both show the same line). Pure (no 'vscode' import), so it is unit-tested in Node.
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { AgentActivity } from '../agents/activity';
 import type { ToolCall } from '../models/types';
 
@@ -35,14 +35,14 @@ export function describeDoing({ activity, waitingFor, waitingOn = [] }: DoingInp
 }
 
 /** The arguments a description uses; the model wrote them, so they are parsed, never trusted. */
-const callSubject = lazySchema(() =>
+const callSubject = once(() =>
   z.object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string(), seconds: z.unknown() }).partial(),
 );
 
 function describeCall(call: ToolCall): string {
-  let args: z.infer<typeof callSubject> = {};
+  let args: z.infer<ReturnType<typeof callSubject>> = {};
   try {
-    const parsed = callSubject.safeParse(JSON.parse(call.arguments));
+    const parsed = callSubject().safeParse(JSON.parse(call.arguments));
     if (parsed.success) args = parsed.data;
   } catch {
     // Unreadable arguments: the tool's name alone says enough.

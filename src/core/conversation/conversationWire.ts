@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 
 /**
  * The messages between the extension host and an agent's conversation view (a webview).
@@ -21,7 +21,7 @@ export const MAX_QUEUED_SHOWN = 10;
 
 // --- webview -> host ------------------------------------------------------------------------
 
-export const webviewToHostSchema = lazySchema(() =>
+export const webviewToHostSchema = once(() =>
   z.discriminatedUnion('type', [
     /** The view has loaded (again, after being hidden): the host answers with a snapshot. */
     z.strictObject({ type: z.literal('ready') }),
@@ -33,30 +33,30 @@ export const webviewToHostSchema = lazySchema(() =>
     /** Stop the agent's current turn (the same Stop as the tree's). */
     z.strictObject({ type: z.literal('stop') }),
   ]));
-export type WebviewToHostMessage = z.infer<typeof webviewToHostSchema>;
+export type WebviewToHostMessage = z.infer<ReturnType<typeof webviewToHostSchema>>;
 
 /**
  * What a view keeps across a window reload (its webview state): which agent's session it shows
  * and the unsent draft. VS Code hands it back to restore the view; it comes from the webview,
  * so it is parsed like any message from there.
  */
-export const conversationViewStateSchema = lazySchema(() =>
+export const conversationViewStateSchema = once(() =>
   z.object({
     agentId: z.string().min(1).max(1_000),
     draft: z.string().max(MAX_SEND_LENGTH).optional(),
   }));
-export type ConversationViewState = z.infer<typeof conversationViewStateSchema>;
+export type ConversationViewState = z.infer<ReturnType<typeof conversationViewStateSchema>>;
 
 // --- host -> webview ------------------------------------------------------------------------
 
-const messageSource = lazySchema(() => z.enum(['user', 'parent', 'child', 'system']));
-const agentKind = lazySchema(() => z.enum(['root', 'one-shot', 'continuable']));
+const messageSource = once(() => z.enum(['user', 'parent', 'child', 'system']));
+const agentKind = once(() => z.enum(['root', 'one-shot', 'continuable']));
 
 /** One entry of the conversation as the view renders it. */
-export const conversationItemSchema = lazySchema(() =>
+export const conversationItemSchema = once(() =>
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('turn'), turn: z.number().int().nonnegative() }),
-    z.strictObject({ kind: z.literal('message'), from: messageSource, text: z.string() }),
+    z.strictObject({ kind: z.literal('message'), from: messageSource(), text: z.string() }),
     /** A subagent's report: one line for a person (who, how it ended); the full text folded. */
     z.strictObject({ kind: z.literal('report'), title: z.string(), text: z.string() }),
     z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
@@ -86,58 +86,58 @@ export const conversationItemSchema = lazySchema(() =>
       text: z.string(),
     }),
   ]));
-export type ConversationItem = z.infer<typeof conversationItemSchema>;
+export type ConversationItem = z.infer<ReturnType<typeof conversationItemSchema>>;
 
-export const conversationPhaseSchema = lazySchema(() => z.enum(['running', 'waiting', 'stopping', 'parked', 'idle', 'ended']));
-export type ConversationPhase = z.infer<typeof conversationPhaseSchema>;
+export const conversationPhaseSchema = once(() => z.enum(['running', 'waiting', 'stopping', 'parked', 'idle', 'ended']));
+export type ConversationPhase = z.infer<ReturnType<typeof conversationPhaseSchema>>;
 
 /** What the view shows around the conversation: the agent's state and what the user may do. */
-export const conversationStateSchema = lazySchema(() =>
+export const conversationStateSchema = once(() =>
   z.strictObject({
-    phase: conversationPhaseSchema,
+    phase: conversationPhaseSchema(),
     /** The state as words: "running", "stopping…", "stopped with 2 queued", "ended". */
     text: z.string(),
     /** When the current turn started (epoch ms), so the view can count the seconds itself. */
     turnStartedAt: z.number().optional(),
     /** Messages waiting in the agent's queue, and the first few of them. */
     pending: z.number().int().nonnegative(),
-    queued: z.array(z.strictObject({ from: messageSource, text: z.string() })).max(MAX_QUEUED_SHOWN),
+    queued: z.array(z.strictObject({ from: messageSource(), text: z.string() })).max(MAX_QUEUED_SHOWN),
     canSend: z.boolean(),
     canStop: z.boolean(),
     /** One line under the message box: what Send does now, or why there is no Send or Stop. */
     hint: z.string(),
     tokens: z.number().int().nonnegative(),
   }));
-export type ConversationState = z.infer<typeof conversationStateSchema>;
+export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 
-export const conversationAgentSchema = lazySchema(() => z.strictObject({
+export const conversationAgentSchema = once(() => z.strictObject({
   id: z.string(),
   label: z.string(),
-  kind: agentKind,
+  kind: agentKind(),
 }));
-export type ConversationAgent = z.infer<typeof conversationAgentSchema>;
+export type ConversationAgent = z.infer<ReturnType<typeof conversationAgentSchema>>;
 
 /** Codes of the errors the host posts back; a failed action changes nothing. */
-export const conversationErrorCodeSchema = lazySchema(() => z.enum(['INPUT_INVALID', 'AGENT_DISPOSED', 'SUBAGENT_UNAUTHORIZED', 'INTERNAL']));
-export type ConversationErrorCode = z.infer<typeof conversationErrorCodeSchema>;
+export const conversationErrorCodeSchema = once(() => z.enum(['INPUT_INVALID', 'AGENT_DISPOSED', 'SUBAGENT_UNAUTHORIZED', 'INTERNAL']));
+export type ConversationErrorCode = z.infer<ReturnType<typeof conversationErrorCodeSchema>>;
 
-export const hostToWebviewSchema = lazySchema(() =>
+export const hostToWebviewSchema = once(() =>
   z.discriminatedUnion('type', [
     /** Everything the view shows; sent in answer to `ready`. */
-    z.strictObject({ type: z.literal('snapshot'), agent: conversationAgentSchema, state: conversationStateSchema, items: z.array(conversationItemSchema) }),
+    z.strictObject({ type: z.literal('snapshot'), agent: conversationAgentSchema(), state: conversationStateSchema(), items: z.array(conversationItemSchema()) }),
     /** Items from `start` on changed or were added: the view replaces its items from there. */
-    z.strictObject({ type: z.literal('items'), start: z.number().int().nonnegative(), items: z.array(conversationItemSchema) }),
-    z.strictObject({ type: z.literal('state'), state: conversationStateSchema }),
-    z.strictObject({ type: z.literal('error'), code: conversationErrorCodeSchema, message: z.string() }),
+    z.strictObject({ type: z.literal('items'), start: z.number().int().nonnegative(), items: z.array(conversationItemSchema()) }),
+    z.strictObject({ type: z.literal('state'), state: conversationStateSchema() }),
+    z.strictObject({ type: z.literal('error'), code: conversationErrorCodeSchema(), message: z.string() }),
   ]));
-export type HostToWebviewMessage = z.infer<typeof hostToWebviewSchema>;
+export type HostToWebviewMessage = z.infer<ReturnType<typeof hostToWebviewSchema>>;
 export type ConversationError = Extract<HostToWebviewMessage, { type: 'error' }>;
 
 export type ParsedWebviewMessage = { ok: true; message: WebviewToHostMessage } | { ok: false; error: ConversationError };
 
 /** Parses one message from the view; an invalid one comes back as the error to post to it. */
 export function parseWebviewMessage(raw: unknown): ParsedWebviewMessage {
-  const parsed = webviewToHostSchema.safeParse(raw);
+  const parsed = webviewToHostSchema().safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
   const problems = parsed.error.issues
     .map((issue) => {

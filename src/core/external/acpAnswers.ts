@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 
 /**
  * What an external agent answers to Arbor's requests (`initialize`, `session/new`,
@@ -27,9 +27,9 @@ export interface AuthMethodInfo {
 
 const optionalText = () => z.string().optional().catch(undefined);
 
-const authMethodSchema = lazySchema(() => z.object({ id: z.string(), name: z.string(), description: z.string().nullish().catch(undefined) }));
+const authMethodSchema = once(() => z.object({ id: z.string(), name: z.string(), description: z.string().nullish().catch(undefined) }));
 
-const initializeSchema = lazySchema(() =>
+const initializeSchema = once(() =>
   z.object({
     protocolVersion: z.number().int().nonnegative(),
     agentCapabilities: z.object({ loadSession: z.boolean().optional().catch(undefined) }).nullish().catch(undefined),
@@ -38,13 +38,13 @@ const initializeSchema = lazySchema(() =>
       .array(z.unknown())
       .nullish()
       .catch(undefined)
-      .transform((methods) => (methods ?? []).flatMap((m) => authMethodSchema.safeParse(m).data ?? [])),
+      .transform((methods) => (methods ?? []).flatMap((m) => authMethodSchema().safeParse(m).data ?? [])),
   }),
 );
 
-const newSessionSchema = lazySchema(() => z.object({ sessionId: z.string().min(1) }));
+const newSessionSchema = once(() => z.object({ sessionId: z.string().min(1) }));
 
-const promptSchema = lazySchema(() => z.object({ stopReason: z.string() }));
+const promptSchema = once(() => z.object({ stopReason: z.string() }));
 
 export interface InitializeAnswer {
   protocolVersion: number;
@@ -55,7 +55,7 @@ export interface InitializeAnswer {
 }
 
 export function parseInitialize(agent: string, answer: unknown): InitializeAnswer {
-  const init = parsed(agent, 'initialize', initializeSchema, answer);
+  const init = parsed(agent, 'initialize', initializeSchema(), answer);
   return {
     protocolVersion: init.protocolVersion,
     name: init.agentInfo?.title ?? init.agentInfo?.name,
@@ -67,12 +67,12 @@ export function parseInitialize(agent: string, answer: unknown): InitializeAnswe
 
 /** The id of the session the agent opened. */
 export function parseNewSession(agent: string, answer: unknown): string {
-  return parsed(agent, 'session/new', newSessionSchema, answer).sessionId;
+  return parsed(agent, 'session/new', newSessionSchema(), answer).sessionId;
 }
 
 /** Why the agent ended its turn; a reason Arbor does not know is a protocol error naming it. */
 export function parseStopReason(agent: string, answer: unknown): StopReason {
-  const { stopReason } = parsed(agent, 'session/prompt', promptSchema, answer);
+  const { stopReason } = parsed(agent, 'session/prompt', promptSchema(), answer);
   if ((STOP_REASONS as readonly string[]).includes(stopReason)) return stopReason as StopReason;
   throw new ArborError(
     'EXTERNAL_AGENT_PROTOCOL',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 
 /**
  * An external agent as the user configures it (`arbor.externalAgents`): a program that speaks
@@ -10,20 +10,20 @@ import { lazySchema } from '../lazySchema';
  * reads from its secret storage.
  */
 
-const envName = lazySchema(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
+const envName = once(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
 
-export const externalAgentConfigSchema = lazySchema(() =>
+export const externalAgentConfigSchema = once(() =>
   z.strictObject({
     name: z.string().trim().min(1).max(64),
     command: z.string().trim().min(1).max(1_000),
     args: z.array(z.string().max(4_000)).max(100).default([]),
-    env: z.record(envName, z.string().max(10_000)).default({}),
+    env: z.record(envName(), z.string().max(10_000)).default({}),
     /** Variables whose values come from the editor's secret storage, never from settings. */
-    secretEnv: z.array(envName).max(20).default([]),
+    secretEnv: z.array(envName()).max(20).default([]),
   }),
 );
 
-export type ExternalAgentConfig = z.infer<typeof externalAgentConfigSchema>;
+export type ExternalAgentConfig = z.infer<ReturnType<typeof externalAgentConfigSchema>>;
 
 export interface ParsedExternalAgents {
   agents: ExternalAgentConfig[];
@@ -41,7 +41,7 @@ export function parseExternalAgents(raw: unknown): ParsedExternalAgents {
   const agents: ExternalAgentConfig[] = [];
   const problems: string[] = [];
   raw.forEach((entry: unknown, index) => {
-    const parsed = externalAgentConfigSchema.safeParse(entry);
+    const parsed = externalAgentConfigSchema().safeParse(entry);
     const label = typeof (entry as { name?: unknown } | null)?.name === 'string' ? `"${(entry as { name: string }).name}"` : `#${index + 1}`;
     if (!parsed.success) {
       problems.push(`External agent ${label} is ignored: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ')}.`);

@@ -18,4 +18,4 @@ export {
   type ExternalStartOptions,
   type ExternalResumeOptions,
 } from './startExternal';
-export { startExternalAgentTool, startExternalAgentArgsSchema, type ExternalAgentDirectory } from './startExternalAgentTool';
+export { startExternalAgentTool, startExternalAgentArgsSchema, type ExternalAgentDirectory, type ExternalChildStarter } from './startExternalAgentTool';

@@ -1,12 +1,16 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { isArborError } from '../errors';
 import type { Runtime } from '../runtime';
 import { errorResult, jsonResult } from '../tools/catalog';
 import type { RuntimeTool } from '../tools/context';
 import { defineTool } from '../tools/defineTool';
+import type { Agent } from '../agents/agent';
 import { findExternalAgent, type ExternalAgentConfig } from './config';
-import { startExternalChild } from './startExternal';
+import type { ExternalStartOptions } from './startExternal';
+
+/** Starts an external agent as a continuable child of `parent` (startExternalChild, or what loads it on first use). */
+export type ExternalChildStarter = (runtime: Runtime, parent: Agent, options: ExternalStartOptions) => Agent;
 
 /** Where the tool finds the configured external agents and their secrets (the editor's settings and secret storage). */
 export interface ExternalAgentDirectory {
@@ -15,7 +19,7 @@ export interface ExternalAgentDirectory {
   secrets(config: ExternalAgentConfig): Promise<Record<string, string>>;
 }
 
-export const startExternalAgentArgsSchema = lazySchema(() =>
+export const startExternalAgentArgsSchema = once(() =>
   z.object({
     agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
     task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),
@@ -30,7 +34,7 @@ export const startExternalAgentArgsSchema = lazySchema(() =>
  * is stopped and ended like any subagent. As a delegated agent it is never allowed to ask the
  * human: its permission requests are answered by rules or denied.
  */
-export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgentDirectory): RuntimeTool {
+export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgentDirectory, startChild: ExternalChildStarter): RuntimeTool {
   return defineTool({
     name: 'start_external_agent',
     description:
@@ -43,7 +47,7 @@ export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgen
       try {
         const config = findExternalAgent(directory.list(), args.agent);
         const secretEnv = await directory.secrets(config);
-        const child = startExternalChild(runtime, ctx.agent, { config, prompt: args.task, label: args.label, secretEnv });
+        const child = startChild(runtime, ctx.agent, { config, prompt: args.task, label: args.label, secretEnv });
         return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, status: 'started' });
       } catch (err) {
         if (isArborError(err)) return errorResult(err);

@@ -22,7 +22,7 @@
  */
 import picomatch from 'picomatch';
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 
 /** The actions a rule can name, by the keyword a rule is written with. */
 export const APPROVAL_RULE_KINDS = Object.freeze({ edit: 'edit-file', command: 'run-command', tool: 'vscode-tool' } as const);
@@ -59,7 +59,7 @@ const MAX_PATTERN_LENGTH = 2_000;
 const RULE_TEXT = /^\s*([a-z]+)\s*:\s*(.*?)\s*$/s;
 
 /** A rule as written: "<kind>: <pattern>", e.g. "edit: src/**" or "command: npm test". */
-export const approvalRuleTextSchema = lazySchema(() => z
+export const approvalRuleTextSchema = once(() => z
   .string()
   .max(MAX_PATTERN_LENGTH + 20)
   .transform((text, ctx): ApprovalRulePattern => {
@@ -96,7 +96,7 @@ function isRuleKind(value: string): value is ApprovalRuleKind {
 /** Parse one written rule; the message says what is wrong with it. */
 export function parseApprovalRule(text: unknown): { ok: true; rule: ApprovalRulePattern } | { ok: false; message: string } {
   if (typeof text !== 'string') return { ok: false, message: 'a rule is text such as "command: npm test"' };
-  const parsed = approvalRuleTextSchema.safeParse(text);
+  const parsed = approvalRuleTextSchema().safeParse(text);
   if (parsed.success) return { ok: true, rule: parsed.data };
   return { ok: false, message: parsed.error.issues.map((i) => i.message).join('; ') };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { InteractionMode } from '../sessions/types';
 
 /** The tools whose only purpose is to reach a human. */
@@ -46,7 +46,7 @@ export interface RunInteractionPolicy {
   systemPromptGuidance(): string;
 }
 
-const runContextSchema = lazySchema(() => z.object({
+const runContextSchema = once(() => z.object({
   interactionMode: z.string().optional(),
   nonInteractive: z.boolean().optional(),
   channelName: z.string().optional(),
@@ -61,7 +61,7 @@ const runContextSchema = lazySchema(() => z.object({
  * reading `"true"` as false would silently make an unattended run wait for a human.
  */
 export function resolveInteractionPolicy(context: RunContext = {}): RunInteractionPolicy {
-  const parsed = runContextSchema.safeParse(context);
+  const parsed = runContextSchema().safeParse(context);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${keyOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('POLICY_INVALID', `The run context is invalid (${problems}).`);
@@ -85,7 +85,6 @@ export function resolveInteractionPolicy(context: RunContext = {}): RunInteracti
 }
 
 /** The key a problem of the run context is about. */
-// Stryker disable next-line StringLiteral: the run context is flat, so a path has one segment and its separator never shows
 const keyOf = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
 export function isInteractionMode(value: unknown): value is InteractionMode {
@@ -118,7 +117,6 @@ function createPolicy(mode: InteractionMode, source: PolicySource): RunInteracti
   // in plan mode stays there and ends with its plan as the result.
   const hidden: ReadonlySet<string> = unattended ? new Set([ASK_USER_QUESTION_TOOL, EXIT_PLAN_MODE_TOOL]) : new Set();
   const isToolVisible = (name: string): boolean => !hidden.has(name);
-  // Stryker disable next-line StringLiteral: the opening is only read when the run is unattended
   const opening = unattended ? UNATTENDED_OPENING[mode] : '';
   const guidance = unattended
     ? `${opening}: no human will answer, and you cannot ask one. Never wait for a human response. ${UNATTENDED_RULE} ` +

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { Answer, Question } from '../sessions/types';
 
 /**
@@ -18,7 +18,7 @@ export const MAX_CUSTOM_ANSWER_LENGTH = 10_000;
 
 const notBlank = /\S/;
 
-export const questionOptionSchema = lazySchema(() => z.object({
+export const questionOptionSchema = once(() => z.object({
   label: z.string().min(1).max(MAX_LABEL_LENGTH).regex(notBlank, 'must not be blank').describe('What the human picks.'),
   description: z
     .string()
@@ -27,7 +27,7 @@ export const questionOptionSchema = lazySchema(() => z.object({
     .describe('What choosing this option means, in one sentence.'),
 }));
 
-export const questionSchema = lazySchema(() => z.object({
+export const questionSchema = once(() => z.object({
   id: z
     .string()
     .min(1)
@@ -41,7 +41,7 @@ export const questionSchema = lazySchema(() => z.object({
     .optional()
     .describe(`A short tag shown above the question (at most ${MAX_HEADER_LENGTH} characters).`),
   options: z
-    .array(questionOptionSchema)
+    .array(questionOptionSchema())
     .max(MAX_OPTIONS)
     .superRefine((options, ctx) => {
       const seen = new Set<string>();
@@ -54,8 +54,8 @@ export const questionSchema = lazySchema(() => z.object({
   multiSelect: z.boolean().optional().describe('Allow choosing more than one option.'),
 }));
 
-export const questionBatchSchema = lazySchema(() => z
-  .array(questionSchema)
+export const questionBatchSchema = once(() => z
+  .array(questionSchema())
   .min(1)
   .max(MAX_QUESTIONS)
   .superRefine((questions, ctx) => {
@@ -71,15 +71,15 @@ export const questionBatchSchema = lazySchema(() => z
  * (question, header, options, multiSelect) send no id; the batch derives one (`q1`, `q2`, ...)
  * before the strict batch schema checks it, so such a question is asked instead of refused.
  */
-const modelQuestionSchema = lazySchema(() => questionSchema.extend({
-  id: questionSchema.shape.id.optional().describe('Optional name for this question; the answer carries it. Defaults to q1, q2, ... in order.'),
-  options: questionSchema.shape.options.optional().describe(
+const modelQuestionSchema = once(() => questionSchema().extend({
+  id: questionSchema().shape.id.optional().describe('Optional name for this question; the answer carries it. Defaults to q1, q2, ... in order.'),
+  options: questionSchema().shape.options.optional().describe(
     'The choices offered. The human may always type a free-text answer instead; leave it out (or empty) to ask for text only.',
   ),
 }));
 
 /** Gives every question without an id the first free `q<position>` name. */
-function withIds(questions: z.infer<typeof modelQuestionSchema>[]): Question[] {
+function withIds(questions: z.infer<ReturnType<typeof modelQuestionSchema>>[]): Question[] {
   const taken = new Set(questions.flatMap((q) => (q.id === undefined ? [] : [q.id])));
   return questions.map((q, index) => {
     let id = q.id;
@@ -93,17 +93,17 @@ function withIds(questions: z.infer<typeof modelQuestionSchema>[]): Question[] {
 }
 
 /** The arguments of the ask_user_question tool. */
-export const askUserQuestionArgsSchema = lazySchema(() => z.object({
+export const askUserQuestionArgsSchema = once(() => z.object({
   questions: z
-    .array(modelQuestionSchema)
+    .array(modelQuestionSchema())
     .min(1)
     .max(MAX_QUESTIONS)
     .transform(withIds)
-    .pipe(questionBatchSchema)
+    .pipe(questionBatchSchema())
     .describe(`1 to ${MAX_QUESTIONS} questions asked together.`),
 }));
 
-export const answerSchema = lazySchema(() => z.object({
+export const answerSchema = once(() => z.object({
   id: z.string(),
   selected: z.array(z.string()),
   custom: z.string().max(MAX_CUSTOM_ANSWER_LENGTH).optional(),
@@ -130,7 +130,7 @@ export function checkAnswers(
   questions: readonly Question[],
   raw: unknown,
 ): { ok: true; answers: Answer[] } | { ok: false; problem: string } {
-  const parsed = z.array(answerSchema).safeParse(raw);
+  const parsed = z.array(answerSchema()).safeParse(raw);
   if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) };
   const byId = new Map<string, Answer>();
   for (const answer of parsed.data) {

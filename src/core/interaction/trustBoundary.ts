@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { InteractionMode } from '../sessions/types';
 import { resolveInteractionPolicy, type RunContext } from './policy';
 
@@ -34,12 +34,12 @@ export const MAX_PUBLIC_LABEL_LENGTH = 200;
  * What a public caller may ask for. Only these keys survive parsing; everything else, the
  * internal keys included, is dropped, so nothing a public caller sends reaches a RunContext.
  */
-export const publicRunRequestSchema = lazySchema(() => z.object({
+export const publicRunRequestSchema = once(() => z.object({
   prompt: z.string().min(1).max(MAX_PUBLIC_PROMPT_LENGTH).regex(/\S/, 'must not be blank'),
   label: z.string().min(1).max(MAX_PUBLIC_LABEL_LENGTH).regex(/\S/, 'must not be blank').optional(),
 }));
 
-export type PublicRunRequest = z.output<typeof publicRunRequestSchema>;
+export type PublicRunRequest = z.output<ReturnType<typeof publicRunRequestSchema>>;
 
 /**
  * The public entry points and how each treats internal keys:
@@ -90,7 +90,7 @@ export function parsePublicRunRequestFrom(entry: PublicEntryPoint, input: unknow
 }
 
 function parseShape(input: unknown): PublicRunRequest {
-  const parsed = publicRunRequestSchema.safeParse(input);
+  const parsed = publicRunRequestSchema().safeParse(input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${whereOf(i.path)}: ${i.message}`).join('; ');
     throw new ArborError('INPUT_INVALID', `The run request is invalid (${problems}).`);
@@ -101,7 +101,6 @@ function parseShape(input: unknown): PublicRunRequest {
 /** Where a problem of a run request is: one of its fields, or the request as a whole. */
 function whereOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(request)';
-  // Stryker disable next-line StringLiteral: a run request is flat, so a path has one segment and its separator never shows
   return path.map(String).join('.');
 }
 
@@ -111,7 +110,6 @@ function findInternalKeys(input: unknown): InternalRunKey[] {
   const scan = (obj: Record<string, unknown>) => {
     for (const key of Object.keys(obj)) {
       const internal = Object.prototype.hasOwnProperty.call(INTERNAL_KEY_SPELLINGS, key) ? INTERNAL_KEY_SPELLINGS[key] : undefined;
-      // Stryker disable next-line ConditionalExpression: an undefined entry is dropped by the filter over INTERNAL_RUN_KEYS below
       if (internal) found.add(internal);
     }
   };

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ArborError, messageOf } from '../errors';
 import { Emitter, type Disposable } from '../events';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { Answer, Question } from '../sessions/types';
 import { checkAnswers, describeIssues, questionBatchSchema } from './questions';
 
@@ -93,10 +93,10 @@ export const CALLER_NOT_LIVE_MESSAGE =
   'You cannot ask the human directly: this agent is not a live agent of the current session. Do not wait for an answer. ' +
   'Include the unresolved question or decision in your final result; whoever started you receives that result.';
 
-const askIntentSchema = lazySchema(() => z.enum(['clarify', 'plan-approval', 'approval']));
-const askShapeSchema = lazySchema(() => z.object({
-  questions: questionBatchSchema,
-  intent: askIntentSchema.default('clarify'),
+const askIntentSchema = once(() => z.enum(['clarify', 'plan-approval', 'approval']));
+const askShapeSchema = once(() => z.object({
+  questions: questionBatchSchema(),
+  intent: askIntentSchema().default('clarify'),
   detail: z.string().max(MAX_DETAIL_LENGTH).optional(),
 }));
 
@@ -183,7 +183,7 @@ export class UserInteractionService implements Disposable {
         throw new ArborError('DELEGATED_CALLER', DELEGATED_CALLER_MESSAGE, { agentId: agent.id });
       }
     }
-    const shape = askShapeSchema.safeParse({ questions: request.questions, intent: request.intent, detail: request.detail });
+    const shape = askShapeSchema().safeParse({ questions: request.questions, intent: request.intent, detail: request.detail });
     if (!shape.success) {
       throw new ArborError('BAD_INTENT', `The questions cannot be asked as written: ${describeIssues(shape.error)}. Fix them and ask again.`);
     }
@@ -196,7 +196,7 @@ export class UserInteractionService implements Disposable {
 
   private dispatch(
     provider: InteractionProvider,
-    shape: z.output<typeof askShapeSchema>,
+    shape: z.output<ReturnType<typeof askShapeSchema>>,
     agent: InteractionCaller | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Answer[]> {
@@ -227,12 +227,10 @@ export class UserInteractionService implements Disposable {
         if (outcome !== 'answered' && outcome !== 'cancelled') promptAbort.abort(error);
         this.changes.fire({ kind: 'settled', interaction, outcome });
         if (error) reject(error);
-        // Stryker disable next-line ArrayDeclaration: a settlement without an error always brings its answers
         else resolve(answers ?? []);
       };
 
       this.open.set(id, { interaction, provider, close: (outcome, error) => settle(outcome, error) });
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: settle removes the listener itself, when the abort settles it too
       signal?.addEventListener('abort', onCallerAbort, { once: true });
       this.changes.fire({ kind: 'opened', interaction });
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { ModelChunk } from './types';
 
 /**
@@ -11,9 +11,9 @@ import type { ModelChunk } from './types';
  */
 
 /** A token count: a whole, non-negative, safe number (zod's int() excludes unsafe integers). */
-const tokenCount = lazySchema(() => z.number().int().nonnegative());
+const tokenCount = once(() => z.number().int().nonnegative());
 
-export const modelChunkSchema = lazySchema(() => z.discriminatedUnion('type', [
+export const modelChunkSchema = once(() => z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({
     type: z.literal('tool_call'),
@@ -23,7 +23,7 @@ export const modelChunkSchema = lazySchema(() => z.discriminatedUnion('type', [
       arguments: z.string(),
     }),
   }),
-  z.object({ type: z.literal('usage'), inputTokens: tokenCount, outputTokens: tokenCount }),
+  z.object({ type: z.literal('usage'), inputTokens: tokenCount(), outputTokens: tokenCount() }),
 ]));
 
 const MAX_SHOWN = 80;
@@ -33,7 +33,7 @@ const MAX_SHOWN = 80;
  * field, the problem and the value received. `source` names the model in the message.
  */
 export function parseModelChunk(value: unknown, source: string): ModelChunk {
-  const parsed = modelChunkSchema.safeParse(value);
+  const parsed = modelChunkSchema().safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = issue?.path ?? [];

@@ -6,7 +6,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
 import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ClassifiedModelError, type ModelEndpoint } from './openAiErrors';
 import { toOpenAiMessages, toOpenAiTools } from './openAiMessages';
@@ -19,7 +19,7 @@ import type { ModelChunk, ModelProvider, ModelRequest } from './types';
  * OpenAI, ...). `baseUrl` is the API root that `/chat/completions` is appended to, such as
  * `http://localhost:11434/v1`.
  */
-export const openAiCompatibleSettingsSchema = lazySchema(() => z.object({
+export const openAiCompatibleSettingsSchema = once(() => z.object({
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'The base URL must be an http:// or https:// URL, such as http://localhost:11434/v1.' })
     .transform((url) => url.replace(/\/+$/, '')),
@@ -28,12 +28,12 @@ export const openAiCompatibleSettingsSchema = lazySchema(() => z.object({
   label: z.string().trim().min(1).optional(),
 }));
 
-export type OpenAiCompatibleSettings = z.output<typeof openAiCompatibleSettingsSchema>;
-export type OpenAiCompatibleSettingsInput = z.input<typeof openAiCompatibleSettingsSchema>;
+export type OpenAiCompatibleSettings = z.output<ReturnType<typeof openAiCompatibleSettingsSchema>>;
+export type OpenAiCompatibleSettingsInput = z.input<ReturnType<typeof openAiCompatibleSettingsSchema>>;
 
 /** Validates settings from configuration; INPUT_INVALID says which setting is wrong. */
 export function parseOpenAiCompatibleSettings(input: unknown): OpenAiCompatibleSettings {
-  const parsed = openAiCompatibleSettingsSchema.safeParse(input);
+  const parsed = openAiCompatibleSettingsSchema().safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.join('.') || 'settings';
@@ -80,7 +80,7 @@ const NO_KEY = 'no-api-key-set';
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** One streamed chunk of a chat completion, as far as Arbor reads it; anything else is ignored. */
-const wireChunkSchema = lazySchema(() => z.object({
+const wireChunkSchema = once(() => z.object({
   choices: z
     .array(
       z.object({
@@ -282,7 +282,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     if (usage) yield { type: 'usage', ...usage };
   }
 
-  private parseEvent(event: EventSourceMessage, endpoint: ModelEndpoint): z.output<typeof wireChunkSchema> {
+  private parseEvent(event: EventSourceMessage, endpoint: ModelEndpoint): z.output<ReturnType<typeof wireChunkSchema>> {
     let value: unknown;
     try {
       value = JSON.parse(event.data);
@@ -295,7 +295,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     if (event.event === 'error' || (typeof value === 'object' && value !== null && 'error' in value && (value).error)) {
       throw streamedError(value, endpoint);
     }
-    const parsed = wireChunkSchema.safeParse(value);
+    const parsed = wireChunkSchema().safeParse(value);
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];
     throw new ArborError(

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ArborError, type ArborErrorCode } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall } from './types';
 
 /*
@@ -25,7 +25,7 @@ import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest, ToolCall } f
  * {{agent:<label>}} (the agent_id of the subagent with that label that this agent started).
  */
 
-const stepSchema = lazySchema(() => z
+const stepSchema = once(() => z
   .object({
     text: z.string().optional(),
     toolCalls: z
@@ -43,19 +43,19 @@ const stepSchema = lazySchema(() => z
   })
   .strict());
 
-const turnSchema = lazySchema(() => z.union([z.array(stepSchema).min(1), z.object({ steps: z.array(stepSchema).min(1), loop: z.boolean().default(false) }).strict()]));
+const turnSchema = once(() => z.union([z.array(stepSchema()).min(1), z.object({ steps: z.array(stepSchema()).min(1), loop: z.boolean().default(false) }).strict()]));
 
-const agentScriptSchema = lazySchema(() => z.object({ turns: z.array(turnSchema).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict());
+const agentScriptSchema = once(() => z.object({ turns: z.array(turnSchema()).min(1), afterLastTurn: z.enum(['repeat-last', 'echo']).default('echo') }).strict());
 
-export const scriptSchema = lazySchema(() => z
+export const scriptSchema = once(() => z
   .object({
     version: z.literal(1),
-    agents: z.record(z.string(), agentScriptSchema),
+    agents: z.record(z.string(), agentScriptSchema()),
   })
   .strict());
 
-export type ModelScript = z.input<typeof scriptSchema>;
-type AgentScript = z.output<typeof agentScriptSchema>;
+export type ModelScript = z.input<ReturnType<typeof scriptSchema>>;
+type AgentScript = z.output<ReturnType<typeof agentScriptSchema>>;
 /**
  * Agent labels are data, not property names: they live in a Map, so a label such as
  * `constructor` or `__proto__` is an ordinary key and never reaches Object.prototype.
@@ -64,7 +64,7 @@ interface ParsedScript {
   version: 1;
   agents: ReadonlyMap<string, AgentScript>;
 }
-type Step = z.output<typeof stepSchema>;
+type Step = z.output<ReturnType<typeof stepSchema>>;
 
 /** Parse a script from untrusted JSON text or a value; invalid scripts get a SCRIPT_INVALID error. */
 export function parseScript(input: unknown): ParsedScript {
@@ -77,13 +77,13 @@ export function parseScript(input: unknown): ParsedScript {
     }
   }
   const invalid = (error: z.ZodError): ArborError => new ArborError('SCRIPT_INVALID', `The model script is invalid:\n${z.prettifyError(error)}`);
-  const parsed = scriptSchema.safeParse(value);
+  const parsed = scriptSchema().safeParse(value);
   if (!parsed.success) throw invalid(parsed.error);
   // A record schema leaves out a `__proto__` key (it would replace the output's prototype), so
   // every entry is read from the input's own keys and checked one by one.
   const agents = new Map<string, AgentScript>();
   for (const [label, entry] of Object.entries((value as { agents: Record<string, unknown> }).agents)) {
-    const one = agentScriptSchema.safeParse(entry);
+    const one = agentScriptSchema().safeParse(entry);
     if (!one.success) throw invalid(new z.ZodError(one.error.issues.map((issue) => ({ ...issue, path: ['agents', label, ...issue.path] }))));
     agents.set(label, one.data);
   }

@@ -95,7 +95,7 @@ function checked(kind: Kind, value: unknown): unknown {
     case 'iso':
       if (typeof value !== 'string') return NO;
       if (value === lastIso) return value;
-      if (!isoTimestamp.safeParse(value).success) return NO;
+      if (!isoTimestamp().safeParse(value).success) return NO;
       lastIso = value;
       return value;
     case 'counts': {

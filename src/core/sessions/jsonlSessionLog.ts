@@ -207,7 +207,7 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     // returns the same copy; anything else goes to the schema, which decides and explains.
     let data = fastCheckedEvent(event);
     if (!data) {
-      const parsed = sessionEventSchema.safeParse(event);
+      const parsed = sessionEventSchema().safeParse(event);
       if (!parsed.success) {
         const error = refusedEventError(this.header.id, this.file, event, parsed.error.issues[0]);
         this.refused ??= error;
@@ -248,7 +248,6 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
     // From where the in-flight write, if any, started: the same bytes at the same offset.
     const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
-    // Stryker disable next-line ArithmeticOperator: only the first allocation's size hint of the line buffer, which grows to what the lines need
     const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
     const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.linesBytes(fromLine, this.appendedLines, bytes) };
     let end: number;
@@ -350,7 +349,6 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
   private build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
     batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
-    // Stryker disable next-line ArithmeticOperator: read only once the batch is no longer in flight, and by then set again (the write's end, or the batch's offset after a failure)
     this.nextOffset = batch.offset + batch.data.length;
     return batch.data;
   }
@@ -456,7 +454,6 @@ export class JsonlSessionLog implements SessionLog, FlushTarget {
       await handle.close();
     }
     if (this.inFlight !== batch) {
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: the temporary file exists (written and closed just above), so removing it needs no force
       await fs.promises.rm(temp, { force: true });
       return undefined;
     }
@@ -752,9 +749,7 @@ function refusedEventError(id: string, file: string, event: unknown, issue: Sche
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
   return new ArborError(
     'SESSION_EVENT_INVALID',
-    // Stryker disable next-line OptionalChaining: a failed parse always has a first issue
     `Session ${id}: a ${type ?? 'malformed'} event was not saved because it does not match the session format${where} (${issue?.message ?? 'unknown problem'}). The rest of the session is saved and stays loadable; the transcript lacks this event.`,
-    // Stryker disable next-line OptionalChaining: a failed parse always has a first issue
     { id, file, eventType: type, path: issue?.path.map(String) },
   );
 }

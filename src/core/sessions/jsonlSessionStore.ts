@@ -164,7 +164,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   create(header: SessionHeader): JsonlSessionLog {
     this.assertUsable();
     if (!isValidHeaderAtAGlance(header)) {
-      const parsed = sessionHeaderSchema.safeParse(header);
+      const parsed = sessionHeaderSchema().safeParse(header);
       if (!parsed.success) throw new ArborError('INPUT_INVALID', `Invalid session header: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`);
     }
     if (header.version !== SESSION_FORMAT_VERSION) {

@@ -38,7 +38,6 @@ export interface SessionDamage {
 /** The loader's view of a scan: events, where the complete lines end, and the damage. */
 export function parsedFrom(header: SessionHeader, state: ScanState, events: SessionEvent[], tornTailBytes: number): ParsedSessionFile {
   const file: ParsedSessionFile = { header, events, completeBytes: state.bytes, tornTailBytes };
-  // Stryker disable next-line ConditionalExpression: without a damage, damageOf gives undefined, which reads as no damage
   if (state.damage) file.damage = damageOf(state)!;
   return file;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { FilePool } from './filePool';
 import { sessionHeaderSchema } from './schema';
 import { scanStateSchema } from './sessionScan';
@@ -22,14 +22,14 @@ import { scanStateSchema } from './sessionScan';
 export const SESSION_INDEX_FILE = 'session-index.json';
 const SAVE_DELAY_MS = 2_000;
 
-const indexEntrySchema = lazySchema(() => z.object({
+const indexEntrySchema = once(() => z.object({
   ino: z.string(),
   size: z.number().int().nonnegative(),
   mtimeMs: z.number(),
-  header: sessionHeaderSchema,
-  state: scanStateSchema,
+  header: sessionHeaderSchema(),
+  state: scanStateSchema(),
 }));
-export type SessionIndexEntry = z.infer<typeof indexEntrySchema>;
+export type SessionIndexEntry = z.infer<ReturnType<typeof indexEntrySchema>>;
 
 /**
  * The index's shape. Version 2 scan states know the question a session left open; version 3
@@ -40,7 +40,7 @@ export type SessionIndexEntry = z.infer<typeof indexEntrySchema>;
 const INDEX_VERSION = 3;
 
 /** Entries are checked one at a time when used, so reading a large index never blocks for long. */
-const indexFileSchema = lazySchema(() => z.object({ version: z.literal(INDEX_VERSION), entries: z.record(z.string(), z.unknown()) }));
+const indexFileSchema = once(() => z.object({ version: z.literal(INDEX_VERSION), entries: z.record(z.string(), z.unknown()) }));
 
 export class SessionIndex {
   private entries: Map<string, SessionIndexEntry | unknown> | undefined;
@@ -69,7 +69,7 @@ export class SessionIndex {
     const raw = this.entries?.get(name);
     if (raw === undefined) return undefined;
     if (this.checked.has(raw as object)) return raw as SessionIndexEntry;
-    const parsed = indexEntrySchema.safeParse(raw);
+    const parsed = indexEntrySchema().safeParse(raw);
     if (!parsed.success) {
       this.delete(name);
       return undefined;
@@ -127,7 +127,7 @@ export class SessionIndex {
   private async read(): Promise<Map<string, unknown>> {
     try {
       const text = await this.pool.run(() => fs.promises.readFile(this.file, 'utf8'));
-      const parsed = indexFileSchema.safeParse(JSON.parse(text));
+      const parsed = indexFileSchema().safeParse(JSON.parse(text));
       if (parsed.success) return new Map(Object.entries(parsed.data.entries));
     } catch {
       // Missing or unreadable: rebuilt from the files.

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { isoNow } from '../clock';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { FilePool } from './filePool';
 
 /**
@@ -40,14 +40,14 @@ import { FilePool } from './filePool';
  *   process cannot be checked from here). A file that cannot be parsed names no session.
  */
 
-const windowFileSchema = lazySchema(() => z.object({
+const windowFileSchema = once(() => z.object({
   pid: z.number().int(),
   host: z.string(),
   owner: z.string(),
   /** Session id -> when it was claimed. */
   sessions: z.record(z.string(), z.string()),
 }));
-type WindowFile = z.infer<typeof windowFileSchema>;
+type WindowFile = z.infer<ReturnType<typeof windowFileSchema>>;
 
 /** Who holds a session, as a SESSION_IN_USE error names it. */
 export interface SessionLockInfo {
@@ -437,7 +437,7 @@ function otherWindow(text: string): { window: WindowFile; gone: boolean } | unde
 
 function parseWindowFile(text: string): WindowFile | undefined {
   try {
-    const parsed = windowFileSchema.safeParse(JSON.parse(text));
+    const parsed = windowFileSchema().safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { FilePool } from './filePool';
 import { checkLine, crc32Bytes } from './lineChecksum';
 import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema, turnEndReasonSchema } from './schema';
@@ -23,13 +23,13 @@ import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '.
  * unloadable (SESSION_CORRUPT, or SESSION_VERSION for a newer format).
  */
 
-export const scanStateSchema = lazySchema(() => z.object({
+export const scanStateSchema = once(() => z.object({
   /** Complete lines read, the header included, and the bytes they occupy. */
   lines: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
   eventCount: z.number().int().nonnegative(),
   turnCount: z.number().int().nonnegative(),
-  lastTurnEndReason: turnEndReasonSchema.optional(),
+  lastTurnEndReason: turnEndReasonSchema().optional(),
   firstUserMessage: z.string().optional(),
   lastAt: z.string().optional(),
   /** The turn started and not ended when the file ends. */
@@ -45,7 +45,7 @@ export const scanStateSchema = lazySchema(() => z.object({
   /** The first damaged line: its number, why, and its byte offset; nothing after it counts. */
   damage: z.object({ line: z.number().int().positive(), reason: z.string(), offset: z.number().int().nonnegative() }).optional(),
 }));
-export type ScanState = z.infer<typeof scanStateSchema>;
+export type ScanState = z.infer<ReturnType<typeof scanStateSchema>>;
 
 export function emptyScanState(): ScanState {
   return { lines: 0, bytes: 0, eventCount: 0, turnCount: 0, prefixCrc: 0 };
@@ -130,7 +130,7 @@ export class LineFolder {
     if (!checked.ok) return fail(`The header (line 1) is damaged: ${checked.reason}.`);
     const json = parseJson(checked.json);
     if (json === undefined) return fail('The header (line 1) is not JSON.');
-    const versioned = headerVersionSchema.safeParse(json);
+    const versioned = headerVersionSchema().safeParse(json);
     if (!versioned.success) return fail('Line 1 is not a session header.');
     if (versioned.data.version > SESSION_FORMAT_VERSION) {
       this.problem = {
@@ -140,7 +140,7 @@ export class LineFolder {
       };
       return false;
     }
-    const header = sessionHeaderSchema.safeParse(json);
+    const header = sessionHeaderSchema().safeParse(json);
     if (!header.success) return fail(`The header (line 1) is invalid: ${header.error.issues[0]?.message ?? 'unknown problem'}.`);
     this.header = header.data;
     return true;
@@ -152,7 +152,7 @@ export class LineFolder {
     if (!checked.ok) return checked.reason;
     const json = parseJson(checked.json);
     if (json === undefined) return 'it is not JSON';
-    const event = sessionEventSchema.safeParse(json);
+    const event = sessionEventSchema().safeParse(json);
     if (!event.success) {
       const issue = event.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';

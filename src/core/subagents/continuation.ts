@@ -62,11 +62,9 @@ export class ContinuationManager {
   constructor(private readonly host: ContinuationHost) {
     this.subscription = host.onEvent((event) => {
       if (event.type === 'agent_changed') {
-        // Stryker disable next-line ConditionalExpression: only continuable children have an Activation, which childTurnEnded looks up first
         if (event.change.type === 'turn_end' && event.agent.kind === 'continuable') this.childTurnEnded(event.agent, event.change.end);
         return;
       }
-      // Stryker disable next-line ConditionalExpression: the only other event with a parent is agent_added, whose parent now has that live child and so cannot settle
       if (event.type === 'agent_removed') this.agentRemoved(event.agent, event.parent);
     });
   }
@@ -87,7 +85,6 @@ export class ContinuationManager {
   /** True once `agent`'s own Activation has begun to be disposed (ended, settled or shut down). */
   isEnding(agent: Agent): boolean {
     const activation = this.activations.get(agent.id);
-    // Stryker disable next-line ConditionalExpression: callers ask about live agents only, and a live agent's id maps to its own Activation or none
     return activation !== undefined && activation.agent === agent && activation.disposing;
   }
 
@@ -119,7 +116,6 @@ export class ContinuationManager {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetId} is not your direct subagent; only its direct parent can send it messages.`);
     }
     return activation.inOrder(() => {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: every release follows disposing = true, so an Activation no longer in the map is disposing
       if (this.activations.get(targetId) !== activation || activation.disposing) {
         return this.resumeCold(caller, targetId, message);
       }
@@ -151,7 +147,6 @@ export class ContinuationManager {
     const activation = this.activations.get(parent.id);
     if (!activation || activation.agent !== parent) return;
     void activation.inOrder(() => {
-      // Stryker disable next-line ConditionalExpression: an Activation leaves the map only when released, which marks it disposing first, so canSettle refuses it anyway
       if (this.activations.get(parent.id) !== activation) return;
       const last = parent.lastTurnEnd;
       if (this.canSettle(activation) && last && last.reason !== 'aborted' && !last.hold) {
@@ -192,10 +187,8 @@ export class ContinuationManager {
    * `agent`'s own live Activation, if it is a continuable child. It only shortens the walk of
    * newActivation: a continuable parent's live recorded ancestors are its live registry lineage.
    */
-  // Stryker disable next-line BlockStatement: without it the walk goes on through the registry and reaches the same live ancestors
   private activationOf(agent: Agent): Activation | undefined {
     const activation = this.activations.get(agent.id);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: as above, the walk through the registry reaches the same live ancestors
     return activation && activation.agent === agent ? activation : undefined;
   }
 
@@ -203,7 +196,6 @@ export class ContinuationManager {
   private canSettle(activation: Activation): boolean {
     const agent = activation.agent;
     return (
-      // Stryker disable next-line ConditionalExpression: dispose marks every Activation disposing, so the next check refuses it anyway
       !this.disposed &&
       !activation.disposing &&
       // An external agent keeps its process and conversation until it is ended: a settled
@@ -226,7 +218,6 @@ export class ContinuationManager {
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
     // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped).
     const held = end?.reason === 'aborted' || end?.hold !== undefined;
-    // Stryker disable next-line StringLiteral: Agent.send reads any wake other than true or false as 'unless-parked'
     const wake = held ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });
   }
@@ -241,7 +232,6 @@ export class ContinuationManager {
   }
 
   private release(activation: Activation, options: { dropQueue?: boolean } = {}): void {
-    // Stryker disable next-line ConditionalExpression: a child's id is taken by a new Activation only after this release ran (a resume waits in the child's queue)
     if (this.activations.get(activation.agent.id) === activation) this.activations.delete(activation.agent.id);
     activation.agent.dispose(options);
     this.host.agents.remove(activation.agent);
@@ -266,7 +256,6 @@ export class ContinuationManager {
     );
     this.resuming.set(targetId, done);
     void done.then(() => {
-      // Stryker disable next-line ConditionalExpression: this cleanup is chained before any waiter, so it runs before a waiter can start the next read
       if (this.resuming.get(targetId) === done) this.resuming.delete(targetId);
     });
     return resume;
@@ -287,7 +276,6 @@ export class ContinuationManager {
       else settled = loaded;
     }
     if (settled?.log.header.external) {
-      // Stryker disable next-line ConditionalExpression: an external child never settles into memory (canSettle), so only a loaded one gets here
       if ('discard' in settled) (settled as LoadedSettledChild).discard();
       throw new ArborError('EXTERNAL_NOT_RESUMABLE', `Subagent ${targetId} was the external agent ${settled.log.header.external}, which has ended; start it again with start_external_agent.`);
     }

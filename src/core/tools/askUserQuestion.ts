@@ -30,7 +30,7 @@ const DISMISSED_GUIDANCE =
  * question could not be asked or answered; an unattended run gets the policy's suppressed
  * clarification result.
  */
-export const askUserQuestionTool = defineTool<typeof askUserQuestionArgsSchema, AskUserQuestionContext>({
+export const askUserQuestionTool = defineTool<ReturnType<typeof askUserQuestionArgsSchema>, AskUserQuestionContext>({
   name: ASK_USER_QUESTION_TOOL,
   description:
     `Ask the human 1 to ${MAX_QUESTIONS} questions and wait for the answers. Use it only for decisions you cannot settle from the context ` +

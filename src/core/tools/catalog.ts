@@ -59,7 +59,7 @@ export class ToolCatalog<C> {
         new ArborError('TOOL_ARGUMENTS_INVALID', `The arguments for ${call.name} are not valid JSON (${(err as Error).message}). Send a JSON object.`),
       );
     }
-    const parsed = def.schema.safeParse(raw);
+    const parsed = def.schema().safeParse(raw);
     if (!parsed.success) {
       return errorResult(
         new ArborError('TOOL_ARGUMENTS_INVALID', `The arguments for ${call.name} do not match its schema:\n${z.prettifyError(parsed.error)}`),
@@ -109,5 +109,5 @@ export function jsonResult(value: unknown): ToolResult {
 }
 
 function specOf<C>(def: ToolDefinition<C>): ToolSpec {
-  return { name: def.name, description: def.description, parameters: def.parameters ?? generatedParameters(def.schema) };
+  return { name: def.name, description: def.description, parameters: def.parameters ?? generatedParameters(def.schema()) };
 }

@@ -7,8 +7,8 @@ export interface ToolSpecInput<S extends z.ZodType, C> {
   name: string;
   /** What the model reads to decide when to call the tool and what it returns. */
   description: string;
-  /** Parsed before `run`; the model sees its JSON Schema. */
-  schema: S;
+  /** Parsed before `run`; the model sees its JSON Schema. Built on first use (`once`). */
+  schema: () => S;
   /** Read-only tools stay available in plan mode. */
   readOnly?: boolean;
   run(args: z.output<S>, ctx: C): Promise<ToolResult> | ToolResult;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EXIT_PLAN_MODE_TOOL, MAX_DETAIL_LENGTH, askTheHuman, type RunInteractionPolicy, type UserInteractionService } from '../interaction';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { Question } from '../sessions/types';
 import type { BaseToolContext } from './context';
 import { defineTool } from './defineTool';
@@ -13,7 +13,7 @@ export interface ExitPlanModeContext extends BaseToolContext {
   policy: Pick<RunInteractionPolicy, 'unattended' | 'mode'>;
 }
 
-export const exitPlanModeArgsSchema = lazySchema(() => z.object({
+export const exitPlanModeArgsSchema = once(() => z.object({
   plan: z
     .string()
     .min(1)
@@ -30,7 +30,7 @@ export const PLAN_APPROVAL_OPTIONS = Object.freeze({ approve: 'Approve plan', ke
  * as ask_user_question. Anything but an explicit "Approve plan" (rejection, free text,
  * dismissal, refusal, an unattended run) keeps plan mode on, and the result says so.
  */
-export const exitPlanModeTool = defineTool<typeof exitPlanModeArgsSchema, ExitPlanModeContext>({
+export const exitPlanModeTool = defineTool<ReturnType<typeof exitPlanModeArgsSchema>, ExitPlanModeContext>({
   name: EXIT_PLAN_MODE_TOOL,
   description:
     'Present your finished plan to the human for approval. On approval plan mode ends and you may make changes; ' +

@@ -15,14 +15,14 @@
  */
 import * as z from 'zod';
 import { ArborError, messageOf } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { untilAborted } from '../untilAborted';
 import { deniedResult, errorResult } from './catalog';
 import type { RuntimeToolContext } from './context';
 import type { ToolDefinition, ToolResult } from './types';
 
-export const externalToolArgsSchema = lazySchema(() => z.record(z.string(), z.unknown()));
-export type ExternalToolArgs = z.output<typeof externalToolArgsSchema>;
+export const externalToolArgsSchema = once(() => z.record(z.string(), z.unknown()));
+export type ExternalToolArgs = z.output<ReturnType<typeof externalToolArgsSchema>>;
 
 export interface ExternalToolSpec {
   name: string;
@@ -38,7 +38,7 @@ const MAX_RESULT = 64 * 1024;
 
 /** The tool as the runtime registers it (`Runtime.registerTool`). */
 export function externalTool(spec: ExternalToolSpec): ToolDefinition<RuntimeToolContext> {
-  const tool: ToolDefinition<RuntimeToolContext, typeof externalToolArgsSchema> = {
+  const tool: ToolDefinition<RuntimeToolContext, ReturnType<typeof externalToolArgsSchema>> = {
     name: spec.name,
     description: spec.description,
     schema: externalToolArgsSchema,

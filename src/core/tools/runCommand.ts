@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError, isArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 import { resolveWorkspacePath } from '../workspace/paths';
 import { deniedResult, errorResult, jsonResult } from './catalog';
@@ -12,7 +12,7 @@ import { defineTool } from './defineTool';
 const MAX_OUTPUT = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-export const runCommandArgsSchema = lazySchema(() => z.object({
+export const runCommandArgsSchema = once(() => z.object({
   command: z.string().trim().min(1).max(8_000).describe('The shell command line to run.'),
   cwd: z.string().max(1_000).optional().describe('Working directory, relative to the workspace folder. Defaults to the workspace folder.'),
   timeout_seconds: z.number().int().min(1).max(3_600).optional().describe('Stop the command after this many seconds (default 120).'),

@@ -1,25 +1,25 @@
 import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
 import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
 
 const MAX_LABEL_LENGTH = 60;
-const prompt = lazySchema(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
+const prompt = once(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
 /**
  * A subagent's label and task. Models often leave the label out or make it a sentence: a
  * missing label is taken from the task's first words and a long one is shortened, rather than
  * refusing a delegation over a display name.
  */
-const taskArgs = lazySchema(() => z
+const taskArgs = once(() => z
   .object({
     label: z
       .string()
       .max(10_000)
       .optional()
       .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
-    prompt,
+    prompt: prompt(),
   })
   .transform(({ label, prompt }) => ({ label: shortLabel(label?.trim() || prompt), prompt })));
 
@@ -31,7 +31,7 @@ function shortLabel(text: string): string {
   const space = cut.lastIndexOf(' ');
   return `${space > MAX_LABEL_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
 }
-const agentId = lazySchema(() => z.string().min(1).max(300).describe('The agent_id returned when the subagent was started, or from list_agents.'));
+const agentId = once(() => z.string().min(1).max(300).describe('The agent_id returned when the subagent was started, or from list_agents.'));
 
 export const delegateTaskTool = defineTool({
   name: 'delegate_task',
@@ -58,13 +58,16 @@ export const startSubagentTool = defineTool({
     return jsonResult({ agent_id: child.id, label: child.label, status: 'started' });
   },
 });
+const sendMessageArgs = once(() => z.object({ agent_id: agentId(), message: z.string().trim().min(1).max(100_000) }));
+const listAgentsArgs = once(() => z.object({ scope: z.enum(['children', 'descendants']).default('children') }));
+const interruptAgentArgs = once(() => z.object({ agent_id: agentId() }));
 
 export const sendMessageTool = defineTool({
   name: 'send_message',
   description:
     'Queue a message for one of your own continuable subagents (you must be its direct parent). It starts a turn when the subagent ' +
     'is idle, and resumes a stopped subagent\'s queued work in order.',
-  schema: lazySchema(() => z.object({ agent_id: agentId, message: z.string().trim().min(1).max(100_000) })),
+  schema: sendMessageArgs,
   readOnly: false,
   async run(args, ctx) {
     try {
@@ -82,7 +85,7 @@ export const listAgentsTool = defineTool({
   description:
     'List your live continuable subagents: your direct children, or all descendants in pre-order with parent_id and depth. ' +
     'The listing is a hint, not authority: agents may finish at any time.',
-  schema: lazySchema(() => z.object({ scope: z.enum(['children', 'descendants']).default('children') })),
+  schema: listAgentsArgs,
   readOnly: true,
   run(args, ctx) {
     const all = listDescendants(ctx.runtime.agents, ctx.agent, { omitOneShot: true, maxDepth: args.scope === 'children' ? 1 : undefined });
@@ -105,7 +108,7 @@ export const interruptAgentTool = defineTool({
     'Stop the current turn of one of your continuable descendants (a child or deeper). It keeps its conversation and queued ' +
     'messages, which wait until you send it a message. Its own subagents keep running. A one-shot subagent (delegate_task) cannot be ' +
     'interrupted on its own: it belongs to the agent waiting for its result.',
-  schema: lazySchema(() => z.object({ agent_id: agentId })),
+  schema: interruptAgentArgs,
   readOnly: false,
   run(args, ctx) {
     try {

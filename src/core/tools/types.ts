@@ -11,12 +11,13 @@ export interface ToolResult {
 /**
  * A tool is defined once: a zod schema (the model sees its JSON Schema, the runtime parses
  * the model's arguments with it), a description for the model, and a handler. `C` is the
- * context the runtime passes (the caller agent, the turn's signal, runtime services).
+ * context the runtime passes (the caller agent, the turn's signal, runtime services). The schema
+ * is asked for (`schema()`) when the tool is first offered or called, and built then (`once`).
  */
 export interface ToolDefinition<C, S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
-  schema: S;
+  schema: () => S;
   /** Read-only tools stay available in plan mode. */
   readOnly: boolean;
   /**

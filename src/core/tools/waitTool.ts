@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { sleep } from '../models/modelRetry';
 import { jsonResult } from './catalog';
 import { defineTool } from './defineTool';
@@ -9,7 +9,7 @@ export const WAIT_TOOL = 'wait';
 export const MIN_WAIT_SECONDS = 0.05;
 export const MAX_WAIT_SECONDS = 300;
 
-export const waitArgsSchema = lazySchema(() => z.object({
+export const waitArgsSchema = once(() => z.object({
   seconds: z.number().min(MIN_WAIT_SECONDS).max(MAX_WAIT_SECONDS).describe(`How long to wait, in seconds (${MIN_WAIT_SECONDS} to ${MAX_WAIT_SECONDS}).`),
 }));
 

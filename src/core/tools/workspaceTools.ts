@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ArborError } from '../errors';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import { noWorkspace } from '../workspace/paths';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import { deniedResult } from './catalog';
 import type { RuntimeTool, RuntimeToolContext } from './context';
 import { defineTool } from './defineTool';
@@ -29,20 +29,20 @@ export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 500;
 export const MAX_DIAGNOSTICS = 200;
 
-const pathArg = lazySchema(() => z.string().trim().min(1).max(1_000));
+const pathArg = once(() => z.string().trim().min(1).max(1_000));
 
-export const readFileArgsSchema = lazySchema(() => z.object({
-  path: pathArg.describe('The file, relative to the workspace folder.'),
+export const readFileArgsSchema = once(() => z.object({
+  path: pathArg().describe('The file, relative to the workspace folder.'),
   start_line: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
   end_line: z.number().int().min(1).optional().describe('Last line to read (inclusive). Default: as far as the size cap allows.'),
 }));
 
-export const listFilesArgsSchema = lazySchema(() => z.object({
+export const listFilesArgsSchema = once(() => z.object({
   glob: z.string().trim().min(1).max(1_000).optional().describe('A glob relative to the workspace folder, such as "src/**/*.ts" or "*.md" (any depth). Default: every file.'),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(`The most paths to return (default ${DEFAULT_LIST_LIMIT}).`),
 }));
 
-export const searchTextArgsSchema = lazySchema(() => z.object({
+export const searchTextArgsSchema = once(() => z.object({
   query: z.string().min(1).max(1_000).describe('The text to find, or a regular expression when is_regex is true.'),
   is_regex: z.boolean().optional().describe('Treat query as a regular expression (default false).'),
   case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
@@ -50,20 +50,20 @@ export const searchTextArgsSchema = lazySchema(() => z.object({
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`The most matches to return (default ${DEFAULT_SEARCH_LIMIT}).`),
 }));
 
-export const editFileArgsSchema = lazySchema(() => z.object({
-  path: pathArg.describe('The file to change, relative to the workspace folder.'),
+export const editFileArgsSchema = once(() => z.object({
+  path: pathArg().describe('The file to change, relative to the workspace folder.'),
   old_text: z.string().min(1).describe('The exact text to replace, as read_file shows it (without the line numbers), including whitespace. It must occur exactly once unless replace_all is true.'),
   new_text: z.string().describe('The text to put in its place.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence of old_text (default false).'),
 }));
 
-export const createFileArgsSchema = lazySchema(() => z.object({
-  path: pathArg.describe('The new file, relative to the workspace folder; missing folders are created.'),
+export const createFileArgsSchema = once(() => z.object({
+  path: pathArg().describe('The new file, relative to the workspace folder; missing folders are created.'),
   content: z.string().describe('The whole content of the new file.'),
 }));
 
-export const getDiagnosticsArgsSchema = lazySchema(() => z.object({
-  path: pathArg.optional().describe('Only this file. Default: the whole workspace.'),
+export const getDiagnosticsArgsSchema = once(() => z.object({
+  path: pathArg().optional().describe('Only this file. Default: the whole workspace.'),
 }));
 
 function workspaceOf(ctx: RuntimeToolContext): WorkspacePort {

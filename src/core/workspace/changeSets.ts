@@ -5,7 +5,7 @@ import { ArborError } from '../errors';
 import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
 import { warnProcess, type OnProblem } from '../problems';
 import { Emitter, type Disposable } from '../events';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { WorkspacePath, WorkspacePort } from './port';
 
 /**
@@ -32,7 +32,7 @@ export interface ChangedFile {
   firstChangedAt: string;
 }
 
-const changeSetFileSchema = lazySchema(() => z.object({
+const changeSetFileSchema = once(() => z.object({
   version: z.literal(1),
   files: z.array(
     z.object({ path: z.string().min(1), original: z.string().nullable(), written: z.string().nullable(), firstChangedAt: z.string() }),
@@ -92,7 +92,7 @@ export class FileChangeSetStorage implements ChangeSetStorage {
       // Not JSON: refused below as a damaged record.
       json = undefined;
     }
-    const parsed = changeSetFileSchema.safeParse(json);
+    const parsed = changeSetFileSchema().safeParse(json);
     if (!parsed.success) {
       throw new ArborError(
         'CHANGES_UNREADABLE',

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as z from 'zod';
 import { ArborError } from '../errors';
-import { lazySchema } from '../lazySchema';
+import { once } from '../once';
 import type { ListFilesResult, SearchTextResult, TextMatch } from './port';
 import { clipMatchLine, lineMatcher } from './text';
 import { confineGlob, dropOutside, type GlobScope } from './globs';
@@ -69,7 +69,7 @@ export async function ripgrepListFiles(rg: string, scope: RipgrepScope, glob: st
   return { files, truncated };
 }
 
-const rgMatchSchema = lazySchema(() => z.object({
+const rgMatchSchema = once(() => z.object({
   type: z.literal('match'),
   data: z.object({
     path: z.object({ text: z.string() }),
@@ -110,7 +110,7 @@ export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: Ripg
         // Not a line of rg's JSON: skipped.
         return true;
       }
-      const parsed = rgMatchSchema.safeParse(json);
+      const parsed = rgMatchSchema().safeParse(json);
       if (!parsed.success) return true;
       const { data } = parsed.data;
       const file = stripDotSlash(data.path.text);

@@ -2,7 +2,7 @@
 // at the trust boundary, so no caller can choose the interaction mode or disable clarification.
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type RunLimitsInput, type Runtime } from '../../core';
+import { ArborError, once, type RunLimitsInput, type Runtime } from '../../core';
 import { parseRunStartOptions } from '../commandArguments';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
@@ -55,10 +55,10 @@ export interface ArborApiDeps {
   subscriptions: vscode.Disposable[];
 }
 
-const agentIdSchema = lazySchema(() =>
+const agentIdSchema = once(() =>
   z.string().min(1).max(300),
 );
-const messageSchema = lazySchema(() =>
+const messageSchema = once(() =>
   z.string().max(100_000).regex(/\S/, 'must not be blank'),
 );
 
@@ -83,7 +83,7 @@ export function createArborApi({ version, runtime, startInteractive, subscriptio
       }
     }),
   );
-  const liveAgent = (id: unknown): Agent | undefined => runtime.agents.get(parseArgument(agentIdSchema, id, 'The agent id'));
+  const liveAgent = (id: unknown): Agent | undefined => runtime.agents.get(parseArgument(agentIdSchema(), id, 'The agent id'));
   return {
     version,
     startAgent(request: unknown, options?: unknown) {
@@ -95,7 +95,7 @@ export function createArborApi({ version, runtime, startInteractive, subscriptio
       return agent ? runtime.stop(agent) : { accepted: true };
     },
     sendMessage(id: string, text: string) {
-      const message = parseArgument(messageSchema, text, 'The message');
+      const message = parseArgument(messageSchema(), text, 'The message');
       const agent = liveAgent(id);
       if (!agent) throw new ArborError('AGENT_DISPOSED', `No live agent has the id ${JSON.stringify(id)}; listAgents() names the live ones.`);
       runtime.sendFromUser(agent, message);

@@ -3,8 +3,7 @@ import { messageOf } from '../../core';
 import { formatApprovalRule, parseApprovalRule, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
 import { RULES_SETTING, type EditorApprovalRuleStore } from './ruleStore';
 
-export const MANAGE_APPROVALS_COMMAND = 'arbor.manageApprovals';
-export const REMOVE_RULE_TOOLTIP = 'Remove rule';
+const REMOVE_RULE_TOOLTIP = 'Remove rule';
 
 const SCOPE_LABEL: Record<ApprovalRule['scope'], string> = {
   workspace: 'this workspace',
@@ -16,7 +15,13 @@ const EMPTY_STATE = 'No approval rules yet';
 const EMPTY_STATE_DETAIL = 'When an agent asks, "Allow for this workspace" or "Allow always" adds one; or add one below.';
 const LISTED_STATE = 'Remove a rule with its trash button (or select it), or add one';
 
-interface RuleItem extends vscode.QuickPickItem {
+/** What Manage Approvals has open: the list of rules, and the question that confirms removing one. */
+export interface OpenApprovals {
+  list?: vscode.QuickPick<RuleItem>;
+  confirmation?: vscode.QuickPick<vscode.QuickPickItem>;
+}
+
+export interface RuleItem extends vscode.QuickPickItem {
   rule?: ApprovalRule;
   command?: 'add' | 'settings' | 'none';
 }
@@ -39,28 +44,29 @@ function explain(rule: ApprovalRule): string {
 /**
  * Arbor: Manage Approvals...: one quick pick that lists every rule in force with where it lives,
  * removes one (its trash button, or select it and confirm) and adds one (typed, checked, then
- * stored for this workspace or always). The list follows the store as it changes.
+ * stored for this workspace or always). The list follows the store as it changes. The command is
+ * registered at start; this part loads when it first runs (src/extension/parts.ts).
  */
 export class ManageApprovals implements vscode.Disposable {
-  /** The open list (tests read what it shows). */
-  current: vscode.QuickPick<RuleItem> | undefined;
+  /** The open list. */
+  private current: vscode.QuickPick<RuleItem> | undefined;
   /** The open "remove this rule?" question. */
-  confirmation: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+  private confirmation: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+  private readonly changed = new vscode.EventEmitter<OpenApprovals>();
+  /** Fires with what is open whenever the list or a "remove this rule?" question opens or closes. */
+  readonly onDidChangeOpen = this.changed.event;
 
   constructor(
     private readonly store: EditorApprovalRuleStore,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  register(): vscode.Disposable {
-    return vscode.commands.registerCommand(MANAGE_APPROVALS_COMMAND, () => this.show());
-  }
-
   /** Opens the list and returns; the list stays open until it is dismissed. */
   show(): void {
     this.current?.dispose();
     const picker = vscode.window.createQuickPick<RuleItem>();
     this.current = picker;
+    this.fireChanged();
     picker.title = 'Arbor: Approval Rules';
     picker.matchOnDescription = true;
     picker.matchOnDetail = true;
@@ -99,7 +105,10 @@ export class ManageApprovals implements vscode.Disposable {
     picker.onDidHide(() => {
       listening.dispose();
       picker.dispose();
-      if (this.current === picker) this.current = undefined;
+      if (this.current === picker) {
+        this.current = undefined;
+        this.fireChanged();
+      }
     });
     picker.show();
   }
@@ -107,6 +116,11 @@ export class ManageApprovals implements vscode.Disposable {
   dispose(): void {
     this.current?.dispose();
     this.confirmation?.dispose();
+    this.changed.dispose();
+  }
+
+  private fireChanged(): void {
+    this.changed.fire({ list: this.current, confirmation: this.confirmation });
   }
 
   private async remove(rule: ApprovalRule): Promise<void> {
@@ -125,6 +139,7 @@ export class ManageApprovals implements vscode.Disposable {
     const remove = `Remove "${formatApprovalRule(rule)}"`;
     const confirm = vscode.window.createQuickPick();
     this.confirmation = confirm;
+    this.fireChanged();
     confirm.title = 'Arbor: Approval Rules';
     confirm.placeholder = explain(rule);
     confirm.items = [{ label: remove, description: SCOPE_LABEL[rule.scope] }, { label: 'Keep it' }];
@@ -137,7 +152,10 @@ export class ManageApprovals implements vscode.Disposable {
       });
       confirm.onDidHide(() => {
         confirm.dispose();
-        if (this.confirmation === confirm) this.confirmation = undefined;
+        if (this.confirmation === confirm) {
+          this.confirmation = undefined;
+          this.fireChanged();
+        }
         resolve();
       });
       confirm.show();

@@ -27,11 +27,6 @@ export class UsageStatusBar extends Disposable {
     this.update();
   }
 
-  /** The item's text as it is now (tests read it). */
-  get text(): string {
-    return this.item.text;
-  }
-
   update(): void {
     const runs = this.runtime.budgets.liveRuns();
     if (runs.length === 0) {

@@ -6,9 +6,12 @@ import { parseAgentArgument } from '../commandArguments';
 import { parsedArgument } from '../errorReporting';
 import type { ConversationPanels } from './conversationPanels';
 
+export const CONVERSATION_VIEW_TYPE = 'arbor.conversation';
+
 export interface ConversationCommandDeps {
   runtime: Runtime;
-  conversations: ConversationPanels;
+  /** The conversation views, made with the first one opened. */
+  conversations: () => ConversationPanels;
   log: vscode.LogOutputChannel;
 }
 
@@ -23,7 +26,7 @@ export function registerConversationCommands({ runtime, conversations, log }: Co
       const given = parsedArgument(log, () => parseAgentArgument(runtime, 'Arbor: Open Conversation', node));
       const agent = given && runtime.agents.isLive(given) ? given : await pickAgent(runtime);
       if (!agent) return undefined;
-      conversations.open(agent);
+      conversations().open(agent);
       return agent.id;
     }),
   ];

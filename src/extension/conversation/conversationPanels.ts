@@ -17,20 +17,18 @@ import type { Runtime, RuntimeEvent } from '../../core';
 import { salvagedSessionWarning, type AgentKind, type SessionDamage, type SessionEvent, type SessionHeader } from '../../core/sessions';
 import { doingOf } from '../agents/agentPresentation';
 import { Disposable } from '../disposable';
+import { CONVERSATION_VIEW_TYPE } from './conversationCommands';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;
-export const CONVERSATION_VIEW_TYPE = 'arbor.conversation';
 
-/** What a conversation view has been sent so far: tests and measurements read it. */
-export interface ConversationStats {
-  snapshots: number;
-  /** `items` messages: only the items that changed. */
-  itemUpdates: number;
-  states: number;
-  errors: number;
-  /** Size of everything posted, as JSON characters. */
-  bytes: number;
+/** One agent's open conversation view: the handler of what its webview posts, and closing it. */
+export interface ConversationView {
+  readonly agentId: string;
+  /** Handles one message from the view; returns the replies it posted right away. */
+  receive(raw: unknown): HostToWebviewMessage[];
+  /** Closes the view. */
+  dispose(): void;
 }
 
 export interface ConversationPanelsDeps {
@@ -80,11 +78,15 @@ type Shown = Agent | SavedConversation;
 /**
  * One conversation view (a webview panel) per agent: the conversation live as the agent works,
  * its state, and independent Send and Stop. Runtime events are routed to the view of their
- * agent, coalesced, and sent as what changed; a view that (re)loads gets a full snapshot.
+ * agent, coalesced, and sent as what changed; a view that (re)loads gets a full snapshot. Made
+ * (and its part loaded, src/extension/parts.ts) when the first view opens or comes back.
  */
 export class ConversationPanels extends Disposable {
   private readonly panels = new Map<string, ConversationPanel>();
   private disposed = false;
+  private readonly posted = new vscode.EventEmitter<{ view: ConversationView; message: HostToWebviewMessage }>();
+  /** Fires with each message a view is sent, as it is posted. */
+  readonly onDidPost = this.posted.event;
 
   constructor(private readonly deps: ConversationPanelsDeps) {
     super();
@@ -136,7 +138,7 @@ export class ConversationPanels extends Disposable {
    */
   async restore(webviewPanel: vscode.WebviewPanel, rawState: unknown): Promise<void> {
     if (this.disposed) return;
-    const state = conversationViewStateSchema.safeParse(rawState);
+    const state = conversationViewStateSchema().safeParse(rawState);
     const id = state.success ? state.data.agentId : undefined;
     try {
       if (id === undefined) throw new ArborError('INPUT_INVALID', 'the view kept no valid agent id');
@@ -158,32 +160,13 @@ export class ConversationPanels extends Disposable {
   }
 
   private adopt(webviewPanel: vscode.WebviewPanel, shown: Shown): void {
-    const panel = new ConversationPanel(webviewPanel, shown, this.deps, () => this.panels.delete(shown.id));
+    const panel = new ConversationPanel(webviewPanel, shown, this.deps, () => this.panels.delete(shown.id), (view, message) => this.posted.fire({ view, message }));
     this.panels.set(shown.id, panel);
   }
 
-  isOpen(agentId: string): boolean {
-    return this.panels.has(agentId);
-  }
-
-  /**
-   * Hands a raw message to the agent's view handler exactly as if its webview had posted it,
-   * and returns what the handler posted back right away (tests inject untrusted input here).
-   */
-  receive(agentId: string, raw: unknown): HostToWebviewMessage[] {
-    const panel = this.panels.get(agentId);
-    if (!panel) throw new Error(`No conversation view is open for agent ${agentId}.`);
-    return panel.receive(raw);
-  }
-
-  stats(agentId: string): ConversationStats | undefined {
-    const stats = this.panels.get(agentId)?.stats;
-    return stats && { ...stats };
-  }
-
-  /** Closes the agent's view (tests). */
-  close(agentId: string): void {
-    this.panels.get(agentId)?.dispose();
+  /** The agent's open view, if there is one. */
+  view(agentId: string): ConversationView | undefined {
+    return this.panels.get(agentId);
   }
 
   /**
@@ -195,10 +178,11 @@ export class ConversationPanels extends Disposable {
     super.dispose();
     for (const panel of [...this.panels.values()]) panel.release();
     this.panels.clear();
+    this.posted.dispose();
   }
 }
 
-class ConversationPanel extends Disposable {
+class ConversationPanel extends Disposable implements ConversationView {
   private agent: Shown;
   private model: ConversationModel;
   /** The view has posted 'ready' since it last (re)loaded, so it takes updates. */
@@ -206,13 +190,13 @@ class ConversationPanel extends Disposable {
   private lastState = '';
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
-  readonly stats: ConversationStats = { snapshots: 0, itemUpdates: 0, states: 0, errors: 0, bytes: 0 };
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
     agent: Shown,
     private readonly deps: ConversationPanelsDeps,
     private readonly onDisposed: () => void,
+    private readonly onPosted: (view: ConversationView, message: HostToWebviewMessage) => void,
   ) {
     super();
     this.agent = agent;
@@ -228,6 +212,10 @@ class ConversationPanel extends Disposable {
       }),
     );
     this._register(panel.onDidDispose(() => this.dispose()));
+  }
+
+  get agentId(): string {
+    return this.agent.id;
   }
 
   /** Follows a new agent object under the same session id (the session was resumed). */
@@ -303,7 +291,7 @@ class ConversationPanel extends Disposable {
       }
       action(this.agent);
     } catch (err) {
-      const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema.safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
+      const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema().safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
       const message = isArborError(err) ? err.message : `Could not ${what}: ${messageOf(err)}`;
       this.deps.log.error(`Conversation view of "${this.agent.label}": ${what} failed: ${message}`);
       return [this.post({ type: 'error', code, message })];
@@ -372,14 +360,9 @@ class ConversationPanel extends Disposable {
   }
 
   private post(message: HostToWebviewMessage): HostToWebviewMessage {
-    const json = JSON.stringify(message);
-    this.stats.bytes += json.length;
-    if (message.type === 'snapshot') this.stats.snapshots++;
-    else if (message.type === 'items') this.stats.itemUpdates++;
-    else if (message.type === 'state') this.stats.states++;
-    else this.stats.errors++;
     if (message.type === 'snapshot' || message.type === 'state') this.lastState = JSON.stringify(message.state);
     void this.panel.webview.postMessage(message);
+    this.onPosted(this, message);
     return message;
   }
 }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { ArborError, messageOf, type Runtime } from '../../core';
 import type { Agent, TurnEngine } from '../../core/agents';
-import { commandLineOf, externalEngineForResume, findExternalAgent, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
+import { commandLineOf, findExternalAgent, startExternalAgentTool, type ExternalAgentConfig, type ExternalChildStarter } from '../../core/external';
 import type { SessionLog } from '../../core/sessions';
+import { externalRunsPart } from '../parts';
 import { ExternalAgentSettings } from './externalAgentSettings';
 
 /** Turn errors that need the person to do something outside Arbor: said in a notification, not only the log. */
@@ -34,7 +35,8 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
   let tool: { dispose(): void } | undefined;
   const offerTool = (): void => {
     tool?.dispose();
-    tool = settings.list().length > 0 ? runtime.registerTool(startExternalAgentTool(runtime, settings)) : undefined;
+    const startChild: ExternalChildStarter = (...args) => externalRunsPart().startExternalChild(...args);
+    tool = settings.list().length > 0 ? runtime.registerTool(startExternalAgentTool(runtime, settings, startChild)) : undefined;
   };
   offerTool();
 
@@ -58,7 +60,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
   const run = async (config: ExternalAgentConfig, task: string): Promise<Agent | undefined> => {
     const secretEnv = await askSecrets(config);
     if (!secretEnv) return undefined;
-    const agent = startExternalRoot(runtime, { config, prompt: task, secretEnv });
+    const agent = externalRunsPart().startExternalRoot(runtime, { config, prompt: task, secretEnv });
     log.info(`Started external agent "${agent.label}" (${agent.id}): ${commandLineOf(config)}`);
     return agent;
   };
@@ -67,7 +69,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
     const config = findExternalAgent(settings.list(), past.header.external ?? '');
     const secretEnv = await askSecrets(config);
     if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${config.secretEnv.join(', ')}).`, { name: config.name });
-    return externalEngineForResume(runtime, past, { config, secretEnv });
+    return externalRunsPart().externalEngineForResume(runtime, past, { config, secretEnv });
   };
 
   context.subscriptions.push(

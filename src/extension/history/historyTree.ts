@@ -26,8 +26,9 @@ export class HistoryTreeProvider extends Disposable implements vscode.TreeDataPr
   private timer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<HistoryNode> | undefined;
   private stale = false;
-  /** Refreshes of the list so far, full or incremental (tests check that bursts coalesce). */
-  reads = 0;
+  private readonly read = new vscode.EventEmitter<void>();
+  /** Fires as the list reads the session folder, in full or only the sessions that changed. */
+  readonly onDidRead = this.read.event;
 
   constructor(
     private readonly runtime: Runtime,
@@ -78,7 +79,7 @@ export class HistoryTreeProvider extends Disposable implements vscode.TreeDataPr
     this.changedIds.clear();
     const store = this.store;
     this.nodes = (async () => {
-      this.reads++;
+      this.read.fire();
       try {
         const update = await store.sessionEntries(ids);
         const replaced = new Set([...ids, ...update.sessions.map((s) => s.header.id)]);
@@ -162,6 +163,7 @@ export class HistoryTreeProvider extends Disposable implements vscode.TreeDataPr
     if (this.timer) clearTimeout(this.timer);
     super.dispose();
     this.changed.dispose();
+    this.read.dispose();
   }
 
   private scheduleRefresh(): void {
@@ -175,7 +177,7 @@ export class HistoryTreeProvider extends Disposable implements vscode.TreeDataPr
 
   private async load(): Promise<HistoryNode[]> {
     if (!this.store) return [{ type: 'notice', message: 'Sessions are kept in memory only: this editor gives Arbor no local storage folder.' }];
-    this.reads++;
+    this.read.fire();
     try {
       this.catalog = await this.store.listSessions();
       return historyNodes(this.catalog);

@@ -11,7 +11,7 @@
 //   interaction mode (the run request schema has no such key, and internal keys are refused).
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { lazySchema, type Runtime } from '../../core';
+import { once, type Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import { describeOutcome, whenRunSettles, type RunResult } from '../runs/runResult';
@@ -21,7 +21,7 @@ export const LIST_AGENTS_TOOL = 'arbor_list_agents';
 /** Arbor's own tools: never offered back to Arbor's agents through the VS Code tool bridge. */
 export const ARBOR_LM_TOOLS: readonly string[] = Object.freeze([RUN_AGENT_TOOL, LIST_AGENTS_TOOL]);
 
-const listInputSchema = lazySchema(() =>
+const listInputSchema = once(() =>
   z.object({}).passthrough(),
 );
 
@@ -87,7 +87,7 @@ class ListAgentsTool implements vscode.LanguageModelTool<unknown> {
   }
 
   invoke(options: vscode.LanguageModelToolInvocationOptions<unknown>): vscode.LanguageModelToolResult {
-    listInputSchema.parse(options.input ?? {});
+    listInputSchema().parse(options.input ?? {});
     const agents = this.runtime.agents.all().map((a) => ({
       id: a.id,
       label: a.label,

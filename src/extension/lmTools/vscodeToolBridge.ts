@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { messageOf } from '../../core';
 import * as z from 'zod';
-import { lazySchema, type Runtime } from '../../core';
+import { once, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
 import { Disposable } from '../disposable';
 import { ARBOR_LM_TOOLS } from './arborTools';
@@ -9,15 +9,15 @@ import { ARBOR_LM_TOOLS } from './arborTools';
 /** `arbor.tools.vscode`: which of VS Code's tools (`vscode.lm.tools`) agents are offered. */
 export const TOOLS_SETTING = 'tools.vscode';
 
-const selectionSchema = lazySchema(() => z.union([z.enum(['none', 'all']), z.array(z.string().trim().min(1))]));
-export type ToolSelection = z.output<typeof selectionSchema>;
+const selectionSchema = once(() => z.union([z.enum(['none', 'all']), z.array(z.string().trim().min(1))]));
+export type ToolSelection = z.output<ReturnType<typeof selectionSchema>>;
 
 /** The names a model API accepts for a function; a tool named otherwise cannot be offered. */
 const MODEL_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export function readToolSelection(onProblem: (message: string) => void): ToolSelection {
   const raw = vscode.workspace.getConfiguration('arbor').get<unknown>(TOOLS_SETTING, 'none');
-  const parsed = selectionSchema.safeParse(raw ?? 'none');
+  const parsed = selectionSchema().safeParse(raw ?? 'none');
   if (parsed.success) return parsed.data;
   onProblem(`arbor.${TOOLS_SETTING} must be "none", "all" or a list of tool names and tags; offering no VS Code tools.`);
   return 'none';

@@ -5,6 +5,7 @@ import { reportError } from '../errorReporting';
 import type { ArborSettings, ModelProviderSetting } from '../settings';
 import { ApiKeyStore, normalizeBaseUrl } from './apiKeys';
 import { listLanguageModels, type LanguageModelInfo } from './languageModelProvider';
+import type { MODEL_COMMANDS } from '../parts';
 
 export interface ModelCommandDeps {
   log: vscode.LogOutputChannel;
@@ -16,12 +17,15 @@ interface ModelItem extends vscode.QuickPickItem {
   apply?: () => Promise<ModelProviderSetting | undefined>;
 }
 
-/** Arbor: Select Model... and Arbor: Set API Key... */
-export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable[] {
-  return [
-    vscode.commands.registerCommand('arbor.selectModel', () => reportFailure(deps, 'Could not change the model', () => selectModel(deps))),
-    vscode.commands.registerCommand('arbor.setApiKey', () => reportFailure(deps, 'Could not store the API key', () => setApiKey(deps))),
-  ];
+/**
+ * What Arbor: Select Model... and Arbor: Set API Key... do; the commands are registered at start
+ * and this part loads with the first of them (src/extension/parts.ts).
+ */
+export function modelCommands(deps: ModelCommandDeps): Record<(typeof MODEL_COMMANDS)[number], () => Promise<unknown>> {
+  return {
+    'arbor.selectModel': () => reportFailure(deps, 'Could not change the model', () => selectModel(deps)),
+    'arbor.setApiKey': () => reportFailure(deps, 'Could not store the API key', () => setApiKey(deps)),
+  };
 }
 
 /** Runs a command's work; a failure is shown with what to do next and the command returns undefined. */
@@ -115,7 +119,7 @@ async function configureOpenAiCompatible(deps: ModelCommandDeps): Promise<ModelP
     value: current.baseUrl ?? '',
     ignoreFocusOut: true,
     validateInput: (v) => {
-      const parsed = openAiCompatibleSettingsSchema.shape.baseUrl.safeParse(v.trim());
+      const parsed = openAiCompatibleSettingsSchema().shape.baseUrl.safeParse(v.trim());
       return parsed.success ? undefined : parsed.error.issues[0]?.message;
     },
   });

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { ArborError, isArborError, messageOf, type Runtime } from '../../core';
 import type { JsonlSessionStore } from '../../core/sessions';
 import { parsedArgument, reportError } from '../errorReporting';
+import type { REVIEW_COMMANDS } from '../parts';
 import { filesChangedText, type ChangedFileNode } from './changedFileNode';
 import type { ChangedFilesIndex } from './changedFiles';
 import { recordedUri } from './originalContent';
@@ -36,7 +37,8 @@ const UNDO_CHOICE = 'Undo Changes';
 
 /**
  * Review, Keep and Undo of what an agent changed, per file and per agent, for live agents and
- * past sessions alike (a change set is keyed by session id and kept beside the session).
+ * past sessions alike (a change set is keyed by session id and kept beside the session). Made
+ * (and its part loaded) by the first of its commands.
  *
  * - Review opens the diffs, original (read-only, from the record) against the file as it is now:
  *   all of them in VS Code's multi-file diff editor when the editor has it, else one diff each.
@@ -53,42 +55,43 @@ export class ChangeReview {
 
   constructor(private readonly deps: ChangeReviewDeps) {}
 
-  register(): vscode.Disposable[] {
+  /** What Review, Keep and Undo do (the commands are registered at start: src/extension/parts.ts). */
+  commands(): Record<(typeof REVIEW_COMMANDS)[number], (arg?: unknown) => Promise<unknown>> {
     const { log } = this.deps;
-    return [
-      vscode.commands.registerCommand('arbor.reviewChanges', async (arg?: unknown) => {
+    return {
+      'arbor.reviewChanges': async (arg?: unknown) => {
         const target = parsedArgument(log, () => parseChangesTarget('Arbor: Review Changes', arg));
         return this.guard('Could not open the changes', async () => {
           if (target.kind === 'file') return this.reviewFile(target.file);
           const sessionId = await this.sessionOf(target, 'Arbor: Review Changes');
           return sessionId === undefined ? undefined : this.review(sessionId);
         });
-      }),
-      vscode.commands.registerCommand('arbor.keepChanges', async (arg?: unknown) => {
+      },
+      'arbor.keepChanges': async (arg?: unknown) => {
         const target = parsedArgument(log, () => parseChangesTarget('Arbor: Keep Changes', arg));
         return this.guard('Could not keep the changes', async () => {
           if (target.kind === 'file') return this.keepFile(target.file);
           const sessionId = await this.sessionOf(target, 'Arbor: Keep Changes');
           return sessionId === undefined ? undefined : this.keepAll(sessionId);
         });
-      }),
-      vscode.commands.registerCommand('arbor.undoChanges', async (arg?: unknown) => {
+      },
+      'arbor.undoChanges': async (arg?: unknown) => {
         const target = parsedArgument(log, () => parseChangesTarget('Arbor: Undo Changes', arg));
         return this.guard('Could not undo the changes', async () => {
           if (target.kind === 'file') return this.undoFile(target.file);
           const sessionId = await this.sessionOf(target, 'Arbor: Undo Changes');
           return sessionId === undefined ? undefined : this.undoAll(sessionId);
         });
-      }),
-      vscode.commands.registerCommand('arbor.keepFileChange', async (arg?: unknown) => {
+      },
+      'arbor.keepFileChange': async (arg?: unknown) => {
         const file = parsedArgument(log, () => parseChangedFile('Arbor: Keep', arg));
         return this.guard('Could not keep the change', () => this.keepFile(file));
-      }),
-      vscode.commands.registerCommand('arbor.undoFileChange', async (arg?: unknown) => {
+      },
+      'arbor.undoFileChange': async (arg?: unknown) => {
         const file = parsedArgument(log, () => parseChangedFile('Arbor: Undo', arg));
         return this.guard('Could not undo the change', () => this.undoFile(file));
-      }),
-    ];
+      },
+    };
   }
 
   /** Opens every change of a session; says so when there is none. */

@@ -1,5 +1,6 @@
 /** Review, Keep and Undo of the files each agent changed, and how those files show in the Agents view. */
-export { ChangeReview, type ChangeReviewDeps, type FileUndoOutcome, type ReviewOpened, type UndoOutcome } from './changeReview';
+// Review, Keep and Undo load with the first of their commands (src/extension/parts.ts): only their types are here.
+export type { ChangeReview, ChangeReviewDeps, FileUndoOutcome, ReviewOpened, UndoOutcome } from './changeReview';
 export { ChangedFilesIndex } from './changedFiles';
 export { filesChangedText, type ChangedFileNode } from './changedFileNode';
 export { changedFileItem, changedFilesTooltip } from './changedFileItem';

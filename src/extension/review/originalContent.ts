@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { lazySchema } from '../../core';
+import { once } from '../../core';
 import type { ChangeSets } from '../../core/workspace';
 
 export const ORIGINAL_SCHEME = 'arbor-original';
@@ -8,7 +8,7 @@ export const ORIGINAL_SCHEME = 'arbor-original';
 /** Which recorded content of a changed file a document shows. */
 export type RecordedSide = 'original' | 'written';
 
-const querySchema = lazySchema(() => z.object({
+const querySchema = once(() => z.object({
   session: z.string().min(1).max(1000),
   path: z.string().min(1).max(4096),
   side: z.enum(['original', 'written']),
@@ -33,7 +33,7 @@ export class OriginalContentProvider implements vscode.TextDocumentContentProvid
   constructor(private readonly changes: ChangeSets) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const query = querySchema.safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
+    const query = querySchema().safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
     if (!query.success) return 'This link does not name a change Arbor recorded (it needs a session, a path and a side).';
     const relative = query.data.path;
     const entry = (await this.changes.list(query.data.session)).find((f) => f.path === relative);

@@ -2,32 +2,32 @@
 // a `command:` link: it is parsed here first, and a bad one is INPUT_INVALID that changes nothing.
 import * as z from 'zod';
 import { Agent } from '../../core/agents';
-import { ArborError, lazySchema } from '../../core';
+import { ArborError, once } from '../../core';
 import type { ChangedFileNode } from './changedFileNode';
 
-const idSchema = lazySchema(() => z.string().min(1).max(1000));
+const idSchema = once(() => z.string().min(1).max(1000));
 
-const changedFileSchema = lazySchema(() => z.object({
+const changedFileSchema = once(() => z.object({
   type: z.literal('changed-file'),
-  sessionId: idSchema,
+  sessionId: idSchema(),
   path: z.string().min(1).max(4096),
   created: z.boolean(),
 }));
 
 /** An agent's (or a past session's) whole change set, or one file of it. */
-const targetSchema = lazySchema(() => z.union([
+const targetSchema = once(() => z.union([
   z.undefined(),
   z.instanceof(Agent),
-  idSchema,
-  changedFileSchema,
+  idSchema(),
+  changedFileSchema(),
   // A History row names its session at entry.header.id.
-  z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema }) }) }),
+  z.object({ type: z.literal('session'), entry: z.object({ header: z.object({ id: idSchema() }) }) }),
 ]));
 
 export type ChangesTarget = { kind: 'ask' } | { kind: 'session'; sessionId: string } | { kind: 'file'; file: ChangedFileNode };
 
 export function parseChangesTarget(command: string, arg: unknown): ChangesTarget {
-  const parsed = targetSchema.safeParse(arg);
+  const parsed = targetSchema().safeParse(arg);
   if (!parsed.success) {
     throw new ArborError(
       'INPUT_INVALID',
@@ -45,7 +45,7 @@ export function parseChangesTarget(command: string, arg: unknown): ChangesTarget
 
 /** Per-file Keep and Undo act on one changed file only. */
 export function parseChangedFile(command: string, arg: unknown): ChangedFileNode {
-  const parsed = changedFileSchema.safeParse(arg);
+  const parsed = changedFileSchema().safeParse(arg);
   if (!parsed.success) {
     throw new ArborError('INPUT_INVALID', `${command} takes a changed file of the Agents view; the argument it was given is not one.`, { issues: z.treeifyError(parsed.error) });
   }

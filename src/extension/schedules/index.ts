@@ -1,15 +1,16 @@
 // Scheduled runs: schedules read from the setting and the workspace file, a scheduler that
 // starts due runs while the window is open (and a missed one at startup when asked), the
-// Schedules view with Run Now, Pause and Resume, and each run's outcome as a notification and a
-// session in History.
+// Schedules view's nodes with Run Now, Pause and Resume, and each run's outcome as a
+// notification and a session in History. Only some users write schedules, so this part loads
+// when there is one, or a schedule command runs (schedulesOnDemand.ts, src/extension/parts.ts).
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type Runtime } from '../../core';
+import { ArborError, once } from '../../core';
 import type { Agent } from '../../core/agents';
-import type { AgentRuns } from '../agents/agentRuns';
 import type { RunResult } from '../runs/runResult';
 import type { Schedule } from './scheduleConfig';
 import { parsedArgument } from '../errorReporting';
+import type { ScheduleCommand, ScheduleDeps } from './schedulesOnDemand';
 import { ScheduleSources } from './scheduleSources';
 import { scheduledRun, type ScheduledRunEvents } from './scheduledRun';
 import { Scheduler, scheduleRecordSchema, type RunTrigger, type ScheduleRecord, type ScheduleStateStore } from './scheduler';
@@ -18,6 +19,7 @@ import { SchedulesTreeProvider } from './schedulesView';
 export type { Schedule } from './scheduleConfig';
 export type { Scheduler } from './scheduler';
 export type { SchedulesNode, SchedulesTreeProvider } from './schedulesView';
+export type { ScheduleDeps } from './schedulesOnDemand';
 
 const STATE_KEY = 'arbor.schedules.state';
 
@@ -31,13 +33,8 @@ export interface ScheduledRuns {
   onDidStartRun: vscode.Event<{ schedule: Schedule; agent: Agent; trigger: RunTrigger }>;
   /** A scheduled run settled; `notification` is what its notification said. */
   onDidFinishRun: vscode.Event<{ schedule: Schedule; result: RunResult; notification: string }>;
-}
-
-export interface ScheduleDeps {
-  context: vscode.ExtensionContext;
-  runtime: Runtime;
-  runs: AgentRuns;
-  log: vscode.LogOutputChannel;
+  /** What Run Now, Pause and Resume do (the commands are registered at start). */
+  commands: Record<ScheduleCommand, (arg?: unknown) => Promise<string | undefined>>;
 }
 
 export function createScheduledRuns({ context, runtime, runs, log }: ScheduleDeps): ScheduledRuns {
@@ -61,7 +58,6 @@ export function createScheduledRuns({ context, runtime, runs, log }: ScheduleDep
     changed: () => view.refresh(),
   });
   const view = new SchedulesTreeProvider(scheduler);
-  const treeView = vscode.window.createTreeView('arbor.schedules', { treeDataProvider: view });
   const sources = new ScheduleSources(
     (parsed) => {
       scheduler.setSchedules(parsed.schedules);
@@ -72,14 +68,14 @@ export function createScheduledRuns({ context, runtime, runs, log }: ScheduleDep
       void vscode.window.showWarningMessage(`Arbor: ${problem}`);
     },
   );
-  context.subscriptions.push(started, finished, scheduler, view, treeView, sources, ...registerScheduleCommands(scheduler, log));
+  context.subscriptions.push(started, finished, scheduler, view, sources);
   const ready = sources.read();
-  return { scheduler, view, sources, ready, onDidStartRun: started.event, onDidFinishRun: finished.event };
+  return { scheduler, view, sources, ready, onDidStartRun: started.event, onDidFinishRun: finished.event, commands: scheduleCommands(scheduler, log) };
 }
 
 function workspaceStateStore(memento: vscode.Memento, log: vscode.LogOutputChannel): ScheduleStateStore {
   const all = (): Record<string, ScheduleRecord> => {
-    const parsed = z.record(z.string(), scheduleRecordSchema).safeParse(memento.get<unknown>(STATE_KEY) ?? {});
+    const parsed = z.record(z.string(), scheduleRecordSchema()).safeParse(memento.get<unknown>(STATE_KEY) ?? {});
     if (parsed.success) return parsed.data;
     log.warn(`The saved state of the schedules is unreadable (${z.prettifyError(parsed.error)}); starting afresh.`);
     return {};
@@ -92,15 +88,15 @@ function workspaceStateStore(memento: vscode.Memento, log: vscode.LogOutputChann
   };
 }
 
-const scheduleArgumentSchema = lazySchema(() =>
+const scheduleArgumentSchema = once(() =>
   z.union([z.undefined(), z.string().min(1).max(100), z.object({ type: z.literal('schedule'), name: z.string().min(1).max(100) })]),
 );
 
-function registerScheduleCommands(scheduler: Scheduler, log: vscode.LogOutputChannel): vscode.Disposable[] {
+function scheduleCommands(scheduler: Scheduler, log: vscode.LogOutputChannel): ScheduledRuns['commands'] {
   /** The schedule named by a node or a name; a bad argument rejects the command and changes nothing. */
   const named = (command: string, arg: unknown): string | undefined =>
     parsedArgument(log, () => {
-      const parsed = scheduleArgumentSchema.safeParse(arg);
+      const parsed = scheduleArgumentSchema().safeParse(arg);
       if (!parsed.success) throw new ArborError('INPUT_INVALID', `${command} takes a schedule's name or a node of the Schedules view.`);
       const name = typeof parsed.data === 'string' ? parsed.data : parsed.data?.name;
       if (name !== undefined && !scheduler.get(name)) throw new ArborError('INPUT_INVALID', `${command}: there is no schedule named "${name}".`, { name });
@@ -113,18 +109,19 @@ function registerScheduleCommands(scheduler: Scheduler, log: vscode.LogOutputCha
     );
     return picked?.label;
   };
-  const command = (id: string, title: string, act: (name: string) => void): vscode.Disposable =>
-    vscode.commands.registerCommand(id, async (arg?: unknown) => {
+  const command =
+    (title: string, act: (name: string) => void) =>
+    async (arg?: unknown): Promise<string | undefined> => {
       const name = named(title, arg) ?? (await pick(title));
       if (name === undefined) return undefined;
       act(name);
       return name;
-    });
-  return [
-    command('arbor.runScheduleNow', 'Arbor: Run Schedule Now', (name) => {
+    };
+  return {
+    'arbor.runScheduleNow': command('Arbor: Run Schedule Now', (name) => {
       if (!scheduler.runNow(name)) void vscode.window.showInformationMessage(`Arbor: "${name}" is running already.`);
     }),
-    command('arbor.pauseSchedule', 'Arbor: Pause Schedule', (name) => scheduler.pause(name)),
-    command('arbor.resumeSchedule', 'Arbor: Resume Schedule', (name) => scheduler.resume(name)),
-  ];
+    'arbor.pauseSchedule': command('Arbor: Pause Schedule', (name) => scheduler.pause(name)),
+    'arbor.resumeSchedule': command('Arbor: Resume Schedule', (name) => scheduler.resume(name)),
+  };
 }

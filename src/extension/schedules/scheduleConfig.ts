@@ -4,9 +4,9 @@
 import { messageOf } from '../../core';
 import { parseCronExpression } from 'cron-schedule';
 import * as z from 'zod';
-import { lazySchema, runLimitsSchema, type RunLimitsInput } from '../../core';
+import { once, runLimitsSchema, type RunLimitsInput } from '../../core';
 
-export const scheduleEntrySchema = lazySchema(() =>
+export const scheduleEntrySchema = once(() =>
   z
     .object({
       name: z.string().trim().min(1).max(100),
@@ -56,7 +56,7 @@ export function parseSchedules(raw: unknown, source: string): ParsedSchedules {
   const problems: string[] = [];
   list.forEach((entry: unknown, index) => {
     const where = `${source}[${index}]${isRecord(entry) && typeof entry.name === 'string' ? ` ("${entry.name}")` : ''}`;
-    const parsed = scheduleEntrySchema.safeParse(entry);
+    const parsed = scheduleEntrySchema().safeParse(entry);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : 'the entry'}: ${i.message}`).join('; ');
       problems.push(`${where} is skipped: ${issues}.`);

@@ -7,9 +7,7 @@ import * as vscode from 'vscode';
 import { messageOf } from '../../core';
 import { Disposable } from '../disposable';
 import { mergeSchedules, parseSchedules, type ParsedSchedules } from './scheduleConfig';
-
-export const SCHEDULES_SETTING = 'schedules';
-export const SCHEDULES_FILE = '.arbor/schedules.json';
+import { SCHEDULES_FILE, SCHEDULES_SETTING } from './schedulesOnDemand';
 
 export class ScheduleSources extends Disposable {
   private reported = new Set<string>();

@@ -13,13 +13,13 @@
 //   clock change is seen within that time.
 import { messageOf } from '../../core';
 import * as z from 'zod';
-import { lazySchema } from '../../core';
+import { once } from '../../core';
 import type { Schedule } from './scheduleConfig';
 
 export const MAX_TIMER_MS = 60_000;
 
 /** How a schedule's last run ended, as saved and shown. */
-export const lastOutcomeSchema = lazySchema(() =>
+export const lastOutcomeSchema = once(() =>
   z.object({
     at: z.string(),
     /** completed, aborted, error, budget... or `failed-to-start`. */
@@ -29,17 +29,17 @@ export const lastOutcomeSchema = lazySchema(() =>
     sessionId: z.string().optional(),
   }),
 );
-export type LastOutcome = z.output<typeof lastOutcomeSchema>;
+export type LastOutcome = z.output<ReturnType<typeof lastOutcomeSchema>>;
 
 /** What is kept per schedule name across reloads (workspace state: data on disk, parsed on read). */
-export const scheduleRecordSchema = lazySchema(() =>
+export const scheduleRecordSchema = once(() =>
   z.object({
     since: z.string().optional(),
     paused: z.boolean().optional(),
-    lastOutcome: lastOutcomeSchema.optional(),
+    lastOutcome: lastOutcomeSchema().optional(),
   }),
 );
-export type ScheduleRecord = z.output<typeof scheduleRecordSchema>;
+export type ScheduleRecord = z.output<ReturnType<typeof scheduleRecordSchema>>;
 
 export interface ScheduleStateStore {
   get(name: string): ScheduleRecord;

@@ -1,3 +1,4 @@
 /** Agents in a git worktree of their own: starting them, and Review / Keep / Discard of their work. */
-export { WorktreeRuns, WORKTREE_BASE_SCHEME, type WorktreeEntry } from './worktreeRuns';
-export { registerWorktreeCommands } from './worktreeCommands';
+export { registerWorktreeCommands, WORKTREE_BASE_SCHEME } from './worktreeCommands';
+// The worktree runs load on first use (src/extension/parts.ts): only their types are here.
+export type { WorktreeEntry, WorktreeRuns } from './worktreeRuns';

@@ -1,4 +1,5 @@
-// Start Agent in a Worktree, and Review / Keep / Discard of a worktree agent's changes.
+// Start Agent in a Worktree, and Review / Keep / Discard of a worktree agent's changes. The
+// commands are registered at start; the worktree runs themselves load with the first of them.
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
@@ -6,7 +7,11 @@ import { parseAgentArgument } from '../commandArguments';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { WorktreeEntry, WorktreeRuns } from './worktreeRuns';
 
-export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRuns, log: vscode.LogOutputChannel): vscode.Disposable[] {
+/** The scheme of a worktree file's base side in a Review. */
+export const WORKTREE_BASE_SCHEME = 'arbor-worktree-base';
+
+export function registerWorktreeCommands(runtime: Runtime, loadWorktrees: () => WorktreeRuns, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const worktrees = { get: (id: string) => loadWorktrees().get(id), list: () => loadWorktrees().list() };
   /** The node's worktree agent, or (from the palette) the one the user picks. */
   const entryOf = async (title: string, arg: unknown): Promise<WorktreeEntry | undefined> => {
     const node = arg === undefined ? undefined : parsedArgument(log, () => parseAgentArgument(runtime, title, arg));
@@ -53,7 +58,7 @@ export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRu
       try {
         const parsed = await askTask(request);
         if (!parsed) return undefined;
-        const agent = await worktrees.start(parsed);
+        const agent = await loadWorktrees().start(parsed);
         void vscode.commands.executeCommand('arbor.agents.focus');
         return agent.id;
       } catch (err) {
@@ -63,12 +68,12 @@ export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRu
     }),
     vscode.commands.registerCommand(
       'arbor.reviewWorktree',
-      guarded('Arbor: Review Worktree Changes', async (entry) => (await worktrees.review(entry.agent.id)).length),
+      guarded('Arbor: Review Worktree Changes', async (entry) => (await loadWorktrees().review(entry.agent.id)).length),
     ),
     vscode.commands.registerCommand(
       'arbor.keepWorktree',
       guarded('Arbor: Keep Worktree Changes', async (entry) => {
-        const applied = await worktrees.keep(entry.agent.id);
+        const applied = await loadWorktrees().keep(entry.agent.id);
         void vscode.window.showInformationMessage(
           applied.length === 0 ? `"${entry.agent.label}" changed nothing; its worktree is removed.` : `Applied ${applied.length} change(s) of "${entry.agent.label}" to your files.`,
         );
@@ -77,7 +82,7 @@ export function registerWorktreeCommands(runtime: Runtime, worktrees: WorktreeRu
     ),
     vscode.commands.registerCommand(
       'arbor.discardWorktree',
-      guarded('Arbor: Discard Worktree', (entry) => worktrees.discard(entry.agent.id)),
+      guarded('Arbor: Discard Worktree', (entry) => loadWorktrees().discard(entry.agent.id)),
     ),
   ];
 }

@@ -7,27 +7,29 @@
  * core checks the patch first); Keep and Discard wait until no agent of the run is running; a
  * worktree whose changes were kept or discarded is removed, and its agent ended, since it has
  * nowhere left to work.
+ *
+ * Only some users start one, so this loads the first time a worktree command runs
+ * (src/extension/parts.ts).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { ArborError, lazySchema, type Runtime } from '../../core';
+import { ArborError, once, type Runtime } from '../../core';
 import { labelFromPrompt, type Agent } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
 import type { ModelProvider } from '../../core/models';
 import { NodeWorkspace, baseContent, createWorktree, discardWorktree, keepWorktree, worktreeChanges, type GitWorktree, type WorktreeChange } from '../../core/workspace';
 import type { AgentRuns } from '../agents/agentRuns';
 import { reportError } from '../errorReporting';
-
-export const WORKTREE_BASE_SCHEME = 'arbor-worktree-base';
+import { WORKTREE_BASE_SCHEME } from './worktreeCommands';
 
 export interface WorktreeEntry {
   readonly agent: Agent;
   readonly worktree: GitWorktree;
 }
 
-const baseQuerySchema = lazySchema(() => z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) }));
+const baseQuerySchema = once(() => z.object({ agent: z.string().min(1).max(1000), path: z.string().min(1).max(4096) }));
 
 export class WorktreeRuns implements vscode.TextDocumentContentProvider {
   private readonly entries = new Map<string, WorktreeEntry>();
@@ -108,7 +110,7 @@ export class WorktreeRuns implements vscode.TextDocumentContentProvider {
 
   /** The base side of a Review: the file at the worktree's base commit (empty when it is new there or deleted here). */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const query = baseQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
+    const query = baseQuerySchema().safeParse(Object.fromEntries(new URLSearchParams(uri.query)));
     if (!query.success) return 'This link does not name a worktree change (it needs an agent and a path).';
     if (uri.fragment === 'deleted') return '';
     const entry = this.entries.get(query.data.agent);

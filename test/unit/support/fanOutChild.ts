@@ -14,7 +14,7 @@ import { JsonlSessionStore } from '../../../src/core/sessions';
 async function main(): Promise<void> {
   const [dir, kText] = process.argv.slice(2);
   const k = Number(kText);
-  const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+  const noop: RuntimeTool = { name: 'noop', description: 'does nothing', schema: () => z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
   const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
   const model = new ScriptedModel({
     version: 1,

@@ -1,0 +1,7 @@
+/**
+ * Running external agents (Agent Client Protocol): their engine, connection, processes and
+ * terminals. Only some users configure one, so this part loads the first time one starts or
+ * resumes (src/extension/parts.ts); the settings, the command and the tool that start them stay
+ * in the start bundle.
+ */
+export { externalEngineForResume, startExternalChild, startExternalRoot } from '../../core/external';
