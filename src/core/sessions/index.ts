@@ -20,7 +20,8 @@ export { SESSION_FORMAT_VERSION } from './types';
 export { MemorySessionLog, memorySessionLogs } from './memoryLog';
 export { sessionEventSchema, sessionHeaderSchema } from './schema';
 export { sessionFileName, sessionIdFromFileName, SESSION_FILE_EXTENSION } from './sessionFileName';
-export { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
+export { JsonlSessionLog } from './jsonlSessionLog';
+export { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
 export {
   JsonlSessionStore,
   type JsonlSessionStoreOptions,
