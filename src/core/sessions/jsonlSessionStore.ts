@@ -6,7 +6,7 @@ import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
-import { sessionFileBytes } from './logFileWrite';
+import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, WindowLock } from './sessionLock';
 import { errorText, readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';

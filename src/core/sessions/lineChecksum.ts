@@ -27,23 +27,6 @@ export function checksummedLineBytes(json: string): number {
   return PREFIX_LENGTH + Buffer.byteLength(json, 'utf8');
 }
 
-/**
- * About how many bytes the line of a checked event takes: its strings' lengths and a few bytes
- * for each key and value. Enough for the size threshold, without serializing the event twice.
- */
-export function approximateLineBytes(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2;
-  if (typeof value !== 'object' || value === null) return 8;
-  let bytes = 20; // the checksum, braces and newline
-  if (Array.isArray(value)) {
-    for (const item of value as unknown[]) bytes += approximateLineBytes(item) + 1;
-    return bytes;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key in record) bytes += key.length + 4 + approximateLineBytes(record[key]);
-  return bytes;
-}
-
 /** The line for one JSON object (`json` starts with `{` and is not `{}`), without its newline. */
 export function withChecksum(json: string): string {
   return `${PREFIX}${hex(crc32(json))}",${json.slice(1)}`;

@@ -3,8 +3,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { close, fstat, fsync, mkdir, open, rename, rm, stat, statWhileWriting, writeAll, type OpenFile, type Steps } from './fileSteps';
-import { withChecksum } from './lineChecksum';
-import type { SessionEvent, SessionHeader } from './types';
 
 /**
  * How one batch of a session log reaches its file, written once as steps (see fileSteps) and
@@ -28,36 +26,43 @@ export interface FileIdentity {
   ino: bigint;
 }
 
-/** What a batch write asks of its log, read when each step needs it. */
-export interface BatchWrite {
-  file: string;
-  sessionId: string;
+/** What the write steps ask of the log whose file they write, read when each step needs it. */
+export interface LogFile {
+  readonly file: string;
+  readonly sessionId: string;
   /** The file this log wrote, once known. */
-  identity(): FileIdentity | undefined;
-  /** The file's identity, learned by the write. */
+  fileIdentity(): FileIdentity | undefined;
+  /** The file's identity, learned by a write. */
   learned(identity: FileIdentity): void;
-  /** False once the write is superseded. */
-  current(): boolean;
-  /** Whether this write is fsynced. */
-  syncs(): boolean;
-  /** Whether a rewritten file is fsynced. */
-  fsyncRewrite: boolean;
-  /** The file as this batch should leave it: the header and every event up to its last line. */
-  wholeFile(): Buffer;
+  /** Whether the write being made now is fsynced (`rewrite`: a lost file written again whole). */
+  syncs(rewrite: boolean): boolean;
+  /** The file as it should be with its first `lines` lines: the header and the events before. */
+  wholeFile(lines: number): Buffer;
   /** The file was written again whole, because of `why`. */
   restored(why: string): void;
 }
 
-/** Writes `data` at `offset`; returns the file's length after it, or undefined when superseded. */
-export function* writeBatchSteps(w: BatchWrite, data: Buffer, offset: number): Steps<number | undefined> {
-  const known = w.identity();
+/** One batch: its bytes, the offset they go to, and how many lines the file holds after them. */
+export interface BatchBytes {
+  data: Buffer;
+  offset: number;
+  linesUpTo: number;
+}
+
+/**
+ * Writes a batch; returns the file's length after it, or undefined when it is superseded
+ * (`current()` turned false: the synchronous flush wrote it meanwhile).
+ */
+export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => boolean): Steps<number | undefined> {
+  const { data, offset } = batch;
+  const known = w.fileIdentity();
   let file: OpenFile;
   if (known) {
     try {
       file = yield* open(w.file, fs.constants.O_WRONLY);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      return yield* rewriteSteps(w, 'it was deleted');
+      return yield* rewriteSteps(w, batch, current, 'it was deleted');
     }
   } else {
     file = yield* openExclusive(w.file, w.sessionId);
@@ -70,35 +75,35 @@ export function* writeBatchSteps(w: BatchWrite, data: Buffer, offset: number): S
       const first = yield* statWhileWriting(file, data, offset);
       if (first.stat) w.learned({ dev: first.stat.dev, ino: first.stat.ino });
       if (first.failed) throw first.error;
-      if (w.syncs()) yield* fsync(file);
+      if (w.syncs(false)) yield* fsync(file);
     } else {
       const now = yield* fstat(file);
-      lost = lostBecause(now, w.identity() ?? known, offset);
+      lost = lostBecause(now, w.fileIdentity() ?? known, offset);
       if (lost === undefined) {
-        if (!w.current()) return undefined;
+        if (!current()) return undefined;
         yield* writeAll(file, data, offset);
-        if (w.syncs()) yield* fsync(file);
+        if (w.syncs(false)) yield* fsync(file);
       }
     }
   } finally {
     yield* close(file);
   }
-  return lost === undefined ? offset + data.length : yield* rewriteSteps(w, lost);
+  return lost === undefined ? offset + data.length : yield* rewriteSteps(w, batch, current, lost);
 }
 
 /** The file is not the one the log wrote: write it whole beside it and move that over the path. */
-function* rewriteSteps(w: BatchWrite, why: string): Steps<number | undefined> {
-  const data = w.wholeFile();
+function* rewriteSteps(w: LogFile, batch: BatchBytes, current: () => boolean, why: string): Steps<number | undefined> {
+  const data = w.wholeFile(batch.linesUpTo);
   const temp = tempNameFor(w.file);
   yield* mkdir(path.dirname(w.file));
   const file = yield* open(temp, 'wx');
   try {
     yield* writeAll(file, data, 0);
-    if (w.fsyncRewrite) yield* fsync(file);
+    if (w.syncs(true)) yield* fsync(file);
   } finally {
     yield* close(file);
   }
-  if (!w.current()) {
+  if (!current()) {
     yield* rm(temp);
     return undefined;
   }
@@ -141,11 +146,4 @@ function lostBecause(now: fs.BigIntStats, identity: FileIdentity, expectedSize: 
 /** A name beside `file` that the catalog never lists (it does not end in `.jsonl`). */
 function tempNameFor(file: string): string {
   return `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-}
-
-/** A whole session file: the header and `events`, one checksummed line each. */
-export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
-  const parts = [withChecksum(JSON.stringify(header))];
-  for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
-  return Buffer.from(parts.join('\n') + '\n', 'utf8');
 }

@@ -2,8 +2,8 @@ import type { ArborError } from '../errors';
 import { runAsync, runSync } from './fileSteps';
 import type { FilePool } from './filePool';
 import type { FlushScheduler, FlushTarget } from './flushScheduler';
-import { approximateLineBytes, checksummedLineBytes, LineBuffer } from './lineChecksum';
-import { sessionFileBytes, writeBatchSteps, type BatchWrite, type FileIdentity } from './logFileWrite';
+import { writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
+import { LogLines } from './logLines';
 import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader } from './types';
@@ -39,10 +39,7 @@ interface Batch {
   linesUpTo: number;
   /** About how many bytes its lines take. */
   bytes: number;
-  /**
-   * Its bytes, made when the write runs (in its slot of the pool); a write's retry reuses them.
-   * The synchronous flush makes them at once.
-   */
+  /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
   data?: Buffer;
 }
 
@@ -70,10 +67,16 @@ export interface LogWriterInit {
 
 /** Delay between the tries to save what a failed close left. */
 const RETRY_MS = 5_000;
+/** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
+const always = (): boolean => true;
 
-export class LogWriter implements FlushTarget {
-  /** The header's JSON as it was when the log was made, for a new file's first line. */
-  private readonly headerJson: string | undefined;
+export class LogWriter implements FlushTarget, LogFile {
+  readonly file: string;
+  readonly sessionId: string;
+  /** Read at every append: kept here rather than behind `log`. */
+  private readonly policy: JsonlWritePolicy;
+  private readonly scheduler: FlushScheduler;
+  private readonly lines: LogLines;
   /** Lines handed to this writer (the header counts as one). */
   private appendedLines: number;
   /** Lines handed to a batch (written, or being written). */
@@ -90,6 +93,11 @@ export class LogWriter implements FlushTarget {
   private waiters: Waiter[] = [];
 
   constructor(private readonly log: LogWriterInit) {
+    this.file = log.file;
+    this.sessionId = log.header.id;
+    this.policy = log.policy;
+    this.scheduler = log.scheduler;
+    this.lines = new LogLines(log.header, log.events, !log.existing);
     if (log.existing) {
       this.appendedLines = this.takenLines = this.durableLines = 1 + log.events.length;
       this.nextOffset = log.existing.bytes;
@@ -97,8 +105,7 @@ export class LogWriter implements FlushTarget {
     } else {
       this.appendedLines = this.takenLines = this.durableLines = 0;
       this.nextOffset = 0;
-      this.headerJson = JSON.stringify(log.header);
-      this.enqueue(checksummedLineBytes(this.headerJson));
+      this.enqueue(this.lines.size(0));
     }
   }
 
@@ -109,7 +116,7 @@ export class LogWriter implements FlushTarget {
 
   /** The log appended `event` (the last of its events) to be written. */
   added(event: SessionEvent): void {
-    this.enqueue(approximateLineBytes(event));
+    this.enqueue(this.lines.sizeOf(event));
   }
 
   flush(): Promise<void> {
@@ -128,12 +135,12 @@ export class LogWriter implements FlushTarget {
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
     // Stryker disable next-line ArithmeticOperator: only the first allocation's size hint of the line buffer, which grows to what the lines need
     const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
-    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.linesBytes(fromLine, this.appendedLines, bytes) };
+    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.lines.bytes(fromLine, this.appendedLines, bytes) };
     let end: number;
     try {
       if (this.log.lock && !this.log.lock.isHeld) this.log.lock.acquireSync();
       // Nothing else runs meanwhile, so this write stays current and returns the file's length.
-      end = runSync(writeBatchSteps(this.batchWrite(batch, () => true), this.build(batch), offset)) as number;
+      end = runSync(writeBatchSteps(this, { data: this.build(batch), offset, linesUpTo: batch.linesUpTo }, always)) as number;
     } catch (e) {
       // Nothing moved: the lines wait as before, behind the in-flight write if one still runs.
       const error = this.writeError(e);
@@ -163,7 +170,7 @@ export class LogWriter implements FlushTarget {
 
   /** Withdraws from the store's timer and drops the next retry (a write starts, or the log is let go). */
   stop(): void {
-    this.log.scheduler.cancel(this);
+    this.scheduler.cancel(this);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
   }
@@ -177,7 +184,7 @@ export class LogWriter implements FlushTarget {
   private enqueue(bytes: number): void {
     this.pendingBytes += bytes;
     this.appendedLines++;
-    if (this.pendingBytes >= this.log.policy.maxBufferedBytes) this.startWrite();
+    if (this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
   }
 
@@ -186,21 +193,10 @@ export class LogWriter implements FlushTarget {
     return this.takenLines < this.appendedLines;
   }
 
-  /** Lines `from` to `to` (exclusive) as the file holds them: checksummed, one per line. */
-  private linesBytes(from: number, to: number, bytes: number): Buffer {
-    const buffer = new LineBuffer(bytes);
-    for (let line = from; line < to; line++) buffer.appendJson(line === 0 ? this.headerLine() : JSON.stringify(this.log.events[line - 1]));
-    return buffer.take();
-  }
-
-  private headerLine(): string {
-    return this.headerJson ?? JSON.stringify(this.log.header);
-  }
-
   /** The bytes of the batch about to be written. */
   private build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
-    batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
+    batch.data = this.lines.bytes(batch.fromLine, batch.linesUpTo, batch.bytes);
     // Stryker disable next-line ArithmeticOperator: read only once the batch is no longer in flight, and by then set again (the write's end, or the batch's offset after a failure)
     this.nextOffset = batch.offset + batch.data.length;
     return batch.data;
@@ -208,7 +204,7 @@ export class LogWriter implements FlushTarget {
 
   private scheduleWrite(): void {
     if (this.inFlight) return;
-    this.log.scheduler.schedule(this);
+    this.scheduler.schedule(this);
   }
 
   private startWrite(): void {
@@ -230,23 +226,30 @@ export class LogWriter implements FlushTarget {
     if (this.inFlight !== batch) return undefined;
     if (this.log.lock && !this.log.lock.isHeld) await this.log.lock.acquire();
     if (this.inFlight !== batch) return undefined;
-    return runAsync(writeBatchSteps(this.batchWrite(batch, () => this.inFlight === batch), this.build(batch), batch.offset));
+    return runAsync(writeBatchSteps(this, { data: this.build(batch), offset: batch.offset, linesUpTo: batch.linesUpTo }, () => this.inFlight === batch));
   }
 
-  /** What the write steps of `batch` ask of this log. */
-  private batchWrite(batch: Batch, current: () => boolean): BatchWrite {
-    return {
-      file: this.log.file,
-      sessionId: this.log.header.id,
-      identity: () => this.identity,
-      learned: (identity) => (this.identity = identity),
-      current,
-      // Always, or when a flush waits for this write.
-      syncs: () => this.log.policy.fsync || (this.log.policy.fsyncAtFlush === true && this.waiters.length > 0),
-      fsyncRewrite: this.log.policy.fsync,
-      wholeFile: () => sessionFileBytes(this.log.header, this.log.events.slice(0, batch.linesUpTo - 1)),
-      restored: (why) => this.log.problems.inform(fileRestoredError(this.log.header.id, this.log.file, why)),
-    };
+  // What the write steps ask of this log (LogFile).
+
+  fileIdentity(): FileIdentity | undefined {
+    return this.identity;
+  }
+
+  learned(identity: FileIdentity): void {
+    this.identity = identity;
+  }
+
+  /** Always, or when a flush waits for this write (a rewrite: only always). */
+  syncs(rewrite: boolean): boolean {
+    return this.policy.fsync || (!rewrite && this.policy.fsyncAtFlush === true && this.waiters.length > 0);
+  }
+
+  wholeFile(lines: number): Buffer {
+    return this.lines.whole(lines);
+  }
+
+  restored(why: string): void {
+    this.log.problems.inform(fileRestoredError(this.log.header.id, this.log.file, why));
   }
 
   private onBatchWritten(batch: Batch, end: number | undefined): void {
@@ -257,7 +260,7 @@ export class LogWriter implements FlushTarget {
     this.settleWaiters();
     this.succeeded();
     if (!this.hasPending) return;
-    if (this.waiters.length > 0 || this.pendingBytes >= this.log.policy.maxBufferedBytes) this.startWrite();
+    if (this.waiters.length > 0 || this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
   }
 
@@ -268,9 +271,7 @@ export class LogWriter implements FlushTarget {
     this.takenLines = batch.fromLine;
     this.nextOffset = batch.offset;
     this.pendingBytes = 0;
-    for (let line = batch.fromLine; line < this.appendedLines; line++) {
-      this.pendingBytes += line === 0 ? checksummedLineBytes(this.headerLine()) : approximateLineBytes(this.log.events[line - 1]);
-    }
+    for (let line = batch.fromLine; line < this.appendedLines; line++) this.pendingBytes += this.lines.size(line);
     const error = this.writeError(cause);
     const waiters = this.waiters;
     this.waiters = [];
