@@ -10,7 +10,8 @@
  *   load 10k             loadSession of a 10,000-event file (read, parse, validate, repair)
  *   list 10k             listSessions of a folder holding that file
  *   History at scale     listSessions of 2,000 sessions plus one 50 MB session: cold (no index),
- *                        warm (a new window, index on disk), and the refresh after a turn end;
+ *                        warm (a new window, index on disk), the refresh after a turn end, and
+ *                        after the 50 MB session grew (its prefix checksummed, its new lines read);
  *                        wall time, the longest stretch the event loop was blocked, heap growth
  *
  * ARBOR_BENCH_DIR=<folder> measures on another disk than the OS temp folder;
@@ -249,6 +250,11 @@ async function historyAtScale(): Promise<void> {
       await log.close();
       line('listSessions, full relist after a turn end', await measured(() => warm.listSessions()));
       line('History refresh after a turn end (that session)', await measured(() => warm.sessionEntries(['session-7'])));
+      // The 50 MB session grows in another window: its prefix is checksummed again, then only the new lines are parsed.
+      const bigLog = await warm.reopenLog('big');
+      bigLog.append({ type: 'turn_start', at: new Date().toISOString(), turn: 99_999 });
+      await bigLog.close();
+      line('History refresh after the 50 MB session grew', await measured(() => warm.sessionEntries(['big'])));
       const loadBig = new JsonlSessionStore(root);
       line('loadSession of the 50 MB session', await measured(() => loadBig.loadSession('big')));
     }

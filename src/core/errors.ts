@@ -29,6 +29,8 @@ export type ArborErrorCode =
   // workspace
   | 'WORKSPACE_NONE'
   | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PATH_INVALID'
+  | 'FILE_ACCESS_DENIED'
   | 'FILE_NOT_FOUND'
   | 'FILE_BINARY'
   | 'FILE_TOO_LARGE'
@@ -109,9 +111,20 @@ export function limitExceeded(message: string): ArborError {
   return new ArborError('LIMIT_EXCEEDED', message);
 }
 
+/** What a thrown value says: an Error's message, anything else as text (`throw 'x'` is legal). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The errno name of a failed system call (`ENOENT`, `EEXIST`...), when `err` is such an Error. */
+export function errnoOf(err: unknown): string | undefined {
+  const code: unknown = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Anything thrown, as an ArborError: Arbor's own errors as they are, anything else under `code`. */
 export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
-  return err instanceof ArborError ? err : new ArborError(code, err instanceof Error ? err.message : String(err));
+  return err instanceof ArborError ? err : new ArborError(code, messageOf(err));
 }
 
 /**
@@ -120,5 +133,5 @@ export function asArborError(err: unknown, code: ArborErrorCode): ArborError {
  */
 export function toFailure(err: unknown, what = 'Asking the human'): { code: string; message: string } {
   if (err instanceof ArborError) return { code: err.code, message: err.message };
-  return { code: 'INTERNAL', message: `${what} failed: ${err instanceof Error ? err.message : String(err)}` };
+  return { code: 'INTERNAL', message: `${what} failed: ${messageOf(err)}` };
 }

@@ -1,3 +1,5 @@
+import { warnProcess, type OnProblem } from './problems';
+
 /** A listener registration that can be undone. */
 export interface Disposable {
   dispose(): void;
@@ -9,6 +11,9 @@ export interface Disposable {
  */
 export class Emitter<T> {
   private listeners: Array<(value: T) => void> = [];
+
+  /** `onProblem` hears a listener that throws (the runtime passes its own). */
+  constructor(private readonly onProblem: OnProblem = warnProcess) {}
 
   readonly on = (listener: (value: T) => void): Disposable => {
     this.listeners = [...this.listeners, listener];
@@ -30,7 +35,7 @@ export class Emitter<T> {
         current[i](value);
       } catch (err) {
         // A failing listener must not break the runtime or the other listeners.
-        console.error('Arbor: an event listener failed', err);
+        this.onProblem('Arbor: an event listener failed', err);
       }
     }
   }

@@ -1,7 +1,7 @@
 /** Arbor's runtime, as the editor layer sees it. Modules keep their own doors (index.ts). */
 export { Runtime, Run, type SubagentService } from './runtime';
 export type { BranchStopResult, RuntimeEvent, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, ResumeRootOptions, ClosableSessionLog, DurableSessionStore } from './runtime';
-export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, toFailure, type ArborErrorCode, type CancelCause } from './errors';
+export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, messageOf, toFailure, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';
 export { untilAborted } from './untilAborted';
 export { lazySchema } from './lazySchema';

@@ -40,17 +40,11 @@ export function resolveLimits(input: unknown): RunLimits {
   return runLimitsSchema.parse(input ?? {});
 }
 
-/** Why a run is paused: its budget is spent (`run`), or a guard paused one agent (`agent`). */
-export interface PauseState {
-  /** What was spent, for the model, the node and the notification. */
-  readonly reason: string;
-  /** Set for an unattended run: it ends BLOCKED, and this is its root's final result. */
-  readonly blocked?: { readonly rootId: string; readonly report: string };
-}
-
 /**
  * What one run has used, shared by every agent of the run so each budget covers the whole tree.
- * The turn loop records into it; the budget guard (budgets/) reads it and pauses the run.
+ * The turn loop records into it; the budget guard (budgets/) reads it and, when a budget is
+ * spent, puts a `budget` hold on every agent of the run (agents/holds.ts). The run itself keeps
+ * no pause: why an agent is not running is in its holds.
  */
 export class RunBudget {
   tokensUsed = 0;
@@ -67,9 +61,6 @@ export class RunBudget {
   deepest = 0;
   /** When the run started (ms since the epoch): its wall time counts from here. */
   readonly startedAt: number;
-  /** Set while the run is paused because a budget is spent; cleared when the limit is raised. */
-  paused: PauseState | undefined;
-  private readonly agentPauses = new Map<string, string>();
   private readonly agentWarnings = new Map<string, string>();
   private readonly costs = new Map<string, number>();
 
@@ -101,23 +92,6 @@ export class RunBudget {
   /** What one agent's tokens cost so far (0 when none was priced). */
   costOf(agentId: string): number {
     return this.costs.get(agentId) ?? 0;
-  }
-
-  /** Why this agent may not go on now: the run is paused, or the agent itself was paused. */
-  pauseReason(agentId: string): string | undefined {
-    return this.paused?.reason ?? this.agentPauses.get(agentId);
-  }
-
-  pauseAgent(agentId: string, reason: string): void {
-    this.agentPauses.set(agentId, reason);
-  }
-
-  resumeAgent(agentId: string): boolean {
-    return this.agentPauses.delete(agentId);
-  }
-
-  agentPause(agentId: string): string | undefined {
-    return this.agentPauses.get(agentId);
   }
 
   /** A runaway guard's warning about this agent, shown on its node until a person speaks to it. */

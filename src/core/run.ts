@@ -1,4 +1,5 @@
 import type { AgentRun, RunWorkspace } from './agents/agent';
+import type { RunGate } from './agents/holds';
 import type { RunInteractionPolicy } from './interaction/policy';
 import type { PriceTable } from './budgets/prices';
 import { RunBudget, type RunLimits } from './limits';
@@ -10,15 +11,18 @@ import type { InteractionMode } from './sessions/types';
  * its interaction policy, which is resolved once from the run's context.
  */
 export class Run extends RunBudget implements AgentRun {
+  readonly gate: RunGate | undefined;
+
   constructor(
     limits: RunLimits,
     readonly policy: RunInteractionPolicy,
     readonly model?: ModelProvider,
     readonly workspace?: RunWorkspace,
-    /** The prices its tokens are counted at, and the clock its wall time is read from. */
-    budget: { prices?: PriceTable; clock?: () => number } = {},
+    /** The prices its tokens are counted at, the clock its wall time is read from, and the gate its spent budgets hold its agents at. */
+    budget: { prices?: PriceTable; clock?: () => number; gate?: RunGate } = {},
   ) {
     super(limits, budget.prices, budget.clock);
+    this.gate = budget.gate;
   }
   get mode(): InteractionMode {
     return this.policy.mode;

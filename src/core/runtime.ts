@@ -15,6 +15,7 @@ import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
+import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import { memorySessionLogs } from './sessions/memoryLog';
@@ -22,6 +23,7 @@ import type { AgentKind } from './sessions/types';
 import { stopBranches, type BranchStopResult } from './subagents/branchStop';
 import { ContinuationManager, type InterruptResult, type SubagentService } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
+import { interruptLive } from './subagents/interrupt';
 import { settledChildLoader } from './subagents/settledChildLoader';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
 import { builtinTools } from './tools/builtinTools';
@@ -48,9 +50,18 @@ export type { BranchStopResult };
  * and the AgentHost side; making agents, their prompts, reading a session back and closing
  * ended agents' logs live beside the agents (src/core/agents).
  */
+const DEFAULT_SHUTDOWN_WAIT_MS = 15_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise.then(() => undefined, () => undefined), late]).finally(() => clearTimeout(timer));
+}
+
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
-  private readonly events = new Emitter<RuntimeEvent>();
+  private readonly events = new Emitter<RuntimeEvent>((problem, err) => this.onProblem(problem, err));
   readonly onEvent = this.events.on;
   readonly agents = new AgentRegistry(this.events);
   readonly subagents: SubagentService;
@@ -61,7 +72,7 @@ export class Runtime implements AgentHost {
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
   /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
   private readonly store: DurableSessionStore | undefined;
-  private readonly endedLogs = new EndedAgentLogs();
+  private readonly endedLogs = new EndedAgentLogs((problem, err) => this.onProblem(problem, err));
   private readonly factory: AgentFactory;
   private defaultLimits: RunLimits;
   /** Run budgets: what each run used, the warning at 80% and the pause at 100%, and the runaway guards. */
@@ -74,6 +85,9 @@ export class Runtime implements AgentHost {
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
   private disposed = false;
+  private readonly shutdownWaitMs: number;
+  /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
+  readonly onProblem: OnProblem;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -81,16 +95,18 @@ export class Runtime implements AgentHost {
   }
 
   constructor(options: RuntimeOptions) {
+    this.onProblem = options.onProblem ?? warnProcess;
     this.model = options.model;
     this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
     this.folder = options.workspace;
+    this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
-    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace);
-    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace);
+    this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
+    this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.ownsInteraction = !options.interaction;
-    this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents });
+    this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
@@ -98,12 +114,12 @@ export class Runtime implements AgentHost {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
     const isReadOnlyTool = (name: string): boolean => this.tools.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices });
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
       createContinuable: (parent, label, resume, engine) => this.createChild(parent, 'continuable', label, resume, engine),
-      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs) : undefined,
+      loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
   }
@@ -178,6 +194,7 @@ export class Runtime implements AgentHost {
       if (options.message !== undefined) agent.send(options.message, { from: 'user' });
       return agent;
     } catch (err) {
+      // The resume's own failure is what the caller hears: closing only lets the session go.
       void log.close().catch(() => undefined);
       throw err;
     }
@@ -185,18 +202,15 @@ export class Runtime implements AgentHost {
 
   /**
    * The user's Stop: ends only this agent's current turn; its queue is parked and its
-   * children keep running. Continuable children go through the interrupt authority check
-   * with their durable parent address; one-shot children belong to their holder.
+   * children keep running. The exact live agent is the authority (interruptLive); a caller
+   * with only an id and a parent address uses `subagents.interrupt`. One-shot children belong
+   * to their holder.
    */
   stop(agent: Agent): InterruptResult {
     if (agent.kind === 'one-shot') {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `"${agent.label}" is a one-shot subagent; stop the agent that is waiting for it.`);
     }
-    if (agent.kind === 'continuable') {
-      return this.subagents.interrupt(agent.id, { kind: 'user', parentSessionId: agent.log.header.parentSession ?? '' });
-    }
-    if (this.agents.isLive(agent)) agent.interrupt('user');
-    return { accepted: true };
+    return interruptLive(agent, this.agents, this.manager.get(agent.id));
   }
 
   /**
@@ -260,7 +274,9 @@ export class Runtime implements AgentHost {
   /**
    * Abort every turn, dispose every agent, release every listener. Resolves once every log is
    * written, each aborted turn's end included: the live agents' and those of agents that ended
-   * just before (still closing, or waiting for their aborted turn to record its end).
+   * just before (still closing, or waiting for their aborted turn to record its end). A turn
+   * that has not recorded its end within `shutdownWaitMs` is written as it stands, so this
+   * always settles.
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -272,7 +288,7 @@ export class Runtime implements AgentHost {
     for (const agent of live) {
       agent.dispose();
       // The aborted turn records its end a moment later: write after that, not before.
-      writes.push(agent.whenIdle().then(() => agent.log.flush()).catch(() => undefined));
+      writes.push(settledWithin(agent.whenIdle(), this.shutdownWaitMs).then(() => agent.log.flush()).catch(() => undefined));
     }
     writes.push(...this.endedLogs.pending());
     // The channel closes first: a shutdown is not announced agent by agent, and the logs of

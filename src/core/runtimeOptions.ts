@@ -4,6 +4,7 @@ import type { ApprovalRuleStore, RunContext, UserInteractionService } from './in
 import type { PriceTable, RunawaySettingsInput } from './budgets';
 import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
+import type { OnProblem } from './problems';
 import type { SessionLog, SessionLogFactory } from './sessions/types';
 import type { RuntimeTool } from './tools/context';
 import type { ChangeSetStorage } from './workspace/changeSets';
@@ -24,8 +25,13 @@ export interface RuntimeOptions {
   prices?: PriceTable;
   /** The runaway guards (same call repeated, steps that change nothing) and whether they pause the agent. */
   runaway?: RunawaySettingsInput;
-  /** The clock run budgets read (wall time); Date.now by default. */
+  /** The clock run budgets read (wall time) and new sessions are dated by; Date.now by default. */
   now?: () => number;
+  /**
+   * Where the core reports a failure no caller receives (a session not saved after its turn,
+   * an event listener that threw); process warnings by default. The editor sends them to its log.
+   */
+  onProblem?: OnProblem;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
   /** Remembered approval rules (the editor keeps them per workspace and user); in memory when omitted. */
@@ -41,6 +47,12 @@ export interface RuntimeOptions {
   changeSets?: ChangeSetStorage;
   /** Session ids; unique across reloads by default. */
   newId?: (label: string) => string;
+  /**
+   * How long `dispose` waits for each aborted turn to record its end (15 s by default). A turn
+   * that has not by then is left to a reload, which repairs it as interrupted: closing the
+   * window never hangs on an agent.
+   */
+  shutdownWaitMs?: number;
 }
 
 export interface StartRootOptions {

@@ -66,7 +66,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
       const agent = runtime.agents.get(id);
       if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
     }),
-    ...registerConversationCommands({ runtime, tree, conversations, log }),
+    ...registerConversationCommands({ runtime, conversations, log }),
     ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
     ...registerModelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktrees),

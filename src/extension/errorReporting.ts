@@ -1,11 +1,11 @@
 // How the editor layer reports a failure to the human: one error message that says what to do
 // next, with the detail in the Arbor log. Every part of the extension reports through here.
 import * as vscode from 'vscode';
-import { isArborError } from '../core';
+import { messageOf } from '../core';
 
 /** Shows an error that says what to do next; Arbor errors carry their own wording. */
 export function reportError(log: vscode.LogOutputChannel, what: string, err: unknown): void {
-  const message = isArborError(err) ? err.message : err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   log.error(`${what}: ${message}`);
   void vscode.window.showErrorMessage(`Arbor: ${what}. ${message}`, 'Show Log').then((pick) => {
     if (pick) log.show();

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { priceTableSchema, runawaySettingsSchema, runLimitsSchema, type PriceTable, type RunawaySettingsInput, type RunLimitsInput } from '../core';
+import { timeoutMs } from './timeoutSetting';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */
 const providerSchema = z.enum(['auto', 'scripted', 'vscode-lm', 'openai-compatible']);
@@ -18,9 +19,6 @@ export interface OpenAiTimeoutSettings {
   idleTimeoutMs?: number;
   retryTimeoutMs?: number;
 }
-
-/** A timeout in seconds: positive and at most a day. */
-const timeoutSeconds = z.number().positive().max(86_400);
 
 export interface ArborSettings {
   provider: ModelProviderSetting;
@@ -79,12 +77,7 @@ function text(config: vscode.WorkspaceConfiguration, key: string, onProblem: (me
   return undefined;
 }
 
-/** A setting in seconds as ms; a bad value is reported and the default is used. */
+/** A timeout setting in seconds as ms (see timeoutSetting.ts for its minimum and what a bad value does). */
 function milliseconds(config: vscode.WorkspaceConfiguration, key: string, onProblem: (message: string) => void): number | undefined {
-  const value = config.get<unknown>(key);
-  if (value === undefined || value === null) return undefined;
-  const parsed = timeoutSeconds.safeParse(value);
-  if (parsed.success) return Math.round(parsed.data * 1000);
-  onProblem(`arbor.${key} must be a number of seconds between 0 and 86400; using the default.`);
-  return undefined;
+  return timeoutMs(key, config.get<unknown>(key), onProblem);
 }

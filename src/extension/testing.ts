@@ -6,7 +6,7 @@ import type { RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
 import { ScriptedModel, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
-import type { AgentsTreeProvider } from './agents/agentsTree';
+import type { AgentsTreeNode, AgentsTreeProvider } from './agents/agentsTree';
 import type { AgentRuns } from './agents/agentRuns';
 import type { ManageApprovals } from './approvals/manageApprovals';
 import type { EditorApprovalRuleStore } from './approvals/ruleStore';
@@ -18,7 +18,7 @@ import type { HistoryTreeProvider } from './history/historyTree';
 import type { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import type { OpenedPrompt, QuestionPicker } from './questions/questionPicker';
 import type { ReviewPreviews } from './questions/reviewPreview';
-import type { AgentsWithChangesTree, AgentsViewNode, ChangeReview } from './review';
+import type { ChangeReview } from './review';
 import type { RuntimeHost } from './runtimeHost';
 import type { ScheduledRuns } from './schedules';
 import type { UsageStatusBar } from './budgets';
@@ -39,10 +39,9 @@ export interface ArborObservations {
 /** Handles the integration tests use to look inside; absent in normal use. */
 export interface ArborTesting {
   runtime: Runtime;
+  /** The Agents view's provider: agents, their ended subagents and, under each, the files it changed. */
   tree: AgentsTreeProvider;
-  /** The Agents view: agents and, under each, the files it changed. */
-  treeView: vscode.TreeView<AgentsViewNode>;
-  changesTree: AgentsWithChangesTree;
+  treeView: vscode.TreeView<AgentsTreeNode>;
   /** Review, Keep and Undo of each agent's changes (tests replace its modal confirmation). */
   review: ChangeReview;
   picker: QuestionPicker;

@@ -2,21 +2,21 @@
 // question prompts and the previews they open. Each is registered with the editor here and
 // owned by the extension's subscriptions.
 import * as vscode from 'vscode';
-import { AgentsTreeProvider } from './agents/agentsTree';
+import { messageOf } from '../core';
+import { AgentsTreeProvider, type AgentsTreeNode } from './agents/agentsTree';
 import { CONVERSATION_VIEW_TYPE, ConversationPanels } from './conversation/conversationPanels';
 import { TRANSCRIPT_SCHEME, TranscriptProvider } from './conversation/transcripts';
 import type { HistoryNode } from './history/historyNodes';
 import { HistoryTreeProvider } from './history/historyTree';
 import { QuestionPicker } from './questions/questionPicker';
 import { REVIEW_SCHEME, ReviewPreviews } from './questions/reviewPreview';
-import { AgentsWithChangesTree, ChangeReview, ChangedFilesIndex, ORIGINAL_SCHEME, OriginalContentProvider, type AgentsViewNode } from './review';
+import { ChangeReview, ChangedFilesIndex, ORIGINAL_SCHEME, OriginalContentProvider } from './review';
 import type { RuntimeHost } from './runtimeHost';
 
 export interface ArborViews {
   tree: AgentsTreeProvider;
   /** The Agents view: agents and, under each, the files it changed. */
-  treeView: vscode.TreeView<AgentsViewNode>;
-  changesTree: AgentsWithChangesTree;
+  treeView: vscode.TreeView<AgentsTreeNode>;
   /** Review, Keep and Undo of each agent's changes. */
   review: ChangeReview;
   history: HistoryTreeProvider;
@@ -30,10 +30,9 @@ export interface ArborViews {
 export function createViews(context: vscode.ExtensionContext, { runtime, store }: RuntimeHost, log: vscode.LogOutputChannel): ArborViews {
   const previews = new ReviewPreviews();
   const picker = new QuestionPicker(log, previews);
-  const tree = new AgentsTreeProvider(runtime, runtime.interaction);
-  const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${err instanceof Error ? err.message : String(err)}`));
-  const changesTree = new AgentsWithChangesTree(tree, runtime, changedFiles);
-  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: changesTree, showCollapseAll: true });
+  const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${messageOf(err)}`));
+  const tree = new AgentsTreeProvider(runtime, runtime.interaction, changedFiles);
+  const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });
   const review = new ChangeReview({ runtime, index: changedFiles, store, log });
   const transcripts = new TranscriptProvider(runtime);
   const conversations = new ConversationPanels({
@@ -61,7 +60,6 @@ export function createViews(context: vscode.ExtensionContext, { runtime, store }
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, previews),
     tree,
     changedFiles,
-    changesTree,
     treeView,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, new OriginalContentProvider(runtime.changes)),
     ...review.register(),
@@ -69,5 +67,5 @@ export function createViews(context: vscode.ExtensionContext, { runtime, store }
     conversations,
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
   );
-  return { tree, treeView, changesTree, review, history, historyView, picker, previews, transcripts, conversations };
+  return { tree, treeView, review, history, historyView, picker, previews, transcripts, conversations };
 }

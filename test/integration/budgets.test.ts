@@ -38,7 +38,7 @@ describe('Budgets', () => {
       { maxTokens: 100 },
     );
     try {
-      await waitFor(() => root.run.paused !== undefined && root.status === 'idle', 'the run to pause');
+      await waitFor(() => t.runtime.budgets.holdOf(root.run) !== undefined && root.status === 'idle', 'the run to pause');
       assert.deepStrictEqual(turnEnds(root), ['budget']);
       assert.ok(t.runtime.agents.isLive(root), 'a paused run is not killed');
       await waitFor(() => String(t.tree.getTreeItem(root).description).includes('run paused: budget spent'), 'the node to say the run is paused');
@@ -47,7 +47,7 @@ describe('Budgets', () => {
       await ui.clickNotificationButton('"Budgeted" is paused', 'Raise limit');
 
       await waitFor(() => said(root, 'Resumed after the raise'), 'the run to go on after Raise limit');
-      assert.strictEqual(root.run.paused, undefined);
+      assert.strictEqual(t.runtime.budgets.holdOf(root.run), undefined);
       assert.strictEqual(root.run.limits.maxTokens, 200);
       assert.deepStrictEqual(turnEnds(root), ['budget', 'completed']);
     } finally {

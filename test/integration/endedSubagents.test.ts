@@ -7,7 +7,7 @@ import { arborTesting, endEverything, sleep, waitFor } from './support';
 import { ui } from './ui';
 
 const endedRows = (t: ArborTesting, parent: Agent): EndedSubagent[] =>
-  t.changesTree.getChildren(parent).filter((n): n is EndedSubagent => 'type' in n && n.type === 'ended-subagent');
+  t.tree.getChildren(parent).filter((n): n is EndedSubagent => 'type' in n && n.type === 'ended-subagent');
 
 /** Polls the page until the row containing `text` is shown (or, with `shown: false`, gone). */
 async function rowShown(text: string, shown = true, timeoutMs = 20_000): Promise<string | null> {
@@ -41,8 +41,8 @@ describe('ended subagents stay visible under their parent', function () {
     const row = endedRows(t, lead).find((n) => n.label === 'Summarizer')!;
     assert.strictEqual(row.how, 'done');
     assert.strictEqual(t.runtime.agents.get(row.id), undefined, 'the Summarizer itself has ended');
-    assert.strictEqual(t.changesTree.getParent(row), lead, 'its row sits under the lead');
-    const item = t.changesTree.getTreeItem(row);
+    assert.strictEqual(t.tree.getParent(row), lead, 'its row sits under the lead');
+    const item = t.tree.getTreeItem(row);
     assert.match(String(item.description), /^one-shot · ended: done · /);
     assert.ok(item.iconPath instanceof vscode.ThemeIcon && item.iconPath.color instanceof vscode.ThemeColor && item.iconPath.color.id === 'disabledForeground', 'its icon is dimmed');
     assert.match(String(item.contextValue), /^ended:/, 'no agent action (Stop, Stop All Below) applies to it');
@@ -85,6 +85,6 @@ describe('ended subagents stay visible under their parent', function () {
     await waitFor(() => removed.includes('Quick'), 'the one-shot to end');
     sub.dispose();
     assert.deepStrictEqual(endedRows(t, boss), [], 'no ended row is kept');
-    assert.deepStrictEqual(t.changesTree.getChildren(boss), []);
+    assert.deepStrictEqual(t.tree.getChildren(boss), []);
   });
 });

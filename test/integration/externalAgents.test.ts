@@ -74,7 +74,7 @@ describe('External agents (the ACP test agent in the real extension host)', func
       const decisions = agent.log.events.flatMap((e) => (e.type === 'approval' ? [e.decision] : []));
       assert.deepStrictEqual(decisions, ['allow-once'], 'one question for one edit');
 
-      const rows = (): ChangedFileNode[] => t.changesTree.getChildren(agent).filter((n): n is ChangedFileNode => 'sessionId' in n);
+      const rows = (): ChangedFileNode[] => t.tree.getChildren(agent).filter((n): n is ChangedFileNode => 'sessionId' in n);
       await waitFor(() => rows().length === 1, "the changed file under the agent's node");
       assert.strictEqual(rows()[0].path, relative);
       assert.strictEqual(await vscode.commands.executeCommand<ReviewOpened>('arbor.reviewChanges', rows()[0]), 'diff-editors');

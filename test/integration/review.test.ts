@@ -65,11 +65,11 @@ describe('Review, Keep and Undo of what an agent changed', function () {
   const editsShoppingList = (label: string): Promise<Agent> => agentDoes(label, [{ name: 'edit_file', arguments: { path: FILE, old_text: OLD_TEXT, new_text: NEW_TEXT } }]);
 
   function fileRows(agent: Agent): ChangedFileNode[] {
-    return t.changesTree.getChildren(agent).filter((n): n is ChangedFileNode => 'sessionId' in n);
+    return t.tree.getChildren(agent).filter((n): n is ChangedFileNode => 'sessionId' in n);
   }
 
   function description(agent: Agent): string {
-    const d = t.changesTree.getTreeItem(agent).description;
+    const d = t.tree.getTreeItem(agent).description;
     return typeof d === 'string' ? d : '';
   }
 
@@ -137,7 +137,7 @@ describe('Review, Keep and Undo of what an agent changed', function () {
       fileRows(agent).map((f) => [f.path, f.created]),
       [[FILE, false]],
     );
-    assert.strictEqual(t.changesTree.getParent(fileRows(agent)[0]), agent, 'the file row sits under its agent');
+    assert.strictEqual(t.tree.getParent(fileRows(agent)[0]), agent, 'the file row sits under its agent');
     if (ui.available) {
       await t.treeView.reveal(fileRows(agent)[0], { select: false, focus: false });
       assert.ok(await ui.pageHasText('1 file changed'), 'the node shows it');

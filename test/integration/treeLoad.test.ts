@@ -4,33 +4,16 @@ import type { Agent } from '../../src/core/agents/agent';
 import { ScriptedModel } from '../../src/core/models';
 import type { ArborTesting } from '../../src/extension/extension';
 import { formatTokens } from '../../src/extension/agents/agentPresentation';
+import { loadTourScript, workerLabel } from '../support/loadTour';
 import { arborTesting, sleep, turnEnds, waitFor } from './support';
 import { ui } from './ui';
 
 // The Agents view under a steady load, read through the browser: a root starts WORKERS
-// continuable subagents in one step, each calling the model every 50 ms (list_agents), so
+// continuable subagents in one step, each polling every 50 ms (list_agents, then a wait), so
 // thousands of runtime events a second reach the tree while the user looks at it and clicks.
 
 const WORKERS = 100;
-const workerLabel = (i: number): string => `Worker-${String(i).padStart(2, '0')}`;
-
-const loadScript = {
-  version: 1,
-  agents: {
-    Load: {
-      turns: [
-        [
-          { toolCalls: Array.from({ length: WORKERS }, (_, i) => ({ name: 'start_subagent', arguments: { label: workerLabel(i), prompt: 'keep looking' } })) },
-          { hang: true },
-        ],
-      ],
-    },
-    '*': {
-      turns: [{ steps: [{ delayMs: 50, toolCalls: [{ name: 'list_agents', arguments: {} }], usage: { inputTokens: 100, outputTokens: 20 } }], loop: true }],
-      afterLastTurn: 'repeat-last',
-    },
-  },
-};
+const loadScript = loadTourScript(WORKERS);
 
 /** "12.3k" -> 12300: the token figure a row shows, read back. */
 function tokensShown(text: string): number | undefined {

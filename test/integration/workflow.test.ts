@@ -54,7 +54,8 @@ describe('Agents view during the demo', function () {
     researcher = childNamed(t, root, 'Researcher')!;
     assert.ok(t.tree.getChildren().includes(root), 'the root is at the top of the tree');
     assert.deepStrictEqual(
-      t.tree.getChildren(root).map((a) => a.label),
+      // The agent rows: files the lead changed would follow them.
+      t.tree.getChildren(root).flatMap((a) => ('label' in a ? [a.label] : [])),
       ['Researcher', 'Watcher', 'Summarizer'],
       'children nest under the root in creation order',
     );
@@ -208,6 +209,26 @@ describe('Stop and questions from the command palette', function () {
     const result = toolResults(asker).find((r) => r.name === 'ask_user_question')!;
     assert.strictEqual(result.isError, true);
     assert.strictEqual(JSON.parse(result.content).code, 'ASK_CANCELLED');
+  });
+
+  it('Enter on a multi-select question with nothing ticked answers none of its options', async function () {
+    ui.requireBrowser(this);
+    const asker = t.startScripted(
+      { version: 1, agents: { Chooser: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question('extras', 'What else should the report include?', { multiSelect: true }) }] }, { text: 'fine' }]] } } },
+      'go',
+      'Chooser',
+    );
+    assert.ok(await ui.pageHasText('Chooser asks'), 'the multi-select prompt is shown');
+    await ui.pressKeys('Enter');
+    try {
+      await waitFor(() => toolResults(asker).some((r) => r.name === 'ask_user_question'), 'Enter with nothing ticked to answer the question', 15_000);
+    } finally {
+      // A prompt left open would stand in front of the next tests' prompts: stopping the asker closes it.
+      if (asker.status === 'running' && !toolResults(asker).some((r) => r.name === 'ask_user_question')) t.runtime.stop(asker);
+    }
+    assert.deepStrictEqual(JSON.parse(toolResults(asker).find((r) => r.name === 'ask_user_question')!.content), { answers: [{ id: 'extras', selected: [] }] });
+    await asker.whenIdle();
+    assert.deepStrictEqual(turnEnds(asker), ['completed']);
   });
 
   it('several roots asking at once are queued one prompt at a time, and an aborted asker closes its prompt', async function () {

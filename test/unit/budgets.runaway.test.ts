@@ -1,10 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import type { Agent } from '../../src/core/agents/agent';
 import { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type BudgetEvent, type RunawaySettingsInput } from '../../src/core/budgets';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
 import { Runtime } from '../../src/core/runtime';
-import { reasons, recordingModel, until } from './support/runtimeFixture';
+import { MIN_WAIT_SECONDS } from '../../src/core/tools';
+import { loadTourScript, workerLabel } from '../support/loadTour';
+import { reasons, recordingModel, toolResults, until } from './support/runtimeFixture';
 
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
 
@@ -60,6 +63,53 @@ describe('runaway detection', () => {
     assert.equal(freshStep('read_file'), undefined, 'a change that worked starts the count again');
   });
 
+  it('a check-and-wait loop is a poll: no warning however long it goes on, while the same check with no wait between still warns', () => {
+    const d = detector({ sameCallRepeats: 3, stepsWithoutChange: 3 }, ['list_agents', 'wait']);
+    const warnings: (string | undefined)[] = [];
+    for (let i = 0; i < 20; i++) {
+      // One model step: check, then wait before the next check.
+      warnings.push(d.toolCalled(call('list_agents', {})), d.toolCalled(call('wait', { seconds: 1.5 })));
+      d.toolFinished('list_agents', false);
+      d.toolFinished('wait', false);
+    }
+    for (let i = 0; i < 20; i++) {
+      // The wait a step of its own: check, wait, check, ...
+      warnings.push(d.toolCalled(call('list_agents', {})));
+      d.toolFinished('list_agents', false);
+      warnings.push(d.toolCalled(call('wait', { seconds: 1.5 })));
+      d.toolFinished('wait', false);
+    }
+    assert.deepEqual(warnings.filter((w) => w !== undefined), []);
+    const tight = detector({ sameCallRepeats: 3, stepsWithoutChange: 0 }, ['list_agents', 'wait']);
+    const tightWarnings = Array.from({ length: 3 }, () => {
+      const warning = tight.toolCalled(call('list_agents', {}));
+      tight.toolFinished('list_agents', false);
+      return warning;
+    });
+    assert.match(tightWarnings[2] ?? '', /same call \(list_agents with the same arguments\) 3 times in a row/);
+  });
+
+  it('only a wait that finished makes a step a poll: a failed wait changes nothing, and waiting again and again still repeats one call', () => {
+    const d = detector({ sameCallRepeats: 0, stepsWithoutChange: 2 }, ['list_agents', 'wait']);
+    const step = (waitFails: boolean): string | undefined => {
+      const warning = d.toolCalled(call('list_agents', {}));
+      d.toolCalled(call('wait', { seconds: -1 }));
+      d.toolFinished('list_agents', false);
+      d.toolFinished('wait', waitFails);
+      return warning;
+    };
+    assert.equal(step(true), undefined);
+    assert.equal(step(true), undefined);
+    assert.match(step(true) ?? '', /2 model steps in a row without a tool that changed anything/);
+    const waits = detector({ sameCallRepeats: 3, stepsWithoutChange: 0 }, ['wait']);
+    const waited = Array.from({ length: 3 }, () => {
+      const warning = waits.toolCalled(call('wait', { seconds: 5 }));
+      waits.toolFinished('wait', false);
+      return warning;
+    });
+    assert.match(waited[2] ?? '', /same call \(wait with the same arguments\) 3 times in a row/);
+  });
+
   it('a reset (an answer without tools, a person speaking) clears both counts', () => {
     const d = detector({ sameCallRepeats: 2, stepsWithoutChange: 0 });
     d.toolCalled(call('read_file', { path: 'a' }));
@@ -93,12 +143,12 @@ describe('runaway guards in a run', () => {
     await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
     assert.deepEqual(reasons(root), ['budget']);
-    assert.equal(root.lastTurnEnd?.paused, true);
+    assert.equal(root.lastTurnEnd?.hold?.reason, 'runaway');
     assert.match(root.lastTurnEnd?.message ?? '', /runaway guard paused it: the same call \(list_agents with the same arguments\) 4 times in a row/);
     assert.match(root.run.agentWarning(root.id) ?? '', /4 times in a row/);
     const found = events.find((e) => e.type === 'runaway');
-    assert.ok(found && found.type === 'runaway' && found.paused && found.agent === root);
-    assert.equal(root.run.paused, undefined, 'only the agent is paused, not its run');
+    assert.ok(found && found.type === 'runaway' && found.hold?.reason === 'runaway' && found.agent === root);
+    assert.equal(runtime.budgets.holdOf(root.run), undefined, 'only the agent is paused, not its run');
 
     runtime.budgets.resumeAgent(root);
     await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
@@ -131,6 +181,47 @@ describe('runaway guards in a run', () => {
     runtime.sendFromUser(root, 'try something else');
     assert.equal(root.run.agentWarning(root.id), undefined);
     await root.whenIdle();
+    await runtime.dispose();
+  });
+
+  /** A loop of one model step: `toolCalls`, again and again, until stopped. */
+  const loopOf = (toolCalls: { name: string; arguments: Record<string, unknown> }[]): ModelScript => ({
+    version: 1,
+    agents: { main: { turns: [{ steps: [{ toolCalls }], loop: true }] } },
+  });
+  const checks = (agent: Agent): number => toolResults(agent).filter((r) => r.name === 'list_agents').length;
+
+  it('a polling loop that waits between its checks runs past both guards without a warning, with the default guards', async () => {
+    const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }, { name: 'wait', arguments: { seconds: MIN_WAIT_SECONDS } }]), {});
+    const root = runtime.startRoot({ prompt: 'watch', label: 'main', limits: { maxStepsPerTurn: 1_000 } });
+    const past = Math.max(DEFAULT_RUNAWAY.sameCallRepeats, DEFAULT_RUNAWAY.stepsWithoutChange) + 2;
+    const warned = (): string[] => events.flatMap((e) => (e.type === 'runaway' ? [`${e.agent.label}: ${e.reason}`] : []));
+    await until(() => warned().length > 0 || checks(root) >= past, `${past} checks`, 30_000);
+    assert.deepEqual(warned(), []);
+    assert.equal(root.run.agentWarning(root.id), undefined);
+    assert.equal(root.status, 'running', 'the poll goes on');
+    await runtime.dispose();
+  });
+
+  it('the same loop without the wait warns with the default guards, as a tight repeated call', async () => {
+    const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }]), {});
+    const root = runtime.startRoot({ prompt: 'watch', label: 'main' });
+    await until(() => events.some((e) => e.type === 'runaway'), 'the runaway warning');
+    assert.match(root.run.agentWarning(root.id) ?? '', /same call \(list_agents with the same arguments\) 5 times in a row/);
+    await runtime.dispose();
+  });
+
+  it("the load tour's workers poll: none of them warns, with the default guards", async () => {
+    const workers = 3;
+    const { runtime, events } = guarded(loadTourScript(workers), {});
+    const root = runtime.startRoot({ prompt: 'start the workers', label: 'Load', limits: { maxStepsPerTurn: 10_000 } });
+    const past = Math.max(DEFAULT_RUNAWAY.sameCallRepeats, DEFAULT_RUNAWAY.stepsWithoutChange) + 2;
+    const all = (): Agent[] => runtime.agents.childrenOf(root);
+    const warned = (): string[] => events.flatMap((e) => (e.type === 'runaway' ? [`${e.agent.label}: ${e.reason}`] : []));
+    await until(() => warned().length > 0 || (all().length === workers && all().every((w) => checks(w) >= past)), `every worker to check ${past} times`, 30_000);
+    assert.deepEqual(warned(), []);
+    assert.deepEqual(all().map((w) => w.label), Array.from({ length: workers }, (_, i) => workerLabel(i)));
+    for (const worker of all()) assert.equal(worker.run.agentWarning(worker.id), undefined, worker.label);
     await runtime.dispose();
   });
 });

@@ -171,10 +171,10 @@ describe('run budgets: the pause at 100%', () => {
     assert.ok(paused && paused.type === 'paused');
     assert.equal(paused.root, root);
     assert.match(paused.reason, /token budget of 100 is spent/);
-    assert.ok(root.run.paused, 'the run is paused');
+    assert.ok(runtime.budgets.holdOf(root.run), 'the run is paused');
     assert.deepEqual(reasons(root), ['budget']);
     assert.deepEqual(reasons(kid), ['budget']);
-    assert.equal(root.lastTurnEnd?.paused, true);
+    assert.equal(root.lastTurnEnd?.hold?.reason, 'budget');
     assert.ok(runtime.agents.isLive(kid), 'the child is kept, not ended');
     const callsWhenPaused = calls.length;
     const conversation = root.conversation.length;
@@ -185,7 +185,7 @@ describe('run budgets: the pause at 100%', () => {
 
     const limits = runtime.budgets.raise(root.run);
     assert.equal(limits.maxTokens, 200);
-    assert.equal(root.run.paused, undefined);
+    assert.equal(runtime.budgets.holdOf(root.run), undefined);
     const said = (agent: typeof root, text: string): boolean => agent.log.events.some((e) => e.type === 'assistant_text' && e.text === text);
     await until(() => said(root, 'main goes on') && said(kid, 'kid goes on'), 'both agents to go on');
     assert.ok(userMessages(root).includes(RESUME_NOTE));
@@ -199,7 +199,7 @@ describe('run budgets: the pause at 100%', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
     assert.throws(() => runtime.budgets.raise(root.run, { maxTokens: 105 }), (err: unknown) => (err as { code?: string }).code === 'INPUT_INVALID');
-    assert.ok(root.run.paused);
+    assert.ok(runtime.budgets.holdOf(root.run));
     await runtime.dispose();
   });
 

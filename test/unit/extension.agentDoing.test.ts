@@ -18,6 +18,7 @@ describe('what each agent is doing (describeDoing)', () => {
     assert.strictEqual(describeDoing({ activity: tools(call('create_file', { path: 'src/b.ts', content: '' })) }), 'editing src/b.ts');
     assert.strictEqual(describeDoing({ activity: tools(call('search_text', { query: 'no price' })) }), 'searching for "no price"');
     assert.strictEqual(describeDoing({ activity: tools(call('mcp_github_create_issue', {})) }), 'using mcp_github_create_issue');
+    assert.strictEqual(describeDoing({ activity: tools(call('wait', { seconds: 1.5 })) }), 'waiting 1.5 s');
     assert.strictEqual(
       describeDoing({ activity: tools(call('read_file', { path: 'a.ts' }), call('read_file', { path: 'b.ts' }), call('list_files', {})) }),
       'reading a.ts (+2 more)',
@@ -27,6 +28,7 @@ describe('what each agent is doing (describeDoing)', () => {
   it('never trusts the arguments the model wrote: malformed or odd ones fall back to the tool alone', () => {
     assert.strictEqual(describeDoing({ activity: tools(call('run_command', '{not json')) }), 'running a command');
     assert.strictEqual(describeDoing({ activity: tools(call('read_file', { path: 42 })) }), 'reading a file');
+    assert.strictEqual(describeDoing({ activity: tools(call('wait', { seconds: 'soon' })) }), 'waiting');
     const long = describeDoing({ activity: tools(call('run_command', { command: `echo ${'x'.repeat(200)}\nrm -rf /` })) })!;
     assert.ok(long.length < 70 && long.endsWith('…') && !long.includes('\n'), `cut to one short line: ${long}`);
   });

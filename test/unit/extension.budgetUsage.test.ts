@@ -21,7 +21,7 @@ describe('budget usage on a node of the Agents view', () => {
     const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'list_agents', arguments: {} }], usage: { inputTokens: 50, outputTokens: 0 } }, { text: 'never' }]] } } });
     const runtime = new Runtime({ model, limits: { maxTokens: 50 } });
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'idle' && root.run.paused !== undefined, 'the run to pause');
+    await until(() => root.status === 'idle' && runtime.budgets.holdOf(root.run) !== undefined, 'the run to pause');
     const usage = usageText(root, 0, Date.now());
     assert.deepEqual(usage.parts, ['run paused: budget spent']);
     assert.equal(usage.warn, true);

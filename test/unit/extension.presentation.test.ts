@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { formatClock, formatElapsed, formatTokens, presentAgent } from '../../src/extension/agents/agentPresentation';
+import { formatClock, formatElapsed, formatTokens, pickItemOf, presentAgent, presentLiveAgent } from '../../src/extension/agents/agentPresentation';
 import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
 import { childByLabel, makeRuntime, tick, until } from './support/runtimeFixture';
 
@@ -73,6 +73,27 @@ describe('agent presentation in the tree', () => {
     assert.match(later.tooltip, /thinking since .* \(2m 5s so far\)/);
     const leaf = presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 0, now: started + 125_000 });
     assert.match(leaf.description, /thinking · 2m 5s/, 'rows repainted every second show the elapsed time');
+    runtime.stop(root);
+    await runtime.dispose();
+  });
+
+  it('a picker names an agent by its path from its top-level ancestor and says what it is doing, as its row does', async () => {
+    const { runtime } = makeRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { label: 'kid', prompt: 'x' } }] }, { hang: true }]] },
+        kid: { turns: [[{ hang: true }]] },
+      },
+    });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await until(() => runtime.agents.size === 2, 'the child');
+    const kid = childByLabel(runtime, 'kid');
+    const item = pickItemOf(kid, runtime.agents, []);
+    assert.deepStrictEqual({ label: item.label, description: item.description }, { label: 'kid', description: 'main › kid' });
+    assert.strictEqual(item.detail, presentLiveAgent(kid, runtime.agents, []).description);
+    assert.match(item.detail, /^continuable · /);
+    assert.strictEqual(pickItemOf(root, runtime.agents, []).description, 'main');
+    runtime.stop(kid);
     runtime.stop(root);
     await runtime.dispose();
   });

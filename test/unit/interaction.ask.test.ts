@@ -245,6 +245,16 @@ describe('UserInteractionService providers and prompts', () => {
     assert.deepEqual(await service.ask({ questions: oneQuestion({ multiSelect: true }) }), [{ id: 'db', selected: ['Postgres', 'SQLite'] }]);
   });
 
+  it('accepts none of the options as the answer to a multi-select question, and only there', async () => {
+    const service = new UserInteractionService();
+    const provider = new FakeProvider();
+    service.registerProvider(provider);
+    provider.respond = () => Promise.resolve([{ id: 'db', selected: [] }]);
+    assert.deepEqual(await service.ask({ questions: oneQuestion({ multiSelect: true }) }), [{ id: 'db', selected: [] }]);
+    assert.equal((await rejection(service.ask({ questions: oneQuestion({ multiSelect: false }) }))).code, 'BAD_ANSWER', 'a single-choice question needs a choice or text');
+    assert.equal((await rejection(service.ask({ questions: oneQuestion({ multiSelect: true, options: [] }) }))).code, 'BAD_ANSWER', 'a text-only question has no options to choose none of');
+  });
+
   it('aborts open prompts with ASK_ABORTED when the service is disposed', async () => {
     const service = new UserInteractionService();
     const provider = new FakeProvider();

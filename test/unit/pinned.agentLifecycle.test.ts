@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import type { Agent, AgentChange, TurnEngine } from '../../src/core/agents';
 import { ArborError } from '../../src/core/errors';
 import type { ToolCall } from '../../src/core/models/types';
+import type { OnProblem } from '../../src/core/problems';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore, MemorySessionLog, type SessionEvent, type SessionHeader } from '../../src/core/sessions';
 import { header, makeTempDir, tick as at } from './sessions.fixtures';
@@ -35,7 +36,7 @@ class ProblemLog extends MemorySessionLog {
 }
 
 /** A runtime whose agents write to ProblemLogs (or to logs `makeLog` makes), on the scripted model. */
-function runtimeWithLogs<L extends MemorySessionLog>(makeLog: (h: SessionHeader) => L, script = { version: 1 as const, agents: { main: { turns: [[{ text: 'done' }]] } } }) {
+function runtimeWithLogs<L extends MemorySessionLog>(makeLog: (h: SessionHeader) => L, script = { version: 1 as const, agents: { main: { turns: [[{ text: 'done' }]] } } }, onProblem?: OnProblem) {
   const logs: L[] = [];
   const { model, calls } = recordingModel(script);
   let n = 0;
@@ -43,6 +44,7 @@ function runtimeWithLogs<L extends MemorySessionLog>(makeLog: (h: SessionHeader)
     model,
     sessions: { create: (h) => (logs.push(makeLog(h)), logs[logs.length - 1]) },
     newId: (label) => `${label}#${++n}`,
+    onProblem,
   });
   return { runtime, logs, calls };
 }
@@ -100,26 +102,20 @@ describe('agent lifecycle, pinned: what reaches the views', () => {
     await runtime.dispose();
   });
 
-  it('a session that cannot be saved at the end of a turn is reported on the console with its id, and the agent goes on', async () => {
+  it("a session that cannot be saved at the end of a turn is reported to the runtime's onProblem with its id, and the agent goes on", async () => {
     class FailingFlushLog extends MemorySessionLog {
       override flush(): Promise<void> {
         return Promise.reject(new Error('disk gone'));
       }
     }
-    const { runtime } = runtimeWithLogs((h) => new FailingFlushLog(h));
     const reported: unknown[][] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => void reported.push(args);
-    try {
-      const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-      await root.whenIdle();
-      await until(() => reported.length > 0, 'the console report');
-      assert.strictEqual(reported[0][0], 'Arbor: could not save session main#1');
-      assert.match(String(reported[0][1]), /disk gone/);
-      assert.deepStrictEqual(reasons(root), ['completed']);
-    } finally {
-      console.error = original;
-    }
+    const { runtime } = runtimeWithLogs((h) => new FailingFlushLog(h), undefined, (...args) => void reported.push(args));
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    await until(() => reported.length > 0, 'the report');
+    assert.strictEqual(reported[0][0], 'Arbor: could not save session main#1');
+    assert.match(String(reported[0][1]), /disk gone/);
+    assert.deepStrictEqual(reasons(root), ['completed']);
     await runtime.dispose();
   });
 

@@ -7,6 +7,7 @@ import type { Answer } from '../../src/core/sessions/types';
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { makeRuntime, reasons, recordingModel, toolResults, until } from './support/runtimeFixture';
+import { cleanup, pidsWritten, untilDead } from './support/processes';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -177,39 +178,6 @@ describe('run_command behind the approval seam', () => {
 });
 
 /** Is `pid` a running process? A zombie (exited, not yet reaped) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Waits for the command to have written `count` pids to `pids` in the workspace. */
-async function pidsWritten(workspace: string, count: number): Promise<number[]> {
-  const file = path.join(workspace, 'pids');
-  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
-  await until(() => read().length >= count, `${count} pids from the command`, 20_000);
-  return read();
-}
-
-/** Waits (with a generous deadline, not a timing claim) until none of `pids` runs. */
-async function untilDead(pids: number[]): Promise<void> {
-  await until(() => pids.every((pid) => !alive(pid)), `processes ${pids.filter(alive).join(', ')} to end`, 20_000);
-}
-
-/** Kills what a test left running on purpose (the documented limit), so nothing outlives it. */
-function cleanup(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
-
 describe('run_command ends every process it started', function () {
   // Generous bounds: these wait for states, never for a duration.
   this.timeout(40_000);
@@ -294,8 +262,39 @@ describe('run_command ends every process it started', function () {
     }
   });
 
-  it('still returns when a process that left both the group and the tree holds the pipe (the documented limit)', async () => {
+  it('Stop ends a process a subshell moved to a session of its own (setsid) while the shell still runs', async () => {
+    // The subshell exits at once: the setsid'd process is no longer below the shell, nor in its group or session.
+    const { runtime, root } = await runOnce("(setsid sh -c 'echo $$ >> pids; exec sleep 987' &); echo $$ >> pids; sleep 987");
+    const pids = await pidsWritten(workspace, 2);
+    try {
+      runtime.stop(root);
+      await root.whenIdle();
+      assert.deepStrictEqual(reasons(root), ['aborted:user']);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('returns when a process that left both the group and the tree holds the pipe, and stops it', async () => {
     const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    const pids = await pidsWritten(workspace, 1);
+    try {
+      await root.whenIdle();
+      const result = JSON.parse(toolResults(root)[0].content);
+      assert.strictEqual(result.status, 'exited');
+      assert.match(result.output, /hi/);
+      assert.match(result.note, /were stopped/);
+      await untilDead(pids);
+    } finally {
+      cleanup(pids);
+      await runtime.dispose();
+    }
+  });
+
+  it('still returns when such a process also started with a cleared environment holds the pipe (the documented limit)', async () => {
+    const { runtime, root } = await runOnce('env -i setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
     const pids = await pidsWritten(workspace, 1);
     try {
       await root.whenIdle();

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import type { Agent, TurnEngine } from '../../src/core/agents/agent';
 import { Runtime, type ClosableSessionLog, type DurableSessionStore } from '../../src/core/runtime';
 import { MemorySessionLog } from '../../src/core/sessions/memoryLog';
 import type { SessionHeader } from '../../src/core/sessions/types';
@@ -83,5 +84,17 @@ describe('runtime: shutdown of running agents', () => {
       seen.some((types) => types.at(-1) === 'turn_end'),
       `a write that dispose waited for held the turn end (writes done: ${JSON.stringify(seen.map((t) => t.at(-1)))})`,
     );
+  });
+});
+
+describe('runtime: shutdown in bounded time', () => {
+  it('dispose settles when a turn never records its end (an engine that ignores the abort)', async () => {
+    const { model } = recordingModel({ version: 1, agents: {} });
+    const runtime = new Runtime({ model, shutdownWaitMs: 50 });
+    const stuck: TurnEngine<Agent> = { name: 'stuck', runTurn: () => new Promise(() => undefined), dispose: () => undefined };
+    const agent = runtime.startRoot({ prompt: 'go', label: 'Stuck', engine: stuck });
+    await until(() => agent.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
+    await runtime.dispose();
+    assert.equal(agent.log.events.at(-1)?.type, 'user_message', 'written as it stands: a reload repairs the turn');
   });
 });

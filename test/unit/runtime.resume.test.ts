@@ -7,6 +7,7 @@ import { ScriptedModel, type ModelScript } from '../../src/core/models/scriptedM
 import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore, MISSING_TOOL_RESULT, type SessionEvent, type SessionHeader } from '../../src/core/sessions';
 import { header, makeTempDir, tick as at } from './sessions.fixtures';
+import { holdOpenOf } from './support/fileHandles';
 import { reasons, recordingModel, toolResults, until, userMessages } from './support/runtimeFixture';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
@@ -420,14 +421,20 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
     agents: { Lead: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'unused' }], after] } },
   });
 
-  /** Runs the lead until its question is open, then closes the window the way deactivation does. */
+  /**
+   * Runs the lead until its question is open, then closes the window the way deactivation does
+   * (the runtime's dispose started, every log closed synchronously in the same run of code).
+   * The next window starts only once this one has finished: whatever its aborted turn still
+   * records has happened by then, so a resume sees it every time, not by chance.
+   */
   async function leaveQuestionOpen(): Promise<string> {
     const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
     runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
     const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
     await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
-    void runtime.dispose();
-    store.closeAllSync();
+    const closing = runtime.dispose();
+    assert.deepStrictEqual(store.closeAllSync(), [], 'every log written and let go at deactivation');
+    await closing;
     return agent.id;
   }
 
@@ -478,6 +485,33 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
     assert.strictEqual(result.name, 'ask_user_question');
     assert.match(result.content, /dismiss|declin|cancel/i);
     assert.strictEqual(agent.lastTurnEnd?.reason, 'completed');
+  });
+
+  it('is asked again when the window closed while the new session file was still being created', async () => {
+    // The first write of the session (the file's create) is held after the file exists and
+    // before its writer hears so: deactivation comes exactly then.
+    const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
+    const hold = holdOpenOf(store.fileOf('lead-1'));
+    try {
+      runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
+      const first = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
+      await hold.opened;
+      await until(() => first.log.events.some((e) => e.type === 'question'), 'the question to be open');
+      const closing = runtime.dispose();
+      assert.deepStrictEqual(store.closeAllSync(), [], 'the file being created is the log\'s own');
+      hold.release();
+      await closing; // the aborted turn has recorded its end, in memory only
+      await hold.closed;
+    } finally {
+      hold.restore();
+    }
+    const next = track(durableRuntime(dir, lead([{ text: 'Going with Postgres.' }])));
+    const { prompts, provider } = recordingProvider();
+    next.runtime.interaction.registerProvider(provider);
+    const agent = await next.runtime.resumeRoot('lead-1');
+    await agent.whenIdle();
+    assert.deepStrictEqual(prompts.map((p) => p.questions[0].question), ['Which database?']);
+    assert.deepStrictEqual(reasons(agent), ['interrupted', 'completed'], "the old window's aborted turn never reached the file");
   });
 
   it('is not asked again when the human stopped the agent while it waited', async () => {

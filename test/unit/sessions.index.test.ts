@@ -110,6 +110,29 @@ describe('durable sessions: the session index', () => {
     assert.deepEqual(shown(await listAndSave()), shown(after));
   });
 
+  it('sees a byte changed in the middle of a listed file that kept its size, across reloads', async () => {
+    const file = await writeSession('flipped', Array.from({ length: 40 }, (_, i) => ({ type: 'assistant_text', at: tick(), text: `line ${i} ${'x'.repeat(100)}` })));
+    const before = await listAndSave();
+    assert.equal(before.sessions[0]?.summary.eventCount, 40);
+    const bytes = fs.readFileSync(file);
+    const middle = bytes.indexOf('line 20 x') + 'line 20 '.length;
+    bytes[middle] = 'y'.charCodeAt(0);
+    const { mtime } = fs.statSync(file);
+    fs.writeFileSync(file, bytes);
+    fs.utimesSync(file, mtime, new Date(mtime.getTime() + 5_000));
+    for (let reload = 0; reload < 2; reload++) {
+      const listed = (await listAndSave()).sessions[0];
+      assert.match(listed?.warning ?? '', /Line 22 is damaged/, 'History warns of the damage');
+      assert.equal(listed?.summary.eventCount, 20, 'only what comes before the damaged line counts');
+    }
+    const loaded = await new JsonlSessionStore(dir).loadSession('flipped');
+    assert.equal(loaded.repairs.damage?.line, 22);
+    assert.equal(loaded.events.length, 20);
+    const withIndex = shown(await listAndSave());
+    fs.rmSync(path.join(dir, SESSION_INDEX_FILE));
+    assert.deepEqual(withIndex, shown(await listAndSave()), 'the index shows what a listing without it shows');
+  });
+
   it('drops files that are gone and lists new ones', async () => {
     const gone = await writeSession('gone', everyEventType());
     await listAndSave();

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkLine, LineBuffer, withChecksum } from '../../src/core/sessions/lineChecksum';
+import * as zlib from 'node:zlib';
+import { checkLine, crc32Bytes, crc32BytesFallback, LineBuffer, withChecksum } from '../../src/core/sessions/lineChecksum';
 
 /* The writer's lines, built in a buffer, are byte for byte the checksummed lines the loader reads. */
 describe('durable sessions: lines written into a buffer', () => {
@@ -35,5 +36,22 @@ describe('durable sessions: lines written into a buffer', () => {
     buffer.appendJson('{"b":2}');
     buffer.unshift(first);
     assert.equal(buffer.take().toString('utf8'), `${withChecksum('{"a":1}')}\n${withChecksum('{"b":2}')}\n`);
+  });
+});
+
+/* The session index proves a file only grew by the CRC-32 of what it scanned, continued chunk by chunk. */
+describe('durable sessions: the checksum of a prefix', () => {
+  it('continued over pieces equals the checksum of the whole, natively and without zlib.crc32', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat({ max: 300 }), (bytes, cut) => {
+        const at = Math.min(cut, bytes.length);
+        const whole = zlib.crc32(bytes);
+        for (const crc of [crc32Bytes, crc32BytesFallback]) {
+          assert.equal(crc(bytes), whole);
+          assert.equal(crc(bytes.subarray(at), crc(bytes.subarray(0, at))), whole);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });

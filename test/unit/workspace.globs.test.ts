@@ -171,6 +171,15 @@ describe('listing and search globs stay inside the workspace', () => {
     for (const outcome of Object.values(await allWays(ws, 'src/\0/*'))) assert.deepStrictEqual(outcome, { code: 'TOOL_ARGUMENTS_INVALID' });
   });
 
+  it('refuses at once a glob with an escaped backslash, on which the matcher would loop for ever, and keeps the walk going with such an exclusion', async () => {
+    // Each of these stalled the extension host inside picomatch before the check (the test timed out).
+    for (const glob of ['(\\\\\\\\', 'src/(\\\\\\\\', '[\\\\\\\\', '{\\\\\\\\', '@(\\\\\\\\', 'a(!\\\\\\\\']) {
+      for (const outcome of Object.values(await allWays(ws, glob))) assert.deepStrictEqual(outcome, { code: 'TOOL_ARGUMENTS_INVALID' }, glob);
+    }
+    const files = await new NodeWorkspace({ folders: [ws], exclude: ['(\\\\\\\\'] }).listFiles({ limit: 100 });
+    assert.ok(files.files.length > 0, 'an exclusion the matcher cannot take is left out, not a stalled walk');
+  });
+
   it('splits globs on the platform separator only: a backslash is a separator on Windows, a name character elsewhere', () => {
     for (const glob of ['..\\outside\\*', 'tmp\\..\\..\\outside\\*', 'C:\\outside\\*', 'C:/outside/*', 'C:outside', '\\\\server\\share\\*', '\\*']) {
       assert.throws(() => parseGlob(glob, path.win32), (e: unknown) => isArborError(e, 'PATH_OUTSIDE_WORKSPACE'), glob);
@@ -221,6 +230,11 @@ describe('listing and search globs stay inside the workspace', () => {
         // ripgrep reads a name-only glob itself, and its glob syntax is stricter than the Node
         // scan's (a trailing backslash, nested braces): that is a typed SEARCH_INVALID of its own.
         const rgSyntax = (o: Outcome) => 'code' in o && o.code === 'SEARCH_INVALID';
+        // An escaped backslash is refused by every way alike, before any matcher sees it.
+        if (!glob.startsWith('/') && !segments.includes('..') && glob.includes('\\\\')) {
+          for (const [way, outcome] of Object.entries(outcomes)) assert.deepStrictEqual(outcome, { code: 'TOOL_ARGUMENTS_INVALID' }, `${way} "${glob}"`);
+          return;
+        }
         for (const [way, outcome] of Object.entries(outcomes)) {
           if ('code' in outcome) assert.ok(outcome.code === 'PATH_OUTSIDE_WORKSPACE' || (way.startsWith('rg') && rgSyntax(outcome)), `${way} "${glob}": ${outcome.code}`);
         }

@@ -50,9 +50,11 @@ describe('workspace paths are confined to the workspace folders', () => {
     await rejectsWith(resolveWorkspacePath([root], 'file-link'), 'PATH_OUTSIDE_WORKSPACE');
   });
 
-  it('a symlink that stays inside the workspace is fine', async () => {
+  it('a symlink that stays inside the workspace is fine, and the path names where it really leads', async () => {
     fs.symlinkSync(path.join(root, 'src'), path.join(root, 'alias'));
-    assert.strictEqual((await resolveWorkspacePath([root], 'alias/a.js')).relative, 'alias/a.js');
+    const p = await resolveWorkspacePath([root], 'alias/a.js');
+    assert.strictEqual(p.relative, 'src/a.js');
+    assert.strictEqual(p.absolute, path.join(root, 'src', 'a.js'));
   });
 
   it('with no folder open, says so (WORKSPACE_NONE)', async () => {

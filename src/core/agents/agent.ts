@@ -1,46 +1,27 @@
-// Why this file stays whole: an agent is one state machine (its turn, its inbox, its abort, its
-// log) whose transitions read one another: a Stop parks the inbox, a turn end claims from it,
-// disposal aborts the turn. Split apart, every transition would reach across files for the rest.
+// Why this file stays whole: an agent is one state machine (its turn, its inbox, its holds, its
+// abort, its log) whose transitions read one another: a Stop holds the queue, a turn end claims
+// from it, disposal aborts the turn. Split apart, every transition would reach across files for
+// the rest. What a hold is and how it is said lives in holds.ts.
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import { ObservedLog, unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
-import { Inbox, type InboxItem, type MessageSource } from './inbox';
+import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
+import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
 import type { AgentRun } from './agentRun';
 import { TurnAbort } from './turnAbort';
 import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
 
 export { unwrapLog };
-export type { MessageSource, TurnEnd };
+export type { TurnEnd };
+export type { CancelOptions, MessageSource, SendOptions, WakeMode } from './inbox';
 export type { EngineTurn, TurnEngine } from './turnEngine';
 export type { AgentRun, RunWorkspace } from './agentRun';
 
 export type AgentStatus = 'idle' | 'running';
-
-/**
- * How a send treats a sleeping agent. `true` starts a turn when idle and un-parks a parked
- * queue; `false` only queues; `'unless-parked'` starts a turn when idle but leaves a queue the
- * user parked alone (reports from children must not undo a Stop).
- */
-export type WakeMode = boolean | 'unless-parked';
-
-export interface SendOptions {
-  from: MessageSource;
-  wake?: WakeMode;
-  /**
-   * Deliver into a running turn at its next model call instead of waiting for a turn of its
-   * own (children's reports reach a busy parent this way).
-   */
-  atNextStep?: boolean;
-}
-
-export interface CancelOptions {
-  /** Park the unclaimed queue instead of clearing it. */
-  keepInbox?: boolean;
-}
 
 /** What an agent needs from the runtime that hosts it. */
 export interface AgentHost {
@@ -50,6 +31,8 @@ export interface AgentHost {
   systemPrompt(agent: Agent): string;
   /** Every change of the agent, in order: the agent's one output (the runtime's event channel). */
   agentChanged(agent: Agent, change: AgentChange): void;
+  /** A failure nobody awaits: a session that could not be saved after its turn ended. */
+  onProblem(problem: string, err: unknown): void;
 }
 
 export type AgentChange =
@@ -81,7 +64,7 @@ export interface AgentInit {
   conversation?: ChatMessage[];
   /** Turns already recorded in a reopened session. */
   turnsSoFar?: number;
-  /** Messages a reopened session had queued but never claimed: they come back parked. */
+  /** Messages a reopened session had queued but never claimed: they come back held (`reload`). */
   pending?: readonly InboxItem[];
   /** The last queue id a reopened session used. */
   lastQueueId?: number;
@@ -100,7 +83,7 @@ const now = isoNow;
  * claims one message. Each turn has a signal (turnAbort.ts) that reaches the model request and
  * every tool. Every change is reported to the host, in order, and nowhere else.
  */
-export class Agent {
+export class Agent implements HoldTarget {
   readonly id: string;
   readonly label: string;
   readonly kind: AgentKind;
@@ -120,6 +103,8 @@ export class Agent {
 
   private readonly host: AgentHost;
   private readonly inbox: Inbox;
+  /** Null while nothing holds the agent (most of its life): an idle agent carries no list. */
+  private holdSet: AgentHolds | null = null;
   private readonly abort = new TurnAbort();
   private modelCalls = 0;
   private turns: number;
@@ -148,6 +133,7 @@ export class Agent {
     this.conversation = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
+    if (init.pending?.length) this.putHold(newHold('reload'));
     this.engine = init.engine;
   }
 
@@ -165,13 +151,17 @@ export class Agent {
   get pendingCount(): number {
     return this.inbox.size;
   }
-  /** True when a Stop left queued work that waits for the next waking send. */
+  /** Everything that keeps the agent from running, oldest first (holds.ts). */
+  get holds(): readonly Hold[] {
+    return this.holdSet?.all ?? NO_HOLDS;
+  }
+  /** True when a hold keeps queued work waiting for the next waking send (a Stop, a branch Stop, a reload). */
   get isParked(): boolean {
-    return this.inbox.isParked;
+    return this.inbox.size > 0 && holdAt(this.holds, 'claim') !== undefined;
   }
   /** After a branch Stop, until a waking send: only that send starts a turn (a child's report just queues). */
   get isHeld(): boolean {
-    return this.inbox.isHeld;
+    return this.holdSet?.has('branch') ?? false;
   }
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
@@ -194,31 +184,44 @@ export class Agent {
     }
     const item = this.inbox.send(text, options.from, options.atNextStep ?? false);
     this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
+    if (item.from === 'user') this.releaseHolds('person-message');
     const wake = options.wake ?? true;
     if (wake === false) {
       this.host.agentChanged(this, STATUS_CHANGED);
       return;
     }
-    if (wake === true) this.inbox.unpark();
+    if (wake === true) this.releaseHolds('waking-send');
     if (!this.current) this.startNextTurn();
     else this.host.agentChanged(this, STATUS_CHANGED);
   }
 
   /**
    * Abort the current turn. Without keepInbox the unclaimed queue is cleared; with it the
-   * queue is parked until the next waking send. Cancelling an idle agent does nothing.
+   * queue is held (`stop`) until the next waking send. Cancelling an idle agent does nothing.
    * Returns whether a signal was issued.
    */
   cancel(cause: CancelCause, options: CancelOptions = {}): boolean {
     const turn = this.current;
     if (!turn) return false;
-    if (options.keepInbox) this.inbox.park();
+    if (options.keepInbox) this.putHold(newHold('stop'));
     else this.dropQueue();
     if (!this.abort.aborted) {
       turn.stopping = cause;
       this.abort.abort(cause);
       this.host.agentChanged(this, STATUS_CHANGED);
     }
+    return true;
+  }
+
+  /**
+   * Park the unclaimed queue as a cancel with keepInbox does, but let the running turn go on: a
+   * budget pause keeps whole the reply that spent the budget, and that agent's queue must wait
+   * for the raise like every other agent's. Returns whether a turn was running; an idle agent's
+   * queue is left as it is, as a cancel leaves it.
+   */
+  parkQueue(): boolean {
+    if (!this.current) return false;
+    this.putHold(newHold('stop'));
     return true;
   }
 
@@ -236,9 +239,29 @@ export class Agent {
 
   /** Keep the agent stopped after a branch Stop (see isHeld); its running turn is the caller's to interrupt. */
   hold(): void {
-    if (this.disposedFlag || this.inbox.isHeld) return;
-    this.inbox.hold();
+    if (this.disposedFlag || this.isHeld) return;
+    this.putHold(newHold('branch'));
     this.host.agentChanged(this, STATUS_CHANGED);
+  }
+
+  /** Puts a hold on the agent (one per reason; see AgentHolds.put). It announces nothing: the caller's stop does. */
+  putHold(hold: Hold): void {
+    (this.holdSet ??= new AgentHolds()).put(hold);
+  }
+
+  /** Takes off the holds `rule` releases; returns them. */
+  releaseHolds(rule: HoldRelease): readonly Hold[] {
+    return this.dropHolds((h) => h.release === rule);
+  }
+
+  /**
+   * The one gate: the hold that stops `step` now, if any. Before a claim, the queue holds; in the
+   * turn loop, the run holds, then (before a turn or a model call) the run's own gate.
+   */
+  gate(step: GateStep): Hold | undefined {
+    const held = this.holdSet && holdAt(this.holdSet.all, step);
+    if (held) return held;
+    return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run, step) : undefined;
   }
 
   /**
@@ -298,9 +321,9 @@ export class Agent {
   /** Starts a turn on the next unclaimed message, or reports the agent idle when there is none. */
   private startNextTurn(): void {
     if (this.current) return;
-    const next = this.disposedFlag ? undefined : this.inbox.claimNext();
+    const next = this.disposedFlag || this.gate('claim') ? undefined : this.inbox.claimNext();
     if (!next) {
-      this.inbox.forgetParkedWhenEmpty();
+      if (this.inbox.size === 0) this.dropHolds(lapsesWhenEmpty);
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
       this.host.agentChanged(this, STATUS_CHANGED);
@@ -328,10 +351,18 @@ export class Agent {
     this.lastTurnEnd = end;
     this.abort.end(!this.disposedFlag);
     this.current = undefined;
-    const id = this.id; // not the agent: the write may finish long after it is gone
-    this.log.flush().catch((err) => console.error(`Arbor: could not save session ${id}`, err));
+    const [id, host] = [this.id, this.host]; // not the agent: the write may finish long after it is gone
+    this.log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));
     this.host.agentChanged(this, { type: 'turn_end', end });
     this.startNextTurn();
+  }
+
+  private dropHolds(match: (hold: Hold) => boolean): readonly Hold[] {
+    const set = this.holdSet;
+    if (!set) return NO_HOLDS;
+    const dropped = set.release(match);
+    if (set.empty) this.holdSet = null;
+    return dropped;
   }
 
   private dropQueue(): void {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isoNow } from '../clock';
 import { isArborError } from '../errors';
 import { SESSION_FORMAT_VERSION, type AgentKind, type SessionHeader, type SessionLog, type SessionLogFactory } from '../sessions/types';
 import { Agent, type AgentHost, type AgentRun, type TurnEngine } from './agent';
@@ -30,6 +31,8 @@ export class AgentFactory {
     private readonly sessions: SessionLogFactory,
     private readonly newId: (label: string) => string,
     private readonly workspace: string | undefined,
+    /** The clock new sessions are dated by (the runtime's). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   create(spec: AgentSpec): Agent {
@@ -40,7 +43,7 @@ export class AgentFactory {
         type: 'header',
         version: SESSION_FORMAT_VERSION,
         id: this.newId(label),
-        createdAt: new Date().toISOString(),
+        createdAt: isoNow(this.now),
         parentSession: parent?.id,
         delegationDepth: parent ? parent.delegationDepth + 1 : 0,
         kind,

@@ -2,6 +2,7 @@ import type { RunInteractionPolicy } from '../interaction/policy';
 import type { RunBudget } from '../limits';
 import type { ModelProvider } from '../models/types';
 import type { WorkspacePort } from '../workspace/port';
+import type { RunGate } from './holds';
 
 /**
  * The run an agent belongs to (a root and everything it delegates to): shared limits and token
@@ -16,6 +17,8 @@ export interface AgentRun extends RunBudget {
    * workspace: every agent of the run reads, edits and runs commands there.
    */
   readonly workspace?: RunWorkspace;
+  /** What holds the run's agents when a budget counted in turns or model calls would be passed (the budget guard). */
+  readonly gate?: RunGate;
 }
 
 /** A folder of the run's own and the port to its files. */

@@ -1,6 +1,7 @@
 import type { SessionEvent, SessionHeader, SessionLog, SessionLogFactory } from '../sessions/types';
 import { unwrapLog } from '../sessions/observedLog';
 import type { Agent } from './agent';
+import type { OnProblem } from '../problems';
 
 /** A session log that can be released once its agent has ended (the durable JSONL log). */
 export interface ClosableSessionLog extends SessionLog {
@@ -40,6 +41,9 @@ export class EndedAgentLogs {
   /** Ended agents whose aborted turn has yet to record its end before their log can close. */
   private readonly afterTurn = new Set<Agent>();
 
+  /** `onProblem` hears a log that could not be saved as it closed (nobody awaits the close). */
+  constructor(private readonly onProblem: OnProblem) {}
+
   /** `agent` has left the registry. */
   agentEnded(agent: Agent): void {
     if (agent.status === 'running') this.afterTurn.add(agent);
@@ -72,7 +76,7 @@ export class EndedAgentLogs {
     // agent (its conversation, its turn's objects) alive until then.
     const id = agent.id;
     agent.detachFromLog();
-    const closing = log.close().catch((err: unknown) => console.error(`Arbor: could not save session ${id}`, err));
+    const closing = log.close().catch((err: unknown) => this.onProblem(`Arbor: could not save session ${id}`, err));
     this.closing.set(id, closing);
     void closing.then(() => {
       if (this.closing.get(id) === closing) this.closing.delete(id);

@@ -9,34 +9,44 @@ export interface InboxItem {
 }
 
 /**
- * An agent's FIFO of messages no turn has claimed yet. A Stop *parks* it: nothing is taken for a
- * new turn until a waking send un-parks it, and then the queue resumes in order. A branch Stop
- * *holds* it: parked even while empty, so a report that arrives later only queues. The agent
- * records each change in its session log; this class only keeps the order and the parked flag.
+ * How a send treats a sleeping agent. `true` is a waking send: it releases the holds a waking
+ * send releases (a Stop's, a branch Stop's, a reload's) and starts a turn when idle; `false` only
+ * queues; `'unless-parked'` starts a turn when idle but releases nothing, so a held queue stays
+ * held (reports from children must not undo a Stop).
+ */
+export type WakeMode = boolean | 'unless-parked';
+
+export interface SendOptions {
+  from: MessageSource;
+  wake?: WakeMode;
+  /**
+   * Deliver into a running turn at its next model call instead of waiting for a turn of its
+   * own (children's reports reach a busy parent this way).
+   */
+  atNextStep?: boolean;
+}
+
+export interface CancelOptions {
+  /** Hold the unclaimed queue (a `stop` hold) instead of clearing it. */
+  keepInbox?: boolean;
+}
+
+/**
+ * An agent's FIFO of messages no turn has claimed yet. It only keeps the order: whether a new
+ * turn may claim from it is the agent's holds' to say (holds.ts), and the agent records each
+ * change in its session log.
  */
 export class Inbox {
   private readonly items: InboxItem[] = [];
-  private parked = false;
-  /** Parked by a branch Stop: stays parked even while empty, until a waking send. */
-  private held = false;
   private lastId: number;
 
-  /** A reopened session's unclaimed messages come back parked. */
   constructor(lastQueueId = 0, pending?: readonly InboxItem[]) {
     this.lastId = lastQueueId;
-    if (pending?.length) {
-      this.items.push(...pending);
-      this.parked = true;
-    }
+    if (pending?.length) this.items.push(...pending);
   }
 
   get size(): number {
     return this.items.length;
-  }
-
-  /** True when a Stop left queued work that waits for the next waking send. */
-  get isParked(): boolean {
-    return this.parked && this.items.length > 0;
   }
 
   /** Queues a message under the next queue id. */
@@ -46,35 +56,9 @@ export class Inbox {
     return item;
   }
 
-  /** True after a branch Stop until a waking send: nothing but that send starts a turn, not even on an empty queue. */
-  get isHeld(): boolean {
-    return this.held;
-  }
-
-  park(): void {
-    this.parked = true;
-  }
-
-  /** Park the queue and keep it parked even when it is (or becomes) empty: messages that do not wake only queue. */
-  hold(): void {
-    this.parked = true;
-    this.held = true;
-  }
-
-  unpark(): void {
-    this.parked = false;
-    this.held = false;
-  }
-
-  /** The message a new turn claims: the oldest, unless the queue is parked or empty. */
+  /** The message a new turn claims: the oldest. */
   claimNext(): InboxItem | undefined {
-    if (this.parked) return undefined;
     return this.items.shift();
-  }
-
-  /** An empty queue is never parked (the next message starts a turn as usual). */
-  forgetParkedWhenEmpty(): void {
-    if (this.items.length === 0 && !this.held) this.parked = false;
   }
 
   /** Takes the messages meant to join a running turn before its next model call, in order. */

@@ -1,5 +1,6 @@
-/** Agents: one conversation driven by a turn loop, its inbox and cancel, and the live registry. */
+/** Agents: one conversation driven by a turn loop, its inbox, holds and cancel, and the live registry. */
 export { Agent, unwrapLog } from './agent';
+export { describeHold, holdAt, isQueueHold, newHold, primaryHold, RELEASE, type GateStep, type Hold, type HoldDescription, type HoldReason, type HoldRelease, type HoldTarget, type RunGate } from './holds';
 export { activityOf, type AgentActivity } from './activity';
 export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, EngineTurn, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, TurnEngine, WakeMode } from './agent';
 export { AgentRegistry, byCreation, type RegistryChange } from './registry';

@@ -1,4 +1,5 @@
 import { isoNow } from '../clock';
+import { messageOf } from '../errors';
 import type { ChatMessage } from '../models/types';
 import type { SessionEvent } from '../sessions/types';
 import type { InboxItem } from './inbox';
@@ -49,6 +50,6 @@ export async function runEngineTurn<A extends EngineOwner>(
   try {
     return await engine.runTurn({ agent, text: first.text, turn, signal, stopOverdue: (graceMs) => notify({ type: 'stop_overdue', graceMs }) });
   } catch (err) {
-    return { turn, reason: 'error', message: err instanceof Error ? err.message : String(err), finalText: '' };
+    return { turn, reason: 'error', message: messageOf(err), finalText: '' };
   }
 }

@@ -1,6 +1,5 @@
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError, isArborError, type ArborErrorCode, type CancelCause } from '../errors';
-import { spentBudget } from '../budgets/budgetStatus';
+import { abortCauseOf, asArborError, isArborError, messageOf, type ArborErrorCode, type CancelCause } from '../errors';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -8,6 +7,7 @@ import type { SessionEvent, TurnEndReason } from '../sessions/types';
 import { errorResult } from '../tools/catalog';
 import type { ToolResult } from '../tools/types';
 import type { Inbox, InboxItem } from './inbox';
+import { newHold, type GateStep, type Hold } from './holds';
 import type { TurnAbort } from './turnAbort';
 
 export interface TurnEnd {
@@ -19,8 +19,8 @@ export interface TurnEnd {
   code?: ArborErrorCode;
   /** The model's last text of the turn (the result a parent receives). */
   finalText: string;
-  /** The turn ended because its run (or the agent itself) is paused: a budget is spent or a runaway guard tripped. */
-  paused?: true;
+  /** The hold the turn ended against (a spent budget, a runaway guard): the turn ended at once, like a Stop. */
+  hold?: Hold;
 }
 
 /** The agent whose turns the loop runs, as the loop sees it. */
@@ -31,6 +31,8 @@ export interface TurnOwner {
   readonly conversation: ChatMessage[];
   readonly usage: { inputTokens: number; outputTokens: number };
   append(event: SessionEvent): void;
+  /** The one gate the loop asks: the hold that stops this step, if any (Agent.gate). */
+  gate(step: Exclude<GateStep, 'claim'>): Hold | undefined;
 }
 
 /** What the loop needs from the runtime hosting the agent (the runtime's AgentHost is one). */
@@ -47,8 +49,12 @@ const USAGE_CHANGED = Object.freeze({ type: 'usage' as const });
 const ACTIVITY_CHANGED = Object.freeze({ type: 'activity' as const });
 
 class BudgetExceeded extends Error {}
-/** The run (or this agent) is paused: the turn ends at once, like a Stop, and waits for a raise. */
-class RunPaused extends Error {}
+/** A hold stops the turn (its run's budget is spent, a runaway guard tripped): it ends at once, like a Stop. */
+class Held extends Error {
+  constructor(readonly hold: Hold) {
+    super(hold.detail);
+  }
+}
 
 const now = isoNow;
 
@@ -81,7 +87,7 @@ export class TurnLoop<O extends TurnOwner> {
     let unanswered: ToolCall[] = [];
     try {
       if (!('resumedCall' in first)) this.claim(first);
-      this.checkPaused('turn');
+      this.checkGate('turn');
       run.turnsUsed++;
       if ('resumedCall' in first) {
         unanswered = [first.resumedCall];
@@ -96,7 +102,7 @@ export class TurnLoop<O extends TurnOwner> {
         if (step > run.limits.maxStepsPerTurn) {
           throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
         }
-        this.checkPaused('modelCall');
+        this.checkGate('modelCall');
         const reply = await this.callModel(turn, step, signal);
         if (reply.text) finalText = reply.text;
         this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
@@ -105,15 +111,15 @@ export class TurnLoop<O extends TurnOwner> {
         unanswered = reply.toolCalls.slice();
         for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
         this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
-        // The run was paused while this reply streamed: its calls are not run.
-        const paused = run.pauseReason(this.owner.id);
-        if (paused) throw new RunPaused(paused);
+        // A hold came while this reply streamed: its calls are not run.
+        const held = this.owner.gate('tools');
+        if (held) throw new Held(held);
         await this.runTools(reply.toolCalls, signal, unanswered);
       }
       return { turn, reason: 'completed', finalText };
     } catch (err) {
-      if (err instanceof RunPaused || (signal.aborted && abortCauseOf(signal) === 'budget')) {
-        return this.pausedEnd(turn, unanswered, finalText, err instanceof RunPaused ? err.message : undefined);
+      if (err instanceof Held || (signal.aborted && abortCauseOf(signal) === 'budget')) {
+        return this.heldEnd(turn, unanswered, finalText, err instanceof Held ? err.hold : undefined);
       }
       if (signal.aborted) {
         const cause = abortCauseOf(signal) ?? 'user';
@@ -128,37 +134,36 @@ export class TurnLoop<O extends TurnOwner> {
         this.owner.append({ type: 'user_message', at: now(), text: note, from: 'system' });
         return { turn, reason: 'budget', message: why, finalText };
       }
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       this.closeUnanswered(unanswered, `Not run: the turn failed (${message}).`);
       return isArborError(err) ? { turn, reason: 'error', message, code: err.code, finalText } : { turn, reason: 'error', message, finalText };
     }
   }
 
   /**
-   * A paused run (or agent) starts nothing: not a turn, not a model call. A run budget counted in
-   * turns or model calls is spent when the next one would go past it.
+   * A held agent starts nothing: not a turn, not a model call. A run budget counted in turns or
+   * model calls is spent when the next one would go past it (the run's gate says so).
    */
-  private checkPaused(next: 'turn' | 'modelCall'): void {
-    const run = this.owner.run;
-    const why = run.pauseReason(this.owner.id) ?? spentBudget(run, run.clock(), next);
-    if (why) throw new RunPaused(why);
+  private checkGate(next: 'turn' | 'modelCall'): void {
+    const held = this.owner.gate(next);
+    if (held) throw new Held(held);
   }
 
   /**
-   * The turn a pause ended, like a Stop: no note for the model, the conversation as it was, the
+   * The turn a hold ended, like a Stop: no note for the model, the conversation as it was, the
    * calls it had made closed with a result that says why. An unattended run at its cap ends
-   * BLOCKED: its root's final result is the report of what was done and what is left.
+   * BLOCKED: its root's hold carries the report of what was done and what is left, its final result.
    */
-  private pausedEnd(turn: number, unanswered: ToolCall[], finalText: string, reason: string | undefined): TurnEnd {
-    const run = this.owner.run;
-    const why = reason ?? run.pauseReason(this.owner.id) ?? 'a run budget is spent';
+  private heldEnd(turn: number, unanswered: ToolCall[], finalText: string, found: Hold | undefined): TurnEnd {
+    // A turn cancelled for a budget without a hold of its own still ends as one.
+    const hold = found ?? this.owner.gate('tools') ?? newHold('budget', { detail: 'a run budget is spent' });
+    const why = hold.detail ?? 'a run budget is spent';
     this.closeUnanswered(unanswered, `Not run: paused because ${why}.`);
-    const blocked = run.paused?.blocked;
-    if (blocked && blocked.rootId === this.owner.id) {
-      this.owner.append({ type: 'assistant_text', at: now(), text: blocked.report });
-      return { turn, reason: 'blocked', message: why, finalText: blocked.report, paused: true };
+    if (hold.report !== undefined) {
+      this.owner.append({ type: 'assistant_text', at: now(), text: hold.report });
+      return { turn, reason: 'blocked', message: why, finalText: hold.report, hold };
     }
-    return { turn, reason: 'budget', message: why, finalText, paused: true };
+    return { turn, reason: 'budget', message: why, finalText, hold };
   }
 
   /** A message joins the conversation and the log says which queued message it was. */

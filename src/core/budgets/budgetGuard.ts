@@ -1,10 +1,12 @@
 import type { Agent, TurnEnd } from '../agents/agent';
+import { newHold, type Hold, type RunGate } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import { ArborError } from '../errors';
 import { Emitter, type Disposable } from '../events';
 import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
 import { blockedReport } from './blockedReport';
+import { budgetGate } from './budgetGate';
 import { budgetStatus, spentBudget, type BudgetStatus } from './budgetStatus';
 import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
@@ -16,15 +18,19 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  *
  * Invariants:
  * - At 80% of a run budget the run warns once (until a raise); at 100% the run is paused, never
- *   killed: every agent of the run has its turn cancelled with cause `budget` and its queue
- *   parked, exactly as a Stop would, so conversations and queued work are kept. A paused run
- *   starts no turn and no model call (the turn loop checks `RunBudget.pauseReason`).
- * - `raise` lifts the pause only with limits under which no budget is spent, and wakes exactly
- *   the agents the pause stopped, with a note that tells them to continue.
+ *   killed: every agent of the run gets a `budget` hold (agents/holds.ts), and every one that is
+ *   running has its turn cancelled with cause `budget` and its queue held, exactly as a Stop
+ *   would, so conversations and queued work are kept. A held agent starts no model call (the
+ *   turn loop asks the agent's gate); an agent that joins a paused run is held too.
+ * - A budget counted in turns or model calls may be met by a turn first (budgetGate.ts): that
+ *   turn ends held, and the guard then pauses the run.
+ * - `raise` lifts the pause only with limits under which no budget is spent: it takes off every
+ *   `budget` hold and wakes exactly the agents whose hold cut work short (`interrupted`), with a
+ *   note that tells them to continue.
  * - An unattended run (scheduled, webhook, autonomous) cannot wait for a raise: at its cap its
  *   root ends BLOCKED, its final result a report of what was done and what is left.
  * - A runaway guard warns once per agent (until a person speaks to it) and, when the setting
- *   says so, pauses that agent alone the same way.
+ *   says so, holds that agent alone the same way (a `runaway` hold).
  */
 
 export type BudgetEvent =
@@ -43,20 +49,22 @@ export interface BudgetGuardDeps {
   runaway?: RunawaySettingsInput;
   /** What each model's tokens cost; parsed here (a bad table throws). */
   prices?: unknown;
+  /** Hears a listener of `onEvent` here that throws. */
+  onProblem: (problem: string, err: unknown) => void;
 }
 
 interface RunEntry {
   root: Agent | undefined;
   warned: boolean;
-  /** The agents the current pause stopped (a raise wakes them). */
-  stopped: Set<Agent>;
+  /** The hold every agent of the run is under while a budget is spent; a raise takes it off. */
+  hold: Hold | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export const RESUME_NOTE = "[Arbor] The run's limit was raised. Continue where you left off.";
 
 export class BudgetGuard {
-  private readonly events = new Emitter<BudgetEvent>();
+  private readonly events = new Emitter<BudgetEvent>((problem, err) => this.deps.onProblem(problem, err));
   readonly onEvent = this.events.on;
   private readonly runs = new Map<RunBudget, RunEntry>();
   private readonly runaway: RunawayGuard;
@@ -81,9 +89,14 @@ export class BudgetGuard {
     this.prices = priceTableSchema.parse(prices ?? {});
   }
 
-  /** What a new run counts its budget with: the current prices and the guard's clock. */
-  newRunBudget(): { prices: PriceTable; clock: () => number } {
-    return { prices: this.prices, clock: this.now };
+  /** What a new run counts its budget with: the current prices, the guard's clock, and the budget gate. */
+  newRunBudget(): { prices: PriceTable; clock: () => number; gate: RunGate } {
+    return { prices: this.prices, clock: this.now, gate: budgetGate };
+  }
+
+  /** The hold every agent of the run is under while a budget is spent, or undefined. */
+  holdOf(run: RunBudget): Hold | undefined {
+    return this.runs.get(run)?.hold;
   }
 
   /** Let an agent a runaway guard paused go on (its warning is cleared too). */
@@ -111,10 +124,11 @@ export class BudgetGuard {
   /**
    * Looks at the run's budgets now (the wall-time timer does, and anyone who changed the clock).
    * `streaming` is the agent whose reply just spent the budget: it is not cancelled, so its reply
-   * is kept whole; its turn loop runs none of the reply's tool calls and ends paused.
+   * is kept whole; its turn loop runs none of the reply's tool calls and ends paused. Its queue
+   * is parked all the same, so what arrives while that turn closes waits for the raise.
    */
   check(run: RunBudget, streaming?: Agent): void {
-    if (run.paused) return;
+    if (this.holdOf(run)) return;
     const spent = spentBudget(run, this.now());
     if (spent) {
       this.pause(run, spent, streaming);
@@ -130,21 +144,27 @@ export class BudgetGuard {
   }
 
   /**
-   * Pause the whole run: every agent's turn is cancelled with cause `budget`, its queue parked.
-   * An unattended run ends BLOCKED instead of waiting for a raise. A paused run is left alone.
+   * Pause the whole run: every agent gets the run's `budget` hold, and every running one has its
+   * turn cancelled with cause `budget` and its queue held. An unattended run ends BLOCKED instead
+   * of waiting for a raise. A paused run is left alone.
    */
   pause(run: RunBudget, reason: string, streaming?: Agent): void {
-    if (run.paused) return;
     const entry = this.entry(run);
+    if (entry.hold) return;
     const root = entry.root && this.deps.agents.isLive(entry.root) ? entry.root : undefined;
     const agents = this.agentsOf(run);
     const unattended = root?.run.policy.unattended ?? false;
     const report = unattended && root ? blockedReport(run, reason, agents) : undefined;
-    run.paused = { reason, blocked: report && root ? { rootId: root.id, report } : undefined };
-    entry.stopped.clear();
+    const hold = newHold('budget', { detail: reason });
+    entry.hold = hold;
     this.clearTimer(entry);
+    // Every agent is held before any is stopped, so nothing a stop sets off can start one.
+    for (const agent of agents) agent.putHold(agent === root && report ? { ...hold, report } : hold);
     for (const agent of agents) {
-      if (agent !== streaming && agent.kind !== 'one-shot' && agent.cancel('budget', { keepInbox: true })) entry.stopped.add(agent);
+      if (agent.kind === 'one-shot') continue;
+      // The agent whose reply spent the budget finishes that reply, but its queue waits for the raise too.
+      const stopped = agent === streaming ? agent.parkQueue() : agent.cancel('budget', { keepInbox: true });
+      if (stopped) agent.putHold({ ...hold, interrupted: true });
     }
     if (report && root) {
       // An idle root still gets its BLOCKED result: a turn that ends at once, with no model call.
@@ -167,11 +187,11 @@ export class BudgetGuard {
     if (still) throw new ArborError('INPUT_INVALID', `These limits leave the run paused: ${still}. Raise it further.`);
     const entry = this.entry(run);
     run.limits = next;
-    run.paused = undefined;
+    entry.hold = undefined;
     entry.warned = false;
-    const stopped = [...entry.stopped];
-    entry.stopped.clear();
     this.armTimer(run, entry);
+    // Every hold comes off before any agent is woken, as it went on before any was stopped.
+    const stopped = this.agentsOf(run).filter((agent) => agent.releaseHolds('raise').some((h) => h.interrupted));
     for (const agent of stopped) {
       if (this.deps.agents.isLive(agent) && !agent.disposed) agent.send(RESUME_NOTE, { from: 'system', wake: true });
     }
@@ -210,6 +230,9 @@ export class BudgetGuard {
 
   private added(agent: Agent): void {
     const run = agent.run;
+    // A child that joins a paused run (a tool of a stopped turn started it) waits for the raise too.
+    const hold = this.holdOf(run);
+    if (hold) agent.putHold(hold);
     if (agent.kind === 'root') {
       const entry = this.entry(run);
       entry.root = agent;
@@ -233,26 +256,25 @@ export class BudgetGuard {
     }
   }
 
-  private turnEnded(agent: Agent, { reason, paused, message }: TurnEnd): void {
+  private turnEnded(agent: Agent, { reason, hold, message }: TurnEnd): void {
     if (reason === 'completed') this.runaway.turnCompleted(agent);
-    if (!paused) return;
-    const run = agent.run;
-    if (run.paused) {
-      // A turn that started while paused (a report woke its parent, a message arrived) and ended
-      // at once: the raise wakes it with the others.
-      if (agent.kind !== 'one-shot') this.entry(run).stopped.add(agent);
-      return;
+    if (!hold) return;
+    const entry = this.entry(agent.run);
+    if (!entry.hold) {
+      // The turn loop found a budget spent before the guard did (turns, model calls): pause the run.
+      if (agent.holds.some((h) => h.reason === 'runaway')) return;
+      this.pause(agent.run, message ?? 'a run budget is spent');
     }
-    // The turn loop found a budget spent before the guard did (turns, model calls): pause the run.
-    if (run.agentPause(agent.id)) return;
-    this.pause(run, message ?? 'a run budget is spent');
-    if (agent.kind !== 'one-shot') this.entry(run).stopped.add(agent);
+    // A turn that ended against the hold (a report woke it, a message came, it met the spent
+    // budget): the raise wakes it with the others.
+    const held = entry.hold;
+    if (held && agent.kind !== 'one-shot' && agent.holds.some((h) => h.reason === 'budget')) agent.putHold({ ...held, interrupted: true });
   }
 
   private entry(run: RunBudget): RunEntry {
     let entry = this.runs.get(run);
     if (!entry) {
-      entry = { root: undefined, warned: false, stopped: new Set(), timer: undefined };
+      entry = { root: undefined, warned: false, hold: undefined, timer: undefined };
       this.runs.set(run, entry);
     }
     return entry;

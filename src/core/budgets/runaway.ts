@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { lazySchema } from '../lazySchema';
 import type { ToolCall } from '../models/types';
+import { WAIT_TOOL } from '../tools/waitTool';
 
 /** What an empty runaway setting means: the value of each guard the setting leaves out. */
 const DEFAULTS = { sameCallRepeats: 5, stepsWithoutChange: 40, pauseAgent: false } as const;
@@ -11,6 +12,17 @@ const DEFAULTS = { sameCallRepeats: 5, stepsWithoutChange: 40, pauseAgent: false
  * that failed). The detector only counts; the budget guard shows the warning and, when the
  * setting says so, pauses the agent with the reason. Built on first use, like the defaults
  * below are written out, so that loading the module parses nothing.
+ *
+ * A poll is not a runaway. An agent that checks something that changes over time (a build, its
+ * subagents) and waits between checks with the `wait` tool is polling on purpose:
+ * - the wait is a call between two checks, so check, wait, check, ... never repeats one call
+ *   (a wait again and again with nothing between does, and warns like any repeated call);
+ * - a step in which a wait finished starts the count of steps without a change again, as a
+ *   change does: waiting is how an agent lets the world change instead of spinning.
+ * So a polling loop runs as long as its run's budgets allow (steps per turn, time, tokens,
+ * cost), which bound it, while the same check again and again with no wait between still
+ * warns, however slow the model is: the runtime cannot tell a slow model from a deliberate
+ * pause, only a wait says so.
  */
 export const runawaySettingsSchema = lazySchema(() =>
   z.object({
@@ -34,6 +46,8 @@ export class RunawayDetector {
   private stepsWithoutChange = 0;
   /** Whether the step under way changed something; undefined until its first call. */
   private stepChanged: boolean | undefined;
+  /** Whether a wait of the step under way finished: the step is a poll. */
+  private stepWaited = false;
   /** Calls of the step under way whose results are still to come. */
   private awaiting = 0;
 
@@ -59,9 +73,10 @@ export class RunawayDetector {
     return undefined;
   }
 
-  /** A call's result: a tool that is not read-only and did not fail changed something. */
+  /** A call's result: a tool that is not read-only and did not fail changed something; a wait that finished makes its step a poll. */
   toolFinished(toolName: string, isError: boolean | undefined): void {
     if (this.awaiting > 0) this.awaiting--;
+    if (!isError && toolName === WAIT_TOOL) this.stepWaited = true;
     if (!isError && !this.isReadOnly(toolName)) this.stepChanged = true;
     else if (this.stepChanged === undefined) this.stepChanged = false;
   }
@@ -72,13 +87,15 @@ export class RunawayDetector {
     this.repeats = 0;
     this.stepsWithoutChange = 0;
     this.stepChanged = undefined;
+    this.stepWaited = false;
     this.awaiting = 0;
   }
 
   private endStep(): void {
     if (this.stepChanged === undefined) return;
-    this.stepsWithoutChange = this.stepChanged ? 0 : this.stepsWithoutChange + 1;
+    this.stepsWithoutChange = this.stepChanged || this.stepWaited ? 0 : this.stepsWithoutChange + 1;
     this.stepChanged = undefined;
+    this.stepWaited = false;
   }
 }
 
@@ -87,6 +104,7 @@ function canonicalArguments(text: string): string {
   try {
     return JSON.stringify(sortKeys(JSON.parse(text)));
   } catch {
+    // Not JSON: compared as written.
     return text;
   }
 }

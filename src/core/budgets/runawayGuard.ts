@@ -1,16 +1,19 @@
 import type { Agent } from '../agents/agent';
+import { newHold, type Hold } from '../agents/holds';
 import type { SessionEvent } from '../sessions/types';
 import { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
 
-export type RunawayEvent = { type: 'runaway'; agent: Agent; reason: string; paused: boolean } | { type: 'agent_resumed'; agent: Agent };
+/** `hold` is the `runaway` hold the guard put on the agent, when the setting says to hold it. */
+export type RunawayEvent = { type: 'runaway'; agent: Agent; reason: string; hold: Hold | undefined } | { type: 'agent_resumed'; agent: Agent };
 
 const AGENT_RESUME_NOTE = '[Arbor] You were paused and the user let you go on. Continue where you left off, and do not repeat what did not work.';
 
 /**
  * The runaway guards of every live agent: a detector per agent fed from its session events. A
  * warning is kept on the agent's run (`RunBudget.agentWarning`) until a person speaks to the
- * agent or resumes it; with `pauseAgent` on, the agent alone is paused like a Stop (cause
- * `budget`, queue parked) and its turn loop starts nothing until then.
+ * agent or resumes it; with `pauseAgent` on, the agent alone gets a `runaway` hold and is stopped
+ * like a Stop (cause `budget`, queue held): its turn loop starts nothing until a person's message
+ * or Resume releases the hold.
  */
 export class RunawayGuard {
   private readonly detectors = new Map<Agent, RunawayDetector>();
@@ -38,7 +41,7 @@ export class RunawayGuard {
       this.detectors.get(agent)?.toolFinished(event.name, event.isError === true);
     } else if (event.type === 'queued' && event.from === 'user') {
       // A person spoke to the agent: a warning or pause a guard left on it is over.
-      if (agent.run.agentWarning(agent.id) !== undefined || agent.run.agentPause(agent.id) !== undefined) this.clear(agent);
+      if (agent.run.agentWarning(agent.id) !== undefined || isHeld(agent)) this.clear(agent);
     }
   }
 
@@ -49,9 +52,9 @@ export class RunawayGuard {
 
   /** Let an agent a guard paused go on (its warning is cleared too). */
   resume(agent: Agent): void {
-    const wasPaused = agent.run.agentPause(agent.id) !== undefined;
+    const wasHeld = isHeld(agent);
     this.clear(agent);
-    if (wasPaused && this.isLive(agent) && !agent.disposed && agent.kind !== 'one-shot') {
+    if (wasHeld && this.isLive(agent) && !agent.disposed && agent.kind !== 'one-shot') {
       agent.send(AGENT_RESUME_NOTE, { from: 'system', wake: true });
     }
   }
@@ -65,7 +68,7 @@ export class RunawayGuard {
   }
 
   private clear(agent: Agent): void {
-    agent.run.resumeAgent(agent.id);
+    agent.releaseHolds('person-message');
     agent.run.warnAgent(agent.id, undefined);
     this.detectors.get(agent)?.reset();
     this.fire({ type: 'agent_resumed', agent });
@@ -75,12 +78,12 @@ export class RunawayGuard {
     const run = agent.run;
     if (run.agentWarning(agent.id) !== undefined) return;
     run.warnAgent(agent.id, warning);
-    const pause = this.settings.pauseAgent && agent.kind !== 'one-shot';
-    if (pause) {
-      run.pauseAgent(agent.id, `a runaway guard paused it: ${warning}`);
+    const hold = this.settings.pauseAgent && agent.kind !== 'one-shot' ? newHold('runaway', { detail: `a runaway guard paused it: ${warning}` }) : undefined;
+    if (hold) {
+      agent.putHold(hold);
       agent.cancel('budget', { keepInbox: true });
     }
-    this.fire({ type: 'runaway', agent, reason: warning, paused: pause });
+    this.fire({ type: 'runaway', agent, reason: warning, hold });
   }
 
   private detector(agent: Agent): RunawayDetector {
@@ -91,4 +94,8 @@ export class RunawayGuard {
     }
     return detector;
   }
+}
+
+function isHeld(agent: Agent): boolean {
+  return agent.holds.some((h) => h.reason === 'runaway');
 }

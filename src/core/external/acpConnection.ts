@@ -1,6 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { ArborError, isArborError } from '../errors';
-import { AgentProcess, processEndedError, type ProcessExit } from './agentProcess';
+import { ArborError, isArborError, messageOf } from '../errors';
+import { parseInitialize, parseNewSession, parseStopReason, type AuthMethodInfo, type StopReason } from './acpAnswers';
+import { AgentProcess, type ProcessExit } from './agentProcess';
+import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
 /**
@@ -10,8 +12,14 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  * the handlers it is given (Arbor's approval seam and workspace port).
  *
  * Invariants:
- * - nothing waits on the agent without a way out: every request races the process's exit, and
- *   start-up (`initialize`, `session/new`) has a deadline after which the process is ended;
+ * - nothing waits on the agent without a way out: every request races the session's loss (the
+ *   process's exit, or the connection's close), and start-up (`initialize`, `session/new`) has
+ *   a deadline and a signal after which the process is ended;
+ * - a connection that closes while the process lives on (the agent closed its output, sent a
+ *   line over the SDK's message limit, or stopped reading its input) ends the process: a
+ *   session is usable only while both are, and `lost` says why it no longer is;
+ * - what the agent answers is parsed at the boundary (acpAnswers.ts): a stop reason Arbor does
+ *   not know is EXTERNAL_AGENT_PROTOCOL naming it, and the session stays usable;
  * - an agent that reports it needs a sign-in gets EXTERNAL_AGENT_AUTH_REQUIRED, naming the agent
  *   and what to run, and its process is ended;
  * - a handler's ArborError reaches the agent as a JSON-RPC error carrying its stable code;
@@ -55,6 +63,8 @@ export interface AcpSessionOptions {
   /** Reopen this past session of the agent (`session/load`) instead of starting a new one. */
   loadSessionId?: string;
   clientVersion?: string;
+  /** Abandons the start: the process is ended and `open` rejects (the agent was ended meanwhile). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -73,6 +83,8 @@ export class AcpSession {
     readonly config: ExternalAgentConfig,
     private readonly process: AgentProcess,
     private readonly connection: acp.ClientConnection,
+    /** Settles, with why, once the session can no longer be used (see `usable`). */
+    readonly lost: Promise<ArborError>,
     readonly sessionId: string,
     readonly info: AcpAgentInfo,
   ) {}
@@ -82,9 +94,11 @@ export class AcpSession {
     const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
     const app = clientApp(options.handlers);
     const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
+    const lost = whenLost(config, proc, connection);
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
+    let onAbort: (() => void) | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
           reject(
@@ -96,37 +110,39 @@ export class AcpSession {
           ),
         deadline,
       );
+      onAbort = () => reject(new ArborError('AGENT_DISPOSED', `The external agent ${config.name} was ended while it started.`, { name: config.name }));
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
     });
+    const link: Link = { config, connection, lost };
     try {
-      const init = await race(
-        connection.agent.request('initialize', {
-          protocolVersion: sdk().PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-          clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
-        }),
-        proc,
-        config,
-        timedOut,
+      const init = parseInitialize(
+        config.name,
+        await race(
+          connection.agent.request('initialize', {
+            protocolVersion: sdk().PROTOCOL_VERSION,
+            clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+            clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
+          }),
+          link,
+          gaveUp,
+        ),
       );
-      const info: AcpAgentInfo = {
-        name: init.agentInfo?.title ?? init.agentInfo?.name,
-        version: init.agentInfo?.version,
-        protocolVersion: init.protocolVersion,
-        loadSession: init.agentCapabilities?.loadSession === true,
-      };
+      const info: AcpAgentInfo = { name: init.name, version: init.version, protocolVersion: init.protocolVersion, loadSession: init.loadSession };
       if (options.loadSessionId !== undefined) {
         if (!info.loadSession) throw notResumable(config.name);
-        await race(connection.agent.request('session/load', { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: [] }), proc, config, timedOut, init.authMethods);
-        return new AcpSession(config, proc, connection, options.loadSessionId, info);
+        await race(connection.agent.request('session/load', { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: [] }), link, gaveUp, init.authMethods);
+        return new AcpSession(config, proc, connection, lost, options.loadSessionId, info);
       }
-      const created = await race(connection.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }), proc, config, timedOut, init.authMethods);
-      return new AcpSession(config, proc, connection, created.sessionId, info);
+      const created = await race(connection.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }), link, gaveUp, init.authMethods);
+      return new AcpSession(config, proc, connection, lost, parseNewSession(config.name, created), info);
     } catch (err) {
       connection.close();
       proc.kill();
       throw err;
     } finally {
       clearTimeout(timer);
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -138,22 +154,26 @@ export class AcpSession {
     return this.process.pid;
   }
 
+  /** The connection is open and the process runs: a prompt can reach the agent. */
+  get usable(): boolean {
+    return !this.connection.signal.aborted && !this.process.hasExited;
+  }
+
   /** Sends one prompt; resolves with the agent's stop reason when its turn ends. */
-  prompt(text: string): Promise<acp.StopReason> {
-    return race(
-      this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }),
-      this.process,
-      this.config,
-    ).then((response) => response.stopReason);
+  async prompt(text: string): Promise<StopReason> {
+    const link = { config: this.config, connection: this.connection, lost: this.lost };
+    const answer = await race(this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }), link);
+    return parseStopReason(this.config.name, answer);
   }
 
   /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */
   cancel(): void {
-    if (this.process.hasExited) return;
+    if (!this.usable) return;
+    // An agent that cannot take the notice is gone: its connection's end ends the turn.
     this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
   }
 
-  /** Ends the connection and the agent's whole process group. */
+  /** Ends the connection and every process of the agent. */
   kill(): void {
     this.connection.close();
     this.process.kill();
@@ -191,41 +211,39 @@ function toRequestError(err: unknown): acp.RequestError {
     const code = err.code === 'FILE_NOT_FOUND' ? -32002 : err.code === 'TOOL_ARGUMENTS_INVALID' ? -32602 : -32603;
     return new RequestError(code, err.message, { code: err.code, ...err.details });
   }
-  return new RequestError(-32603, err instanceof Error ? err.message : String(err));
+  return new RequestError(-32603, messageOf(err));
+}
+
+/** What a request races: the connection it goes over and why that was lost, once it is. */
+interface Link {
+  readonly config: ExternalAgentConfig;
+  readonly connection: acp.ClientConnection;
+  readonly lost: Promise<ArborError>;
 }
 
 /**
- * The request's answer, unless the process ends first (EXTERNAL_AGENT_CRASHED, with its last
- * output) or the agent answers that it needs a sign-in (EXTERNAL_AGENT_AUTH_REQUIRED).
+ * The request's answer, unless the session is lost first (why: EXTERNAL_AGENT_CRASHED with the
+ * process's last output, or EXTERNAL_AGENT_PROTOCOL for a connection that closed under a living
+ * process) or the agent answers that it needs a sign-in (EXTERNAL_AGENT_AUTH_REQUIRED).
  */
-async function race<T>(request: Promise<T>, proc: AgentProcess, config: ExternalAgentConfig, deadline?: Promise<never>, authMethods?: readonly acp.AuthMethod[]): Promise<T> {
-  const ended = proc.exited.then((exit): never => {
-    throw processEndedError(config.name, config, exit);
+async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never>, authMethods?: readonly AuthMethodInfo[]): Promise<T> {
+  const { config, connection } = link;
+  const lost = link.lost.then((err): never => {
+    throw err;
   });
   try {
-    return await Promise.race(deadline ? [request, ended, deadline] : [request, ended]);
+    return await Promise.race(deadline ? [request, lost, deadline] : [request, lost]);
   } catch (err) {
+    if (isArborError(err)) throw err;
     const { RequestError } = sdk();
     if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
-    // The connection closes a moment before the process is reported gone: say why it closed.
-    const exit = await exitWithin(proc, CLOSE_TO_EXIT_MS);
-    if (exit) throw processEndedError(config.name, config, exit);
+    // The request failed because the connection closed: why it closed is the answer.
+    if (connection.signal.aborted) throw await link.lost;
     if (err instanceof RequestError) {
       throw new ArborError('EXTERNAL_AGENT_PROTOCOL', `The external agent ${config.name} answered with an error: ${err.message}`, { name: config.name, rpcCode: err.code });
     }
     throw err;
   }
-}
-
-/** How long a failed request waits to learn whether the process ended (and so why it failed). */
-const CLOSE_TO_EXIT_MS = 2_000;
-
-function exitWithin(proc: AgentProcess, ms: number): Promise<ProcessExit | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    proc.exited.finally(() => clearTimeout(timer)),
-    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
-  ]);
 }
 
 /** A past session of an agent that cannot load one: History keeps it read-only. */
@@ -238,7 +256,7 @@ export function notResumable(name: string): ArborError {
 }
 
 /** The message a person needs: which agent, and what to run to sign in. */
-export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly acp.AuthMethod[]): ArborError {
+export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[]): ArborError {
   const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
   const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
   return new ArborError(

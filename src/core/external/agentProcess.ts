@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { ArborError } from '../errors';
+import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
 /** Between SIGTERM and SIGKILL when an external agent's process group is ended. */
@@ -24,28 +25,40 @@ export interface AgentProcessOptions {
 }
 
 /**
- * One external agent's process: spawned in a process group of its own (so End reaches every
- * process it started), its standard input and output as the web streams the protocol runs
- * over, its standard error kept (the tail) to explain a crash. `exited` resolves once, however
- * it ends; a process that could not start resolves it too (with the reason on stderr).
+ * One external agent's process: spawned in a process group and session of its own, with a tag
+ * in its environment, so End reaches every process it started (see processTree.ts: its tree,
+ * group, session and tag); its standard input and output as the web streams the protocol runs
+ * over, its standard error kept (the tail) to explain a crash.
+ *
+ * Invariants:
+ * - `exited` resolves once, however it ends; a process that could not start resolves it too
+ *   (with the reason on stderr);
+ * - the agent is its direct child: when that exits, whatever it left running is ended, and
+ *   `exited` resolves once the pipes close or, if something out of reach still holds them,
+ *   after the grace (the pipes are then closed on Arbor's side), so an exit is never missed;
+ * - `kill` ends every process of the agent, also after the direct child has exited.
  */
 export class AgentProcess {
   readonly exited: Promise<ProcessExit>;
   readonly input: WritableStream<Uint8Array>;
   readonly output: ReadableStream<Uint8Array>;
   private readonly child: ChildProcessWithoutNullStreams;
+  private readonly root: ProcessRoot;
   private stderr = '';
   private killed = false;
+  private childExited = false;
+  private ending = false;
+  private outputEnded = false;
   private exitInfo: ProcessExit | undefined;
-  private escalation: NodeJS.Timeout | undefined;
 
   constructor(
     readonly config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args' | 'env'>,
     options: AgentProcessOptions,
   ) {
+    const { tag, env } = newProcessTag();
     this.child = spawn(config.command, config.args, {
       cwd: options.cwd,
-      env: { ...process.env, ...config.env, ...options.env },
+      env: { ...process.env, ...config.env, ...options.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -56,10 +69,13 @@ export class AgentProcess {
     // A closed pipe (the agent died mid-write) surfaces through `exited`, not as a crash of Arbor.
     this.child.stdin.on('error', () => undefined);
     this.child.stdout.on('error', () => undefined);
+    this.child.stdout.once('end', () => (this.outputEnded = true));
+    this.root = rootOf(this.child.pid, tag);
     this.exited = new Promise((resolve) => {
+      let drain: NodeJS.Timeout | undefined;
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
+        clearTimeout(drain);
         if (this.exitInfo) return;
-        clearTimeout(this.escalation);
         this.exitInfo = { code, signal, stderr: this.stderr.trim(), killed: this.killed };
         resolve(this.exitInfo);
       };
@@ -67,7 +83,17 @@ export class AgentProcess {
         this.stderr += `${this.stderr ? '\n' : ''}${err.message}`;
         done(null, null);
       });
-      this.child.once('close', done);
+      this.child.once('exit', (code, signal) => {
+        this.childExited = true;
+        // The agent is gone: what it left is ended, and its last output is read while the pipes drain.
+        this.end();
+        drain = setTimeout(() => {
+          this.child.stdout.destroy();
+          this.child.stderr.destroy();
+          done(code, signal);
+        }, PROCESS_KILL_GRACE_MS);
+        this.child.once('close', () => done(code, signal));
+      });
     });
     this.input = Writable.toWeb(this.child.stdin) as WritableStream<Uint8Array>;
     this.output = Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>;
@@ -81,24 +107,27 @@ export class AgentProcess {
     return this.exitInfo !== undefined;
   }
 
-  /** Ends the whole process group: SIGTERM, then SIGKILL after the grace. */
-  kill(): void {
-    if (this.exitInfo || this.killed) return;
-    this.killed = true;
-    this.signalGroup('SIGTERM');
-    this.escalation = setTimeout(() => this.signalGroup('SIGKILL'), PROCESS_KILL_GRACE_MS);
-    this.escalation.unref();
+  /** The agent's standard output reached its end (every holder closed it). */
+  get outputClosed(): boolean {
+    return this.outputEnded;
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (!pid) return;
-    try {
-      if (process.platform === 'win32') this.child.kill(signal);
-      else process.kill(-pid, signal);
-    } catch {
-      // Already gone.
-    }
+  /** Ends every process of the agent: SIGTERM, then SIGKILL after the grace. */
+  kill(): void {
+    if (!this.childExited) this.killed = true;
+    this.end();
+  }
+
+  private end(): void {
+    if (this.ending || !this.child.pid) return;
+    this.ending = true;
+    const known = this.signal('SIGTERM');
+    setTimeout(() => this.signal('SIGKILL', known), PROCESS_KILL_GRACE_MS).unref();
+  }
+
+  private signal(signal: NodeJS.Signals, known?: FoundProcesses): FoundProcesses {
+    if (process.platform === 'win32' && !this.childExited) this.child.kill(signal);
+    return signalProcesses(this.root, signal, known);
   }
 }
 

@@ -1,13 +1,18 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent } from '../agents/agent';
-import { ArborError, isArborError } from '../errors';
+import { isoNow } from '../clock';
+import { ArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
+import { commandSubject } from '../interaction/commandLine';
 import { unifiedDiff } from '../tools/workspaceTools';
 import type { ChangeSets } from '../workspace/changeSets';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import type { AcpClientHandlers } from './acpConnection';
+import { allowOnce, cancelled, describeFileOfPermission, filesOfPermission, refuse, type PermissionFile, type ShownEdit } from './permissions';
 import { TerminalSet } from './terminals';
+
+export type { ShownEdit } from './permissions';
 
 /**
  * What an external agent may do through Arbor, served for one agent: its permission requests
@@ -17,12 +22,16 @@ import { TerminalSet } from './terminals';
  *
  * Invariants:
  * - nothing is written or run that the approval seam did not allow: a write or a command is
- *   allowed either by its own approval or by the approval the agent asked for the same path or
+ *   allowed either by its own approval or by the approval the agent asked for the same file or
  *   command in the same turn (so the person is not asked twice for one action);
- * - an edit is shown as it would change the file now: the diff in a permission request is made
- *   from the file's current text (read through the workspace), never from the old text the
- *   agent claims, and that approval covers only a write of exactly the text it showed; any
- *   other write to the path is asked about again with its own diff;
+ * - every file an edit permission names is its own subject: confined, matched against rules and
+ *   shown on its own; the permission is allowed only if each file is, and then covers only
+ *   writes of exactly the texts shown over exactly the texts they were shown against (a diff is
+ *   made from the file's current text, never from the old text the agent claims). Any other
+ *   write (another file, another text, a file changed since) is asked about again;
+ * - a command is matched as the exact program, arguments and environment that will run (see
+ *   interaction/commandLine); the agent cannot set PATH;
+ * - a permission is answered once-only (see permissions.ts), never with an "always" option;
  * - delegated and unattended agents are answered by rules or denied, never left waiting (the
  *   seam's policy), and a cancelled turn answers pending permissions with `cancelled`;
  * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved.
@@ -41,14 +50,16 @@ export class ExternalAgentClient {
   readonly terminals = new TerminalSet();
   /** Approvals given during the current turn, by `action:subject`. */
   private readonly granted = new Set<string>();
-  /** For each file whose edit was allowed in this turn, the texts the person was shown (the writes that approval covers). */
-  private readonly shownEdits = new Map<string, Set<string>>();
+  /** For each file whose edit was allowed in this turn, the edits the person was shown (the writes that approval covers). */
+  private readonly shownEdits = new Map<string, ShownEdit[]>();
 
   constructor(
     private readonly agent: Agent,
     private readonly services: ExternalAgentServices,
     /** The current turn's signal (aborted by Stop); permissions asked after it are cancelled. */
     private readonly turnSignal: () => AbortSignal | undefined,
+    /** The clock the decisions it records are dated by. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A new turn: approvals of the previous one no longer cover anything. */
@@ -84,48 +95,60 @@ export class ExternalAgentClient {
   async requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const call = params.toolCall;
     const turn = this.combined(signal);
-    if (turn.aborted) return { outcome: { outcome: 'cancelled' } };
+    if (turn.aborted) return cancelled();
     const kind = call.kind ?? 'other';
-    const pick = (allow: boolean): acp.RequestPermissionResponse => {
-      const preferred = allow ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
-      for (const k of preferred) {
-        const option = params.options.find((o) => o.kind === k);
-        if (option) return { outcome: { outcome: 'selected', optionId: option.optionId } };
-      }
-      return { outcome: { outcome: 'cancelled' } };
-    };
+    const isEdit = kind === 'edit' || kind === 'delete' || kind === 'move';
+    const allow = allowOnce(params.options);
+    if (!allow) {
+      const offered = params.options.map((o) => o.kind).join(', ') || 'none';
+      this.record(isEdit ? 'edit-file' : actionOf(call).action, describeToolCall(call), 'Refused without asking: the agent offered no allow-once option (it offered: ' + offered + '), and Arbor answers a permission only once, never "always".');
+      return refuse(params.options);
+    }
     if (READ_ONLY_KINDS.has(kind)) {
-      const detail = describeToolCall(call);
-      this.agent.append({ type: 'approval', at: new Date().toISOString(), action: 'external-tool', detail: clip(detail), decision: 'allow-once', reason: 'Allowed without asking: it only reads, like Arbor\'s own reading tools.' });
-      return pick(true);
+      this.record('external-tool', describeToolCall(call), 'Allowed without asking: it only reads, like Arbor\'s own reading tools.', 'allow-once');
+      return allow;
     }
-    const { action, subject } = await this.actionOf(call);
-    const edits = action === 'edit-file' ? await this.editsOf(call, turn) : [];
-    if (turn.aborted) return { outcome: { outcome: 'cancelled' } };
-    const detail = describeToolCall(call, edits);
-    if (action === 'write-outside-workspace') {
-      this.agent.append({ type: 'approval', at: new Date().toISOString(), action, detail: clip(detail), decision: 'deny', reason: 'Denied without asking: the path is outside the workspace.' });
-      return pick(false);
+    if (isEdit) return this.editPermission(call, turn, params.options);
+    const { action, subject } = actionOf(call);
+    const outcome = await this.ask(action, subject, describeToolCall(call), turn);
+    if (turn.aborted) return cancelled();
+    if (outcome.decision === 'deny') return refuse(params.options);
+    if (subject !== undefined) this.granted.add(`${action}:${subject}`);
+    return allow;
+  }
+
+  /**
+   * An edit permission: each file it names asked about (or matched against rules) on its own;
+   * allowed only when every file is, and then it covers exactly the edits shown.
+   */
+  private async editPermission(call: acp.ToolCallUpdate, turn: AbortSignal, options: readonly acp.PermissionOption[]): Promise<acp.RequestPermissionResponse> {
+    const named = await filesOfPermission(call, this.workspace(), turn);
+    if (turn.aborted) return cancelled();
+    if (!named.ok) {
+      this.record(named.outside ? 'write-outside-workspace' : 'edit-file', describeToolCall(call), named.outside ? 'Denied without asking: the path is outside the workspace.' : `Denied without asking: ${named.path} cannot be read in the workspace, so its edit cannot be shown (${named.message}).`);
+      return refuse(options);
     }
-    const outcome = await this.services.approvals.request({
-      agent: this.agent,
-      isSubagent: this.agent.kind !== 'root',
-      policy: this.agent.run.policy,
-      action,
-      subject,
-      detail,
-      signal: turn,
-      log: this.agent.log,
-    });
-    if (turn.aborted) return { outcome: { outcome: 'cancelled' } };
-    const allowed = outcome.decision !== 'deny';
-    if (allowed && action === 'edit-file') {
-      for (const edit of edits) {
-        const shown = this.shownEdits.get(edit.relative) ?? new Set<string>();
-        this.shownEdits.set(edit.relative, shown.add(edit.newText));
+    const files: readonly PermissionFile[] = named.files;
+    if (files.length === 0) {
+      const outcome = await this.ask('edit-file', undefined, describeToolCall(call), turn);
+      if (turn.aborted) return cancelled();
+      return outcome.decision === 'deny' ? refuse(options) : (allowOnce(options) ?? refuse(options));
+    }
+    for (const file of files) {
+      const outcome = await this.ask('edit-file', file.relative, describeFileOfPermission(call, file, files), turn);
+      if (turn.aborted) return cancelled();
+      if (outcome.decision !== 'deny') continue;
+      if (files.length > 1) {
+        const edits = files.flatMap((f) => f.edits);
+        this.record('edit-file', describeToolCall(call, edits), `Denied: the request names ${files.length} files and ${file.relative} was not allowed, so none of them is (${outcome.reason})`);
       }
-    } else if (allowed && subject !== undefined) this.granted.add(`${action}:${subject}`);
-    return pick(allowed);
+      return refuse(options);
+    }
+    for (const edit of files.flatMap((f) => f.edits)) {
+      const shown = this.shownEdits.get(edit.relative) ?? [];
+      this.shownEdits.set(edit.relative, [...shown, edit]);
+    }
+    return allowOnce(options) ?? refuse(options);
   }
 
   async readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse> {
@@ -144,17 +167,9 @@ export class ExternalAgentClient {
     const file = await workspace.resolve(params.path);
     const before = (await workspace.exists(file)) ? (await workspace.readText(file, this.combined(signal))).text : null;
     if (before === params.content) return {};
-    if (!this.shownEdits.get(file.relative)?.has(params.content)) {
-      const outcome = await this.services.approvals.request({
-        agent: this.agent,
-        isSubagent: this.agent.kind !== 'root',
-        policy: this.agent.run.policy,
-        action: 'edit-file',
-        subject: file.relative,
-        detail: unifiedDiff(file.relative, before, params.content),
-        signal: this.combined(signal),
-        log: this.agent.log,
-      });
+    const covered = this.shownEdits.get(file.relative)?.some((e) => e.oldText === before && e.newText === params.content);
+    if (!covered) {
+      const outcome = await this.ask('edit-file', file.relative, unifiedDiff(file.relative, before, params.content), this.combined(signal));
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not written: ${outcome.reason}`, { code: 'APPROVAL_DENIED', path: file.relative });
     }
     this.combined(signal).throwIfAborted();
@@ -166,22 +181,30 @@ export class ExternalAgentClient {
     const workspace = this.workspace();
     const folder = workspace.folders()[0];
     const cwd = params.cwd ? (await workspace.resolve(params.cwd)).absolute : folder;
-    const line = [params.command, ...(params.args ?? [])].join(' ');
-    if (!this.granted.has(`run-command:${line}`) && !(params.args?.length === 2 && this.granted.has(`run-command:${params.args[1]}`))) {
-      const outcome = await this.services.approvals.request({
-        agent: this.agent,
-        isSubagent: this.agent.kind !== 'root',
-        policy: this.agent.run.policy,
-        action: 'run-command',
-        subject: line,
-        detail: `${line}${params.cwd ? `  (in ${params.cwd})` : ''}`,
-        signal: this.combined(signal),
-        log: this.agent.log,
-      });
-      if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not run: ${outcome.reason}`, { code: 'APPROVAL_DENIED', command: line });
+    const command = { program: params.command, args: params.args ?? [], env: params.env ?? [] };
+    const subject = commandSubject(command);
+    if (!subject.ok) {
+      const reason = `Refused without asking: ${subject.reason}`;
+      this.record('run-command', JSON.stringify(command, null, 2), reason);
+      throw new ArborError('TOOL_FAILED', `Not run: ${reason}`, { code: 'APPROVAL_DENIED', command: params.command });
     }
-    const env = Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value]));
-    return { terminalId: this.terminals.create(params.command, params.args ?? [], cwd, env, params.outputByteLimit) };
+    if (!this.granted.has(`run-command:${subject.subject}`)) {
+      const detail = `${subject.detail}${params.cwd ? `\nIn: ${params.cwd}` : ''}`;
+      const outcome = await this.ask('run-command', subject.subject, detail, this.combined(signal));
+      if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not run: ${outcome.reason}`, { code: 'APPROVAL_DENIED', command: subject.subject });
+    }
+    const env = Object.fromEntries(command.env.map((v) => [v.name, v.value]));
+    return { terminalId: this.terminals.create(command.program, command.args, cwd, env, params.outputByteLimit) };
+  }
+
+  /** The approval seam's decision on one action of this agent's. */
+  private ask(action: ApprovalAction, subject: string | undefined, detail: string, signal: AbortSignal) {
+    return this.services.approvals.request({ agent: this.agent, isSubagent: this.agent.kind !== 'root', policy: this.agent.run.policy, action, subject, detail, signal, log: this.agent.log });
+  }
+
+  /** A decision Arbor took without the approval seam, recorded as the seam records its own. */
+  private record(action: ApprovalAction, detail: string, reason: string, decision: 'deny' | 'allow-once' = 'deny'): void {
+    this.agent.append({ type: 'approval', at: isoNow(this.now), action, detail: clip(detail), decision, reason });
   }
 
   /** Writes like Arbor's own edit tools: the original recorded before, the result after. */
@@ -191,47 +214,6 @@ export class ExternalAgentClient {
       return;
     }
     await this.services.changes.writeRecorded(this.agent.id, workspace, file, before, after);
-  }
-
-  /**
-   * The edits a tool call proposes (its diff contents), each as it would change the file now:
-   * the old side is the file's current text in the workspace, whatever the agent says it was.
-   * A diff whose path cannot be read in the workspace is left out (its write is asked about
-   * when it comes).
-   */
-  private async editsOf(call: acp.ToolCallUpdate, signal: AbortSignal): Promise<ShownEdit[]> {
-    const edits: ShownEdit[] = [];
-    for (const c of call.content ?? []) {
-      if (c.type !== 'diff') continue;
-      try {
-        const workspace = this.workspace();
-        const file = await workspace.resolve(c.path);
-        const current = (await workspace.exists(file)) ? (await workspace.readText(file, signal)).text : null;
-        edits.push({ relative: file.relative, oldText: current, newText: c.newText });
-      } catch (err) {
-        if (signal.aborted) return edits;
-        if (!isArborError(err)) throw err;
-      }
-    }
-    return edits;
-  }
-
-  /** The approval action and the subject a rule matches, from what the tool call says it does. */
-  private async actionOf(call: acp.ToolCallUpdate): Promise<{ action: ApprovalAction; subject?: string }> {
-    const kind = call.kind ?? 'other';
-    if (kind === 'execute') return { action: 'run-command', subject: commandOf(call.rawInput) ?? call.title ?? undefined };
-    if (kind === 'fetch') return { action: 'network', subject: call.title ?? undefined };
-    if (kind === 'edit' || kind === 'delete' || kind === 'move') {
-      const path = call.locations?.[0]?.path ?? diffPathOf(call);
-      if (!path) return { action: 'edit-file' };
-      try {
-        return { action: 'edit-file', subject: (await this.workspace().resolve(path)).relative };
-      } catch (err) {
-        if (isArborError(err, 'PATH_OUTSIDE_WORKSPACE')) return { action: 'write-outside-workspace', subject: path };
-        throw err;
-      }
-    }
-    return { action: 'external-tool', subject: call.title ?? undefined };
   }
 
   private workspace(): WorkspacePort {
@@ -247,24 +229,28 @@ export class ExternalAgentClient {
   }
 }
 
+/** The approval action and the subject a rule matches, from what a tool call that is not an edit says it does. */
+function actionOf(call: acp.ToolCallUpdate): { action: ApprovalAction; subject?: string } {
+  const kind = call.kind ?? 'other';
+  if (kind === 'execute') return { action: 'run-command', subject: commandOf(call.rawInput) ?? call.title ?? undefined };
+  if (kind === 'fetch') return { action: 'network', subject: call.title ?? undefined };
+  return { action: 'external-tool', subject: call.title ?? undefined };
+}
+
+/**
+ * The command a tool call says it runs: a string is a shell command line; an array (or a
+ * command with `args`) is a program and its arguments, written as the line that runs exactly it.
+ */
 function commandOf(rawInput: unknown): string | undefined {
   if (!rawInput || typeof rawInput !== 'object') return undefined;
-  const command = (rawInput as { command?: unknown }).command;
-  if (typeof command === 'string') return command.trim();
-  if (Array.isArray(command) && command.every((c) => typeof c === 'string')) return command.join(' ');
-  return undefined;
-}
-
-function diffPathOf(call: acp.ToolCallUpdate): string | undefined {
-  for (const c of call.content ?? []) if (c.type === 'diff') return c.path;
-  return undefined;
-}
-
-/** An edit as the person is shown it: the file's workspace path, its text now (null: no such file) and the text proposed. */
-export interface ShownEdit {
-  relative: string;
-  oldText: string | null;
-  newText: string;
+  const { command, args } = rawInput as { command?: unknown; args?: unknown };
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((c) => typeof c === 'string');
+  const argv = typeof command === 'string' && strings(args) ? [command, ...args] : strings(command) ? command : undefined;
+  if (argv && argv.length > 0) {
+    const line = commandSubject({ program: argv[0], args: argv.slice(1), env: [] });
+    return line.ok ? line.subject : undefined;
+  }
+  return typeof command === 'string' ? command.trim() : undefined;
 }
 
 /**

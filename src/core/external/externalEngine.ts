@@ -1,12 +1,13 @@
-import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
-
-type EngineTurn = AnyEngineTurn<Agent>;
-import { abortCauseOf, asArborError, isArborError } from '../errors';
-import type { ToolCall } from '../models/types';
+import { isoNow } from '../clock';
+import { abortCauseOf, asArborError } from '../errors';
+import type { StopReason } from './acpAnswers';
 import { AcpSession, type AcpAgentInfo } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
+import { TurnTranscript } from './turnTranscript';
+
+type EngineTurn = AnyEngineTurn<Agent>;
 
 /** How long a stopped external agent may take to end its turn before Arbor offers to end it. */
 export const DEFAULT_STOP_GRACE_MS = 10_000;
@@ -34,9 +35,14 @@ export interface ExternalEngineOptions {
  * - Stop (the turn's signal) sends `session/cancel`; the turn ends only when the agent ends it
  *   (or its process ends). When that takes longer than the grace, the agent reports
  *   `stop_overdue` so the editor can offer to end the process;
- * - End (dispose) ends the process group at once; the aborted turn then ends;
+ * - End (dispose) ends every process of the agent at once (also while it starts); the aborted
+ *   turn then ends within the connection's close-to-exit wait, whatever the process does;
+ * - every way a turn ends is a TurnEnd: a stop reason the agent sends is parsed at the boundary
+ *   (an unknown one ends the turn EXTERNAL_AGENT_PROTOCOL, and the agent goes idle);
  * - a process that dies ends the turn with EXTERNAL_AGENT_CRASHED and its last output, and the
- *   conversation recorded so far stays; the next message starts the process again;
+ *   conversation recorded so far stays; a connection that closed under a living process ends
+ *   that process and the turn (see connectionLoss.ts). Either way the session is forgotten and
+ *   the next message starts the process again;
  * - the process starts with the first turn, so a start failure or a needed sign-in is that
  *   turn's typed error (EXTERNAL_AGENT_START_FAILED, EXTERNAL_AGENT_AUTH_REQUIRED), never a hang;
  * - each protocol session opened is recorded in the session log (`external_session`: the
@@ -56,6 +62,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private loadSessionId: string | undefined;
   private currentSignal: AbortSignal | undefined;
   private disposed = false;
+  /** Aborted by dispose: abandons a start under way. */
+  private readonly ended = new AbortController();
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
 
@@ -95,12 +103,10 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     } catch (err) {
       transcript.close();
       const error = asArborError(err, 'EXTERNAL_AGENT_PROTOCOL');
+      // A session that cannot be used any more is forgotten: the next message starts the agent again.
+      if (!this.session?.usable) this.forgetSession();
       // Stopped or ended: however the agent's side then failed, the turn was aborted.
-      if (signal.aborted) {
-        if (!this.session || isArborError(error, 'EXTERNAL_AGENT_CRASHED')) this.forgetSession();
-        return aborted(turn, transcript);
-      }
-      if (isArborError(error, 'EXTERNAL_AGENT_CRASHED') || isArborError(error, 'EXTERNAL_AGENT_AUTH_REQUIRED') || isArborError(error, 'EXTERNAL_AGENT_START_FAILED')) this.forgetSession();
+      if (signal.aborted) return aborted(turn, transcript);
       return { turn: turn.turn, reason: 'error', message: error.message, code: error.code, finalText: transcript.finalText };
     } finally {
       clearTimeout(overdue);
@@ -112,6 +118,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
 
   dispose(): void {
     this.disposed = true;
+    this.ended.abort();
     this.kill();
   }
 
@@ -122,13 +129,14 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   }
 
   private async open(agent: EngineTurn['agent']): Promise<AcpSession> {
-    if (this.session) return this.session;
+    if (this.session?.usable) return this.session;
+    if (this.session) this.forgetSession();
     if (this.disposed) throw new Error('The agent has ended.');
     const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
     const loading = this.loadSessionId;
     const replay = loading !== undefined ? new TurnTranscript(agent, { replay: true }) : undefined;
     this.replay = replay;
-    if (replay) agent.append({ type: 'assistant_text', at: now(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
+    if (replay) agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
     let session: AcpSession;
     try {
       session = await AcpSession.open(this.options.config, {
@@ -137,6 +145,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
         handlers: client.handlers((update) => (this.replay ?? this.transcript)?.update(update)),
         startTimeoutMs: this.options.startTimeoutMs,
         loadSessionId: loading,
+        signal: this.ended.signal,
       });
     } finally {
       replay?.close();
@@ -149,8 +158,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.session = session;
     this.info = session.info;
     this.loadSessionId = undefined;
-    agent.append({ type: 'external_session', at: now(), sessionId: session.sessionId, loadSession: session.info.loadSession });
-    void session.exited.then(() => {
+    agent.append({ type: 'external_session', at: isoNow(), sessionId: session.sessionId, loadSession: session.info.loadSession });
+    void session.lost.then(() => {
       if (this.session === session) this.forgetSession();
     });
     return session;
@@ -168,7 +177,7 @@ function aborted(turn: EngineTurn, transcript: TurnTranscript): TurnEnd {
   return { turn: turn.turn, reason: 'aborted', cause: abortCauseOf(turn.signal) ?? 'user', finalText: transcript.finalText };
 }
 
-function endOf(turn: EngineTurn, stopReason: acp.StopReason, finalText: string): TurnEnd {
+function endOf(turn: EngineTurn, stopReason: StopReason, finalText: string): TurnEnd {
   switch (stopReason) {
     case 'end_turn':
       return { turn: turn.turn, reason: 'completed', finalText };
@@ -182,119 +191,3 @@ function endOf(turn: EngineTurn, stopReason: acp.StopReason, finalText: string):
   }
 }
 
-/**
- * One turn's stream, written to the session as it comes: text and thoughts are gathered and
- * written when the stream moves on to something else (a tool call, a plan, the other kind of
- * text) or the turn ends; tool calls and their results as they start and finish.
- */
-class TurnTranscript {
-  private text = '';
-  private textKind: 'message' | 'thought' = 'message';
-  /** Text is written at most this long after it arrived, so views follow the stream live. */
-  private flushTimer: NodeJS.Timeout | undefined;
-  private readonly messages: string[] = [];
-  private readonly open = new Map<string, { name: string }>();
-  /** A replay (`session/load`): the past conversation, written as such, never this turn's answer. */
-  private readonly isReplay: boolean;
-  private user = '';
-
-  constructor(
-    private readonly agent: EngineTurn['agent'],
-    options: { replay?: boolean } = {},
-  ) {
-    this.isReplay = options.replay === true;
-  }
-
-  /** The agent's message text of this turn: the result a parent receives. */
-  get finalText(): string {
-    return this.messages.join('');
-  }
-
-  update(update: acp.SessionUpdate): void {
-    switch (update.sessionUpdate) {
-      case 'user_message_chunk':
-        // Only a replay carries the person's own messages back: they are in the session already otherwise.
-        if (!this.isReplay || update.content.type !== 'text') return;
-        this.flush();
-        this.user += update.content.text;
-        return;
-      case 'agent_message_chunk':
-      case 'agent_thought_chunk': {
-        if (update.content.type !== 'text') return;
-        const kind = update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought';
-        if (kind !== this.textKind || this.user) this.flush();
-        this.textKind = kind;
-        this.text += update.content.text;
-        if (kind === 'message' && !this.isReplay) this.messages.push(update.content.text);
-        this.flushTimer ??= setTimeout(() => this.flush(), LIVE_TEXT_MS);
-        return;
-      }
-      case 'tool_call': {
-        this.flush();
-        const call: ToolCall = { id: update.toolCallId, name: update.title || update.kind || 'tool', arguments: JSON.stringify(update.rawInput ?? {}) };
-        this.open.set(update.toolCallId, { name: call.name });
-        this.append({ type: 'tool_call', at: now(), call });
-        if (update.status === 'completed' || update.status === 'failed') this.finishTool(update.toolCallId, update.status, update.content, update.rawOutput);
-        return;
-      }
-      case 'tool_call_update':
-        if (update.status === 'completed' || update.status === 'failed') {
-          this.flush();
-          this.finishTool(update.toolCallId, update.status, update.content ?? undefined, update.rawOutput);
-        }
-        return;
-      case 'plan':
-        this.flush();
-        this.append({ type: 'assistant_text', at: now(), text: `Plan:\n${update.entries.map((e) => `${PLAN_MARK[e.status]} ${e.content}`).join('\n')}` });
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** The turn ended: what is gathered is written, tool calls still open are closed. */
-  close(): void {
-    this.flush();
-    for (const [id, { name }] of this.open) {
-      this.append({ type: 'tool_result', at: now(), toolCallId: id, name, content: 'Ended with the turn before the agent reported its result.', isError: true });
-    }
-    this.open.clear();
-  }
-
-  private finishTool(id: string, status: 'completed' | 'failed', content: readonly acp.ToolCallContent[] | undefined, rawOutput: unknown): void {
-    const open = this.open.get(id);
-    if (!open) return;
-    this.open.delete(id);
-    const text = (content ?? [])
-      .map((c) => (c.type === 'content' && c.content.type === 'text' ? c.content.text : c.type === 'diff' ? `(edited ${c.path})` : c.type === 'terminal' ? `(terminal ${c.terminalId})` : ''))
-      .filter(Boolean)
-      .join('\n');
-    const output = text || (rawOutput !== undefined ? JSON.stringify(rawOutput) : status);
-    this.append({ type: 'tool_result', at: now(), toolCallId: id, name: open.name, content: output, isError: status === 'failed' || undefined });
-  }
-
-  private flush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (this.user !== '') {
-      this.append({ type: 'user_message', at: now(), text: this.user, from: 'user' });
-      this.user = '';
-    }
-    if (this.text === '') return;
-    const text = this.textKind === 'thought' ? `Thinking: ${this.text}` : this.text;
-    this.text = '';
-    if (this.textKind === 'message' && !this.isReplay) this.agent.conversation.push({ role: 'assistant', content: text });
-    this.append({ type: 'assistant_text', at: now(), text });
-  }
-
-  private append(event: Parameters<EngineTurn['agent']['append']>[0]): void {
-    this.agent.append(event);
-  }
-}
-
-const LIVE_TEXT_MS = 250;
-const PLAN_MARK: Record<acp.PlanEntryStatus, string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' };
-
-function now(): string {
-  return new Date().toISOString();
-}

@@ -1,24 +1,31 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ArborError } from '../errors';
+import { newProcessTag, rootOf, signalProcesses, type ProcessRoot } from '../processTree';
+import { OutputTail } from './outputTail';
 
 /** The most output one terminal keeps (its tail) when the agent names no limit. */
 export const DEFAULT_TERMINAL_OUTPUT = 256 * 1024;
+/** The most output one terminal keeps whatever limit the agent names: Arbor's own cap. */
+export const MAX_TERMINAL_OUTPUT = 1024 * 1024;
 const KILL_GRACE_MS = 2_000;
 
 interface Terminal {
   child: ChildProcess;
-  output: string;
-  truncated: boolean;
-  limit: number;
+  /** The command's process and the tag everything it starts inherits (see processTree). */
+  root: ProcessRoot;
+  output: OutputTail;
   exit: Promise<{ exitCode: number | null; signal: string | null }>;
   exitStatus: { exitCode: number | null; signal: string | null } | undefined;
 }
 
 /**
  * The terminals an external agent runs commands in (`terminal/*`): each command in a process
- * group of its own, its output kept up to the agent's byte limit (the tail), killed with its
- * whole group. Every terminal ends when the agent ends (`disposeAll`). Approval is decided by
- * the caller before `create`.
+ * group of its own, tagged like Arbor's own commands so that killing it also ends what it moved
+ * to a session of its own (setsid), its output kept up to the agent's byte limit but never more than
+ * MAX_TERMINAL_OUTPUT (the tail, cut at a character boundary as ACP asks), killed with its whole
+ * group. Keeping output costs time in proportion to the bytes received and memory in proportion
+ * to the limit, however much the command prints. Every terminal ends when the agent ends
+ * (`disposeAll`). Approval is decided by the caller before `create`.
  */
 export class TerminalSet {
   private readonly terminals = new Map<string, Terminal>();
@@ -26,29 +33,32 @@ export class TerminalSet {
 
   create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null): string {
     const id = `term-${++this.next}`;
-    const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const tagged = newProcessTag();
+    const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env, ...tagged.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const terminal: Terminal = {
       child,
-      output: '',
-      truncated: false,
-      limit: outputByteLimit ?? DEFAULT_TERMINAL_OUTPUT,
+      root: rootOf(child.pid, tagged.tag),
+      output: new OutputTail(outputLimit(outputByteLimit)),
       exitStatus: undefined,
       exit: new Promise((resolve) => {
         child.once('error', (err) => {
-          terminal.output += `${err.message}\n`;
+          terminal.output.push(Buffer.from(`${err.message}\n`));
           resolve((terminal.exitStatus ??= { exitCode: null, signal: null }));
         });
-        child.once('close', (code, signal) => resolve((terminal.exitStatus ??= { exitCode: code, signal })));
+        // The command's exit, once its output is read (the pipes close), or after a grace when a
+        // process it left behind holds them open: the agent waits on the command, not on that.
+        child.once('exit', (code, signal) => {
+          const exited = (): void => resolve((terminal.exitStatus ??= { exitCode: code, signal }));
+          const drained = setTimeout(exited, KILL_GRACE_MS);
+          drained.unref();
+          child.once('close', () => {
+            clearTimeout(drained);
+            exited();
+          });
+        });
       }),
     };
-    const collect = (chunk: Buffer): void => {
-      terminal.output += chunk.toString('utf8');
-      if (Buffer.byteLength(terminal.output) > terminal.limit) {
-        const bytes = Buffer.from(terminal.output);
-        terminal.output = bytes.subarray(bytes.length - terminal.limit).toString('utf8').replace(/^\uFFFD+/, '');
-        terminal.truncated = true;
-      }
-    };
+    const collect = (chunk: Buffer): void => terminal.output.push(chunk);
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     this.terminals.set(id, terminal);
@@ -57,7 +67,7 @@ export class TerminalSet {
 
   output(id: string): { output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } } {
     const t = this.get(id);
-    return { output: t.output, truncated: t.truncated, ...(t.exitStatus ? { exitStatus: t.exitStatus } : {}) };
+    return { output: t.output.text(), truncated: t.output.truncated, ...(t.exitStatus ? { exitStatus: t.exitStatus } : {}) };
   }
 
   async waitForExit(id: string, signal: AbortSignal): Promise<{ exitCode: number | null; signal: string | null }> {
@@ -95,20 +105,24 @@ export class TerminalSet {
   }
 }
 
+/**
+ * SIGTERM now and SIGKILL after the grace, to the command's group, its process tree and every
+ * process carrying its tag, even when the command itself already exited (what it left behind
+ * is ended too).
+ */
 function killGroup(t: Terminal): void {
-  if (t.exitStatus || !t.child.pid) return;
-  const pid = t.child.pid;
-  const send = (signal: NodeJS.Signals): void => {
-    try {
-      if (process.platform === 'win32') t.child.kill(signal);
-      else process.kill(-pid, signal);
-    } catch {
-      // Already gone.
-    }
-  };
-  send('SIGTERM');
-  const escalation = setTimeout(() => {
-    if (!t.exitStatus) send('SIGKILL');
-  }, KILL_GRACE_MS);
+  if (!t.child.pid) return;
+  if (process.platform === 'win32') {
+    if (!t.exitStatus) t.child.kill('SIGTERM');
+    return;
+  }
+  const known = signalProcesses(t.root, 'SIGTERM');
+  const escalation = setTimeout(() => signalProcesses(t.root, 'SIGKILL', known), KILL_GRACE_MS);
   escalation.unref();
+}
+
+/** The agent's limit, within Arbor's cap; the default when it names none (or none that is a size). */
+function outputLimit(requested: number | null | undefined): number {
+  if (requested == null || !Number.isFinite(requested) || requested < 0) return DEFAULT_TERMINAL_OUTPUT;
+  return Math.min(Math.floor(requested), MAX_TERMINAL_OUTPUT);
 }

@@ -6,12 +6,19 @@
  *   asking in every run (interactive, unattended, subagents alike): it is how a person says
  *   once what unattended runs may do.
  * - Matching is pure and strict: an edit rule is a glob over the workspace-relative path (a
- *   path that is absolute or climbs out with `..` never matches); a command rule is the exact
+ *   path that is absolute or climbs out with `..` never matches). That path is the real one
+ *   (resolveWorkspacePath follows every link), with `/` between names; a backslash in it is a
+ *   character of a name (legal on Linux and macOS), never a separator, so "edit: src/**" does not
+ *   cover a top-level file named `src\x`; a command rule is the exact
  *   command line, or a prefix followed by arguments free of shell operators (so
  *   "npm test *" never covers "npm test; rm -rf ~"); a tool rule is a glob over the tool's name.
  * - The rule made for a subject (by "Allow for this workspace" / "Allow always") matches that
  *   subject and never more: glob characters in a path are escaped, and a command whose text
- *   would read as a wider rule gets no remembered rule at all.
+ *   would read as a wider rule gets no remembered rule at all, nor does a path or tool name
+ *   holding a backslash.
+ * - A glob rule never names a literal backslash (`\\`): picomatch collapses runs of escaped
+ *   backslashes (so such a rule could cover other names) and loops forever on some of them
+ *   (`(!\\\\` at the end). Such a pattern is refused when written and matches nothing if stored.
  */
 import picomatch from 'picomatch';
 import * as z from 'zod';
@@ -75,6 +82,10 @@ export const approvalRuleTextSchema = lazySchema(() => z
       ctx.addIssue({ code: 'custom', message: 'a pattern is one line' });
       return z.NEVER;
     }
+    if (kind !== 'command' && ESCAPED_BACKSLASH.test(pattern)) {
+      ctx.addIssue({ code: 'custom', message: 'a glob rule cannot name a backslash; write * in its place' });
+      return z.NEVER;
+    }
     return { kind, pattern };
   }));
 
@@ -100,8 +111,26 @@ export function ruleKindOf(action: string): ApprovalRuleKind | undefined {
   return undefined;
 }
 
+/**
+ * Globs read the same on every platform: `/` separates names, a backslash escapes the next
+ * character, and a subject's backslashes are never turned into separators (picomatch would on
+ * Windows unless told not to).
+ */
+const GLOB = Object.freeze({ dot: true, windows: false });
+/** An escaped backslash in a glob: see the module's invariants. */
+const ESCAPED_BACKSLASH = /\\\\/;
+
+function globMatches(text: string, pattern: string): boolean {
+  return !ESCAPED_BACKSLASH.test(pattern) && picomatch.isMatch(text, pattern, GLOB);
+}
+
 /** Shell syntax that would chain, redirect or substitute: never part of a prefix rule's arguments. */
 const SHELL_OPERATORS = /[;&|<>`$()\\\r\n]/;
+
+/** Does `text` hold no shell syntax that could chain, redirect or substitute (what a prefix rule's arguments may not hold)? */
+export function isShellFree(text: string): boolean {
+  return !SHELL_OPERATORS.test(text);
+}
 
 /** Does `rule` allow the action `action` on `subject`? */
 export function ruleMatches(rule: ApprovalRulePattern, action: string, subject: string): boolean {
@@ -109,12 +138,12 @@ export function ruleMatches(rule: ApprovalRulePattern, action: string, subject: 
   switch (rule.kind) {
     case 'edit': {
       const path = normalisePath(subject);
-      return path !== undefined && picomatch.isMatch(path, rule.pattern, { dot: true });
+      return path !== undefined && globMatches(path, rule.pattern);
     }
     case 'command':
       return commandMatches(rule.pattern, subject);
     case 'tool':
-      return subject !== '' && picomatch.isMatch(subject, rule.pattern, { dot: true });
+      return subject !== '' && globMatches(subject, rule.pattern);
   }
 }
 
@@ -130,14 +159,17 @@ function commandMatches(pattern: string, subject: string): boolean {
     const prefix = pattern.slice(0, -2).trimEnd();
     if (command === prefix) return true;
     if (!command.startsWith(`${prefix} `)) return false;
-    return !SHELL_OPERATORS.test(command.slice(prefix.length));
+    return isShellFree(command.slice(prefix.length));
   }
   return command === pattern;
 }
 
-/** A workspace-relative path with forward slashes; undefined when it is absolute or leaves the workspace. */
+/**
+ * A workspace-relative path as rules read it (`/` between names, a backslash kept as the
+ * character it is); undefined when it is absolute or leaves the workspace.
+ */
 function normalisePath(subject: string): string | undefined {
-  const path = subject.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const path = subject.replace(/^(\.\/)+/, '');
   if (path === '' || path.startsWith('/') || /^[a-zA-Z]:/.test(path)) return undefined;
   if (path.split('/').some((segment) => segment === '..')) return undefined;
   return path;
@@ -150,6 +182,8 @@ function normalisePath(subject: string): string | undefined {
 export function ruleForSubject(action: string, subject: string | undefined): ApprovalRulePattern | undefined {
   const kind = ruleKindOf(action);
   if (!kind || subject === undefined) return undefined;
+  // A glob cannot name a backslash faithfully (see the invariants): no rule rather than a wider one.
+  if (kind !== 'command' && subject.includes('\\')) return undefined;
   let pattern: string;
   switch (kind) {
     case 'edit': {
@@ -176,7 +210,7 @@ export function ruleForSubject(action: string, subject: string | undefined): App
 }
 
 function escapeGlob(text: string): string {
-  return text.replace(/[\\*?[\]{}()!+@|^$]/g, '\\$&');
+  return text.replace(/[*?[\]{}()!+@|^$]/g, '\\$&');
 }
 
 /** The first rule that allows the action, in the order given. */

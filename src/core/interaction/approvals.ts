@@ -1,4 +1,4 @@
-import { isArborError } from '../errors';
+import { isArborError, messageOf } from '../errors';
 import type { ApprovalDecision, SessionLog } from '../sessions/types';
 import { findMatchingRule, formatApprovalRule, MemoryApprovalRuleStore, ruleForSubject, type ApprovalRule, type ApprovalRulePattern, type ApprovalRuleStore, type StoredRuleScope } from './approvalRules';
 import type { RunInteractionPolicy } from './policy';
@@ -227,6 +227,7 @@ export class ApprovalService {
     try {
       rules = this.rules.rules();
     } catch {
+      // A store that fails to answer allows nothing: the request goes on to the policy and the human.
       return undefined;
     }
     return findMatchingRule(rules, req.action, req.subject);
@@ -238,7 +239,7 @@ export class ApprovalService {
     try {
       await this.rules.remember(pattern, scope);
     } catch (err) {
-      return { decision, rule, reason: `Allowed by the human, but the rule "${formatApprovalRule(pattern)}" could not be saved (${err instanceof Error ? err.message : String(err)}).` };
+      return { decision, rule, reason: `Allowed by the human, but the rule "${formatApprovalRule(pattern)}" could not be saved (${messageOf(err)}).` };
     }
     return { decision, rule, reason: `Allowed by the human, who added the ${SCOPE_WORDING[scope]} rule "${formatApprovalRule(pattern)}".` };
   }
@@ -264,7 +265,7 @@ function deniedBecause(err: unknown): string {
   if (isArborError(err, 'ASK_ABORTED')) return 'Denied: the turn was cancelled before the human decided.';
   if (isArborError(err, 'NO_PROVIDER')) return 'Denied: no approval UI is available.';
   if (isArborError(err)) return `Denied without asking (${err.code}): ${err.message}`;
-  return `Denied: the approval prompt failed (${err instanceof Error ? err.message : String(err)}).`;
+  return `Denied: the approval prompt failed (${messageOf(err)}).`;
 }
 
 function clip(text: string, limit: number): string {

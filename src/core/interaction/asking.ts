@@ -1,3 +1,4 @@
+import { isoNow } from '../clock';
 import { toFailure } from '../errors';
 import type { Answer, Question, SessionLog } from '../sessions/types';
 import type { RunInteractionPolicy } from './policy';
@@ -37,25 +38,25 @@ export type AskingOutcome =
  * with its guards, and the session log records the question and its answer or failure code.
  * A clarification an unattended run suppresses is still recorded, so the log shows what the
  * agent wanted to know; a plan approval there is no question at all and records nothing.
- * Tools keep only their schema and their wording.
+ * Tools keep only their schema and their wording. `now` is the clock the log's entries are dated by.
  */
-export async function askTheHuman(ctx: AskingContext, ask: HumanQuestion): Promise<AskingOutcome> {
+export async function askTheHuman(ctx: AskingContext, ask: HumanQuestion, now: () => number = Date.now): Promise<AskingOutcome> {
   const log = ctx.agent.log;
   if (ctx.policy.unattended) {
     if (ask.intent === 'clarify') {
-      log.append({ type: 'question', at: new Date().toISOString(), questions: ask.questions });
-      log.append({ type: 'answer', at: new Date().toISOString(), error: `SUPPRESSED: ${ctx.policy.mode} run, nobody can answer` });
+      log.append({ type: 'question', at: isoNow(now), questions: ask.questions });
+      log.append({ type: 'answer', at: isoNow(now), error: `SUPPRESSED: ${ctx.policy.mode} run, nobody can answer` });
     }
     return { status: 'unattended' };
   }
-  log.append({ type: 'question', at: new Date().toISOString(), questions: ask.questions, toolCallId: ctx.toolCallId, intent: ask.intent });
+  log.append({ type: 'question', at: isoNow(now), questions: ask.questions, toolCallId: ctx.toolCallId, intent: ask.intent });
   try {
     const answers = await ctx.interaction.ask({ questions: ask.questions, agent: ctx.agent, signal: ctx.signal, intent: ask.intent, detail: ask.detail });
-    log.append({ type: 'answer', at: new Date().toISOString(), answers });
+    log.append({ type: 'answer', at: isoNow(now), answers });
     return { status: 'answered', answers };
   } catch (err) {
     const failure = toFailure(err);
-    log.append({ type: 'answer', at: new Date().toISOString(), error: failure.code });
+    log.append({ type: 'answer', at: isoNow(now), error: failure.code });
     return { status: 'failed', ...failure, dismissed: failure.code === 'ASK_CANCELLED' };
   }
 }

@@ -66,6 +66,7 @@ export {
   type ApprovalRuleStore,
   type StoredRuleScope,
 } from './approvalRules';
+export { commandSubject, shellWord, type CommandToRun, type CommandSubject } from './commandLine';
 export {
   parsePublicRunRequest,
   parsePublicRunRequestStrict,

@@ -123,7 +123,8 @@ export function describeIssues(error: z.ZodError): string {
  * Checks answers against the questions they answer; returns them in question order, or a
  * description of what is wrong. Every question gets exactly one answer; chosen labels must
  * be offered options; a single-choice question gets at most one; an answer with no choice
- * must carry free text.
+ * must carry free text, except on a multi-select question that offers options, where choosing
+ * none of them is an answer of its own (an empty `selected`).
  */
 export function checkAnswers(
   questions: readonly Question[],
@@ -151,7 +152,8 @@ export function checkAnswers(
       return { ok: false, problem: `question "${question.id}" allows one choice, got ${answer.selected.length}` };
     }
     const custom = answer.custom !== undefined && notBlank.test(answer.custom) ? answer.custom : undefined;
-    if (answer.selected.length === 0 && custom === undefined) {
+    const noneOfThem = question.multiSelect === true && question.options.length > 0;
+    if (answer.selected.length === 0 && custom === undefined && !noneOfThem) {
       return { ok: false, problem: `question "${question.id}" was answered with neither a choice nor text` };
     }
     ordered.push(custom === undefined ? { id: answer.id, selected: answer.selected } : { id: answer.id, selected: answer.selected, custom });

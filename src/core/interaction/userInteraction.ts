@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { Emitter, type Disposable } from '../events';
 import { lazySchema } from '../lazySchema';
 import type { Answer, Question } from '../sessions/types';
@@ -101,6 +101,8 @@ export interface UserInteractionServiceOptions {
   /** The live agents; without it, every call that names an agent is refused. */
   agents?: LiveAgentDirectory;
   now?: () => number;
+  /** Hears a listener of onDidChangePending that throws; process warnings by default. */
+  onProblem?: (problem: string, err: unknown) => void;
 }
 
 /**
@@ -113,12 +115,13 @@ export class UserInteractionService implements Disposable {
   private readonly now: () => number;
   private provider: InteractionProvider | undefined;
   private readonly open = new Map<string, { interaction: PendingInteraction; close: (outcome: PendingOutcome, error: ArborError) => void; provider: InteractionProvider }>();
-  private readonly changes = new Emitter<PendingChange>();
+  private readonly changes: Emitter<PendingChange>;
   private nextId = 1;
 
   constructor(options: UserInteractionServiceOptions = {}) {
     this.agents = options.agents;
     this.now = options.now ?? Date.now;
+    this.changes = new Emitter(options.onProblem);
   }
 
   /** Fires when a prompt opens and when it settles. */
@@ -245,7 +248,7 @@ export class UserInteractionService implements Disposable {
         (err: unknown) => {
           if (err instanceof ArborError && err.code === 'ASK_CANCELLED') settle('cancelled', err);
           else if (err instanceof ArborError) settle('failed', err);
-          else settle('failed', new ArborError('INTERNAL', `The question UI failed: ${err instanceof Error ? err.message : String(err)}`));
+          else settle('failed', new ArborError('INTERNAL', `The question UI failed: ${messageOf(err)}`));
         },
       );
     });

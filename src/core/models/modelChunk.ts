@@ -66,6 +66,7 @@ function shown(value: unknown): string {
   try {
     text = typeof value === 'string' ? JSON.stringify(value) : value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
   } catch {
+    // JSON cannot write it (a cycle, a BigInt): shown as text.
     text = String(value);
   }
   return text.length <= MAX_SHOWN ? text : `${text.slice(0, MAX_SHOWN - 1)}…`;

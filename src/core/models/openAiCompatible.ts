@@ -10,6 +10,7 @@ import { lazySchema } from '../lazySchema';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
 import { classifyConnectionError, classifyHttpFailure, redact, streamedError, type ClassifiedModelError, type ModelEndpoint } from './openAiErrors';
 import { toOpenAiMessages, toOpenAiTools } from './openAiMessages';
+import { SseLineMeter } from './sseLineMeter';
 import { ToolCallAssembler } from './toolCallAssembler';
 import type { ModelChunk, ModelProvider, ModelRequest } from './types';
 
@@ -178,9 +179,15 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const events: EventSourceMessage[] = [];
     let comments = 0;
     let oversized = false;
-    // The parser buffers at most one line or event; past the cap it stops and reports it.
+    // The parser buffers at most one line or event; past the cap it stops and reports it. What
+    // completes within one read it does not measure: the meter measures each line, and each
+    // event's data is measured here.
+    const lines = new SseLineMeter(this.maxEventChars);
     const parser = createParser({
-      onEvent: (event) => events.push(event),
+      onEvent: (event) => {
+        if (event.data.length > this.maxEventChars) oversized = true;
+        else events.push(event);
+      },
       onComment: () => comments++,
       onError: (error) => {
         if (error.type === 'max-buffer-size-exceeded') oversized = true;
@@ -202,6 +209,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     let idle = false;
     const watchdog = setTimeout(() => {
       idle = true;
+      // A stream that cannot be cancelled is broken already: the idle error below says what happened.
       void reader.cancel().catch(() => undefined);
     }, this.idleTimeoutMs);
     const idleError = (): ArborError => {
@@ -232,7 +240,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         if (part.done) break;
         received += part.value.byteLength;
         if (received > this.maxResponseBytes) throw tooLarge('a response', size(this.maxResponseBytes, 'bytes'));
-        parser.feed(decoder.decode(part.value, { stream: true }));
+        const text = decoder.decode(part.value, { stream: true });
+        if (!lines.fits(text)) oversized = true;
+        else parser.feed(text);
         if (oversized) throw tooLarge('one line or event', size(this.maxEventChars, 'characters'));
         if (events.length > 0) {
           eventsSeen += events.length;
@@ -258,6 +268,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       }
     } finally {
       clearTimeout(watchdog);
+      // Only lets the connection go: the stream's own end or failure was handled above.
       void reader.cancel().catch(() => undefined);
     }
     if (signal.aborted) throw signal.reason;
@@ -381,6 +392,7 @@ async function readText(response: Response, maxBytes: number): Promise<string> {
       text += decoder.decode(value, { stream: true });
     }
   } finally {
+    // Only lets the connection go: the body read so far is the answer.
     void reader.cancel().catch(() => undefined);
   }
   return text;

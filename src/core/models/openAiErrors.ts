@@ -1,4 +1,4 @@
-import { ArborError } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { retryAfterMsOf } from './modelRetry';
 
 /** What a failed request means for the caller: the typed error, and whether to try again. */
@@ -77,7 +77,7 @@ export function classifyConnectionError(e: unknown, endpoint: ModelEndpoint, mid
       error: new ArborError('MODEL_UNAVAILABLE', `Could not connect to the model server at ${where}${cause ? ` (${cause})` : ''}: is it running, and is the base URL right?`, details),
     };
   }
-  const text = e instanceof Error ? e.message : String(e);
+  const text = messageOf(e);
   return { retryable: false, error: new ArborError('MODEL_ERROR', `The model request to ${where} failed: ${redact(truncate(text), endpoint.apiKey)}.`, details) };
 }
 
@@ -95,6 +95,7 @@ function serverMessageOf(body: string, status: number): string {
   try {
     parsed = JSON.parse(body);
   } catch {
+    // Not JSON: the body's own text is used below.
     parsed = undefined;
   }
   const fromJson = messageIn(parsed);
@@ -119,7 +120,7 @@ function messageIn(value: unknown): string | undefined {
 function causeText(e: Error): string {
   const cause = (e as { cause?: unknown }).cause;
   if (!(cause instanceof Error)) return '';
-  const code = (cause as NodeJS.ErrnoException).code ?? (cause as { cause?: { code?: string } }).cause?.code;
+  const code = errnoOf(cause) ?? (cause as { cause?: { code?: string } }).cause?.code;
   return code ?? cause.message;
 }
 

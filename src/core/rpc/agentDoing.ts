@@ -36,7 +36,7 @@ export function describeDoing({ activity, waitingFor, waitingOn = [] }: DoingInp
 
 /** The arguments a description uses; the model wrote them, so they are parsed, never trusted. */
 const callSubject = lazySchema(() =>
-  z.object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string() }).partial(),
+  z.object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string(), seconds: z.unknown() }).partial(),
 );
 
 function describeCall(call: ToolCall): string {
@@ -75,6 +75,8 @@ function describeCall(call: ToolCall): string {
       return 'asking you';
     case 'exit_plan_mode':
       return 'presenting its plan';
+    case 'wait':
+      return typeof args.seconds === 'number' ? `waiting ${args.seconds} s` : 'waiting';
     default:
       return `using ${cut(call.name)}`;
   }

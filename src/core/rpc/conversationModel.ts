@@ -1,5 +1,6 @@
 // The conversation view's model: session events in, the items and state the view renders out.
 // Pure (no 'vscode' import, no DOM), so it is unit-tested in plain Node.
+import { describeHold, lapsesWhenEmpty, type Hold } from '../agents/holds';
 import type { AgentKind, SessionEvent, TurnEndReason } from '../sessions/types';
 import type { CancelCause } from '../errors';
 import { readReport, reportTitle } from '../subagents/report';
@@ -167,6 +168,8 @@ export interface ConversationStateInput {
   doing?: string;
   /** Stopped with its branch (Stop All Below, Stop All): it waits for a message even with nothing queued. */
   held?: boolean;
+  /** The hold that says most about it (primaryHold), said as the Agents view and History say it. */
+  hold?: Hold;
   queued: Array<{ from: MessageSource; text: string }>;
   tokens: number;
 }
@@ -204,6 +207,7 @@ export function conversationState(input: ConversationStateInput): ConversationSt
       : input.parked
         ? 'parked'
         : 'idle';
+  const hold = input.hold && describeHold(input.hold);
   const text =
     phase === 'stopping'
       ? 'stopping…'
@@ -213,9 +217,11 @@ export function conversationState(input: ConversationStateInput): ConversationSt
           ? (input.doing ?? 'running')
           : phase === 'parked'
             ? `stopped with ${input.pendingCount} queued`
-            : input.lastTurnEnd?.reason === 'aborted' || input.held
-              ? 'stopped'
-              : (input.doing ?? 'idle');
+            : hold
+              ? hold.text
+              : input.lastTurnEnd?.reason === 'aborted' || input.held
+                ? 'stopped'
+                : (input.doing ?? 'idle');
   const turnStartedAt = input.status === 'running' ? input.turnStartedAt : undefined;
   if (input.kind === 'one-shot') {
     return {
@@ -237,6 +243,8 @@ export function conversationState(input: ConversationStateInput): ConversationSt
         : phase === 'idle'
           ? 'Send starts a new turn.'
           : `A message you send waits in its queue${queuedNote} until the current turn ends.`;
+  // A Stop's or a reload's hold is the parked queue the hint already explains.
+  if (hold && input.hold && !lapsesWhenEmpty(input.hold)) hint += ` ${hold.detail}`;
   if (input.parentOffline) hint += ' Its parent agent has ended; Stop and Send still reach it.';
   return {
     ...base,
@@ -273,6 +281,7 @@ function pretty(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
+    // Not JSON: shown as it was sent.
     return text;
   }
 }

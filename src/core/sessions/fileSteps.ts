@@ -110,6 +110,23 @@ async function writeAllAsync(handle: fs.promises.FileHandle, data: Buffer, posit
   while (written < data.length) written += (await handle.write(data, written, data.length - written, position + written)).bytesWritten;
 }
 
+/** The first `length` bytes of an open file, fewer if it holds fewer. */
+export const readStart = (file: OpenFile, length: number): Steps<Buffer> =>
+  step(
+    () => {
+      const found = Buffer.alloc(length);
+      let read = 0;
+      for (let n = -1; n !== 0 && read < length; read += n) n = fs.readSync(asFd(file), found, read, length - read, read);
+      return found.subarray(0, read);
+    },
+    async () => {
+      const found = Buffer.alloc(length);
+      let read = 0;
+      for (let n = -1; n !== 0 && read < length; read += n) n = (await asHandle(file).read(found, read, length - read, read)).bytesRead;
+      return found.subarray(0, read);
+    },
+  );
+
 /** What `statWhileWriting` learned: the file's stat if it was read, and the first failure. */
 export interface StatAndWrite {
   stat?: fs.BigIntStats;

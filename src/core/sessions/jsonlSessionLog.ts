@@ -2,7 +2,7 @@ import { ArborError } from '../errors';
 import { fastCheckedEvent } from './eventFastCheck';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
-import type { FileIdentity } from './logFileWrite';
+import { createHeard, type FileIdentity } from './logFileWrite';
 import { LogProblems, refusedEventError } from './logProblems';
 import { LogWriter } from './logWriter';
 import { sessionEventSchema } from './schema';
@@ -174,6 +174,7 @@ export class JsonlSessionLog implements SessionLog {
     if (this.released) return;
     this.released = true;
     this.writer.stop();
+    createHeard(this.writer);
     if (sync) this.lock?.releaseSync();
     else void this.lock?.release();
     this.onClose?.(this);

@@ -15,8 +15,11 @@ const PREFIX_LENGTH = PREFIX.length + 8 + 2;
 const HEX8 = /^[0-9a-f]{8}$/;
 
 /** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallbacks below. */
-const nativeCrc32 = (zlib as { crc32?: (data: string | Uint8Array) => number }).crc32;
+const nativeCrc32 = (zlib as { crc32?: (data: string | Uint8Array, value?: number) => number }).crc32;
 const crc32: (text: string) => number = nativeCrc32 ?? crc32Fallback;
+
+/** CRC-32 of `bytes` continued from `previous`, the CRC-32 of the bytes before them (0 for none). */
+export const crc32Bytes: (bytes: Uint8Array, previous?: number) => number = nativeCrc32 ?? crc32BytesFallback;
 
 function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
@@ -139,9 +142,10 @@ export function crc32Fallback(text: string): number {
   return crc32BytesFallback(Buffer.from(text, 'utf8'));
 }
 
-function crc32BytesFallback(bytes: Uint8Array): number {
+/** CRC-32 of `bytes` continued from `previous`, for Node builds without zlib.crc32. */
+export function crc32BytesFallback(bytes: Uint8Array, previous = 0): number {
   const t = crcTable();
-  let crc = -1;
+  let crc = previous ^ -1;
   for (const byte of bytes) crc = t[(crc ^ byte) & 0xff] ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }

@@ -11,7 +11,8 @@ import { scanStateSchema } from './sessionScan';
  * The session index: per session file, its header and the summary state of a scan, with the
  * file's identity, size and modification time when it was scanned. Listing History reads the
  * index and a `stat` per file instead of every file; a file whose identity, size or time
- * differs is scanned again (from where the last scan stopped, when it only grew).
+ * differs is scanned again (from where the last scan stopped, when the checksum of what it
+ * covered shows the file only grew).
  *
  * The index is a cache, never the truth: it is rebuilt from the files when it is missing,
  * unreadable, or of another shape, and two windows writing it in turn only cost rescans.
@@ -31,10 +32,12 @@ const indexEntrySchema = lazySchema(() => z.object({
 export type SessionIndexEntry = z.infer<typeof indexEntrySchema>;
 
 /**
- * The index's shape. Version 2 scan states know the question a session left open: an index of
- * version 1 (which never recorded it) is rebuilt from the files once.
+ * The index's shape. Version 2 scan states know the question a session left open; version 3
+ * ones keep the checksum of the bytes they covered, so a file changed anywhere is scanned
+ * again, not only one whose last bytes changed. An index of an earlier version is rebuilt from
+ * the files once.
  */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 
 /** Entries are checked one at a time when used, so reading a large index never blocks for long. */
 const indexFileSchema = lazySchema(() => z.object({ version: z.literal(INDEX_VERSION), entries: z.record(z.string(), z.unknown()) }));

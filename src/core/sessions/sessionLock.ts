@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { isoNow } from '../clock';
-import { mkdir, rename, rm, rmdir, runAsync, runSync, writeFile, type Steps } from './fileSteps';
+import { runAsync, runSync, type Steps } from './fileSteps';
 import { FilePool } from './filePool';
-import { findHolder, HOST, inUse, LOCK_FOLDER, otherWindowsSteps, windowFileName, type WindowFile, type SessionLockInfo } from './windowFiles';
+import { findHolder, HOST, inUse, LOCK_FOLDER, otherWindowsSteps, replaceWindowFileSteps, windowFileName, type WindowFile, type SessionLockInfo } from './windowFiles';
 
 /**
  * One writer per session across processes. Two editor windows can share a session folder (the
@@ -32,7 +32,7 @@ import { findHolder, HOST, inUse, LOCK_FOLDER, otherWindowsSteps, windowFileName
  * - A window whose process is gone (same host, pid not alive) does not count, and its file is
  *   deleted: a crashed window's sessions are taken over. A window on another host holds (its
  *   process cannot be checked from here). A file that cannot be parsed names no session.
- *   (Reading the other windows' files is windowFiles.)
+ *   (Writing this window's file and reading the others' is windowFiles.)
  * - The synchronous claim and release run the same steps (fileSteps) as the asynchronous
  *   writes: one replacement of the file, one read of the others, each written once.
  */
@@ -51,6 +51,8 @@ interface Claim {
   since: string;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** Answered already, by a synchronous claim of the same session. */
+  answered?: true;
 }
 
 /** The lock file of one store: every session it writes, claimed and released in batches. */
@@ -65,6 +67,8 @@ export class WindowLock {
   private released: (() => void)[] = [];
   /** Claims listed in the file while the other windows' files are read. */
   private readonly checking = new Map<string, string>();
+  /** The claims of the batch being written and checked right now. */
+  private inCheck: readonly Claim[] = [];
   /** The file lists a session it should not (a withdrawn claim, a failed write): write it again. */
   private rewrite = false;
   private running = false;
@@ -121,6 +125,24 @@ export class WindowLock {
       this.tryWriteSync();
       throw e;
     }
+    this.answerPending(id);
+  }
+
+  /**
+   * The asynchronous claims of `id` still on their way are answered by the synchronous claim
+   * that took it: checked later, after a release that came in between (a log closed at the end
+   * of the process while its first write was claiming), they would take the session again and
+   * leave it listed for a window that let it go.
+   */
+  private answerPending(id: string): void {
+    for (const c of [...this.claims, ...this.inCheck]) {
+      if (c.id !== id || c.answered) continue;
+      c.answered = true;
+      c.resolve();
+    }
+    this.claims = this.claims.filter((c) => c.id !== id);
+    // Listed from now on as held, and no longer once released.
+    this.checking.delete(id);
   }
 
   /** `release`, synchronously. Never throws (a file left listing it names a process that is gone by then). */
@@ -159,6 +181,7 @@ export class WindowLock {
         this.rewrite = false;
         // Listed while checked; held only once no other window lists them.
         for (const c of claims) if (!this.held.has(c.id)) this.checking.set(c.id, c.since);
+        this.inCheck = claims;
         try {
           await this.writeAsync();
           if (claims.length > 0) await this.settle(claims);
@@ -169,6 +192,7 @@ export class WindowLock {
           // Nothing else waits: the next claim or release writes the file again.
           if (this.claims.length === 0 && this.released.length === 0) this.rewrite = false;
         }
+        this.inCheck = [];
         for (const r of released) r();
       }
     } finally {
@@ -182,6 +206,7 @@ export class WindowLock {
     this.checking.clear();
     const refused: [Claim, SessionLockInfo][] = [];
     for (const c of claims) {
+      if (c.answered) continue;
       const other = this.held.has(c.id) ? undefined : findHolder(others, c.id);
       if (other) {
         refused.push([c, other]);
@@ -224,36 +249,8 @@ export class WindowLock {
   /** Replaces the file with what it should list (read when the write runs), or deletes it when that is nothing. */
   private *writeSteps(): Steps<void> {
     const data = this.content();
-    if (data === undefined) {
-      if (!this.written) return;
-      yield* rm(this.file);
-      this.written = false;
-      try {
-        // The folder goes with the last window's file (one another window writes meanwhile keeps it).
-        yield* rmdir(this.folder);
-      } catch {
-        // Another window's file is in it.
-      }
-      return;
-    }
-    const temp = `${this.file}.${++this.temps}.tmp`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        yield* writeFile(temp, data);
-        break;
-      } catch (e) {
-        // No folder yet, or the last other window removed it just now.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
-        yield* mkdir(this.folder);
-      }
-    }
-    try {
-      yield* rename(temp, this.file);
-    } catch (e) {
-      yield* rm(temp);
-      throw e;
-    }
-    this.written = true;
+    if (data === undefined && !this.written) return;
+    this.written = yield* replaceWindowFileSteps(this.folder, this.file, data, () => `${this.file}.${++this.temps}.tmp`);
   }
 
   private tryWriteSync(): void {

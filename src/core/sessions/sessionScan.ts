@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
 import type { FilePool } from './filePool';
-import { checkLine } from './lineChecksum';
+import { checkLine, crc32Bytes } from './lineChecksum';
 import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema, turnEndReasonSchema } from './schema';
 import { previewOf, type SessionSummary } from './sessionSummary';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './types';
@@ -13,7 +13,10 @@ import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '.
  * Reading a session file line by line, in chunks, so a 50 MB session never blocks the event
  * loop in one piece and listing it keeps no event in memory. What a scan learns is a small
  * foldable state (counts, last turn, first message, where it stopped): the session index keeps
- * it, and a file that only grew since is scanned again from where the last scan stopped.
+ * it, and a file that only grew since is scanned again from where the last scan stopped. "Only
+ * grew" is proven, not assumed: the state keeps the CRC-32 of every byte it covers, and a scan
+ * that continues first reads those bytes again (no parsing) and starts over unless they match,
+ * so a byte changed anywhere before the old end is found, whatever the file's size and time.
  *
  * The rules are the loader's (see sessionFileParser.ts): a line counts once its newline is on
  * disk; a damaged line after the header ends what is loaded; a bad header makes the file
@@ -37,15 +40,15 @@ export const scanStateSchema = lazySchema(() => z.object({
    * (pendingWait.ts decides the same from the events).
    */
   waiting: z.object({ toolCallId: z.string(), approval: z.boolean().optional() }).optional(),
-  /** The last bytes before `bytes` (hex): a scan that continues checks they are still there. */
-  tail: z.string().optional(),
+  /** CRC-32 of the file's first `bytes` bytes: a scan that continues checks they are unchanged. */
+  prefixCrc: z.number().int().nonnegative(),
   /** The first damaged line: its number, why, and its byte offset; nothing after it counts. */
   damage: z.object({ line: z.number().int().positive(), reason: z.string(), offset: z.number().int().nonnegative() }).optional(),
 }));
 export type ScanState = z.infer<typeof scanStateSchema>;
 
 export function emptyScanState(): ScanState {
-  return { lines: 0, bytes: 0, eventCount: 0, turnCount: 0 };
+  return { lines: 0, bytes: 0, eventCount: 0, turnCount: 0, prefixCrc: 0 };
 }
 
 /** Adds one event to a summary state (the same fold for files and for logs in memory). */
@@ -188,7 +191,7 @@ const NEWLINE = 0x0a;
  * that cannot be loaded, and the file system's errors.
  */
 export async function scanSessionFile(file: string, pool: FilePool, options: { keepEvents: boolean; from?: { header: SessionHeader; state: ScanState } }): Promise<ScanResult> {
-  if (options.from && !(await tailStillThere(file, pool, options.from.state))) return scanSessionFile(file, pool, { keepEvents: options.keepEvents });
+  if (options.from && !(await prefixStillThere(file, pool, options.from.state))) return scanSessionFile(file, pool, { keepEvents: options.keepEvents });
   const folder = new LineFolder(options.from ? { ...options.from.state } : emptyScanState(), options.keepEvents, options.from?.header);
   let size = 0;
   let position = folder.state.bytes;
@@ -200,14 +203,7 @@ export async function scanSessionFile(file: string, pool: FilePool, options: { k
         if (size === 0) size = (await handle.stat()).size;
         const length = Math.min(CHUNK_BYTES, size - position);
         if (length <= 0) return undefined;
-        const buffer = Buffer.allocUnsafe(length);
-        let read = 0;
-        while (read < length) {
-          const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
-          if (bytesRead === 0) break;
-          read += bytesRead;
-        }
-        return buffer.subarray(0, read);
+        return readInto(handle, Buffer.allocUnsafe(length), position);
       } finally {
         await handle.close();
       }
@@ -218,8 +214,9 @@ export async function scanSessionFile(file: string, pool: FilePool, options: { k
     const end = data.lastIndexOf(NEWLINE) + 1;
     carry = end < data.length ? Buffer.from(data.subarray(end)) : undefined;
     if (end > 0) {
-      if (!foldLines(folder, data.subarray(0, end))) break;
-      folder.state.tail = data.subarray(Math.max(0, end - TAIL_BYTES), end).toString('hex');
+      const lines = data.subarray(0, end);
+      if (!foldLines(folder, lines)) break;
+      folder.state.prefixCrc = crc32Bytes(lines, folder.state.prefixCrc);
     }
     if (position >= size) break;
     // Between chunks, everything else the extension host has to do runs.
@@ -236,24 +233,45 @@ export async function scanSessionFile(file: string, pool: FilePool, options: { k
   return { header: folder.header, state: folder.state, events: folder.events, size, tornTailBytes: size - folder.state.bytes };
 }
 
-const TAIL_BYTES = 32;
+/** Only read and checksummed, not parsed: larger chunks still take well under a millisecond each. */
+const VERIFY_CHUNK_BYTES = 1024 * 1024;
 
-/** Whether the bytes a scan ended on are unchanged (the file only grew since). */
-async function tailStillThere(file: string, pool: FilePool, state: ScanState): Promise<boolean> {
-  if (state.tail === undefined) return false;
-  const expected = Buffer.from(state.tail, 'hex');
-  const start = state.bytes - expected.length;
-  if (start < 0) return false;
-  return pool.run(async () => {
-    const handle = await fs.promises.open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(expected.length);
-      const { bytesRead } = await handle.read(buffer, 0, expected.length, start);
-      return bytesRead === expected.length && buffer.equals(expected);
-    } finally {
-      await handle.close();
-    }
-  });
+/**
+ * Whether the bytes a scan covered are unchanged, so the file only grew since: their CRC-32 is
+ * taken again, a chunk at a time. Reading is a small part of what a scan costs (parsing and
+ * checking each event is the rest), and only a file whose size or time changed gets here.
+ */
+async function prefixStillThere(file: string, pool: FilePool, state: ScanState): Promise<boolean> {
+  let crc = 0;
+  let buffer: Buffer | undefined;
+  for (let position = 0; position < state.bytes; ) {
+    const length = Math.min(VERIFY_CHUNK_BYTES, state.bytes - position);
+    const chunk = await pool.run(async () => {
+      const handle = await fs.promises.open(file, 'r');
+      try {
+        buffer ??= Buffer.allocUnsafe(length);
+        return await readInto(handle, buffer.subarray(0, length), position);
+      } finally {
+        await handle.close();
+      }
+    });
+    if (chunk.length < length) return false;
+    crc = crc32Bytes(chunk, crc);
+    position += length;
+    if (position < state.bytes) await yieldToEventLoop();
+  }
+  return crc === state.prefixCrc;
+}
+
+/** Fills `buffer` from `position` on; returns the part read (shorter at the end of the file). */
+async function readInto(handle: fs.promises.FileHandle, buffer: Buffer, position: number): Promise<Buffer> {
+  let read = 0;
+  while (read < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, position + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return buffer.subarray(0, read);
 }
 
 /** Folds the complete lines of `data` (which ends with a newline). False once unloadable. */

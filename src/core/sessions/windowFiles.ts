@@ -3,12 +3,13 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
-import { readdir, readText, rm, type Steps } from './fileSteps';
+import { mkdir, readdir, readText, rename, rm, rmdir, writeFile, type Steps } from './fileSteps';
 
 /**
  * The windows' lock files in a session folder (`locks/window-<pid>-<nonce>.lock`), as the
- * window lock reads them: who each names, which sessions it lists, and whether its process is
- * gone. A window whose process is gone (same host, pid not alive) does not count, and its file
+ * window lock writes its own and reads the others: who each names, which sessions it lists,
+ * and whether its process is gone. A window's file is replaced whole by a rename, so a reader
+ * never sees half of it, and exists only while it lists a session. A window whose process is gone (same host, pid not alive) does not count, and its file
  * is deleted as it is read; a window on another host holds (its process cannot be checked from
  * here). A file that cannot be parsed, or that names this process, names no other window.
  */
@@ -39,6 +40,42 @@ export const HOST = os.hostname();
 /** The name of a window's lock file; `unique` tells the stores of one process apart. */
 export function windowFileName(unique: string): string {
   return `${FILE_PREFIX}${process.pid}-${unique}${FILE_SUFFIX}`;
+}
+
+/**
+ * Replaces the window's lock file `file` with `data` through a temporary file named by
+ * `tempName`, or deletes it (and the folder, once no window's file is in it) when `data` is
+ * undefined. Returns whether the file now exists.
+ */
+export function* replaceWindowFileSteps(folder: string, file: string, data: string | undefined, tempName: () => string): Steps<boolean> {
+  if (data === undefined) {
+    yield* rm(file);
+    try {
+      // The folder goes with the last window's file (one another window writes meanwhile keeps it).
+      yield* rmdir(folder);
+    } catch {
+      // Another window's file is in it.
+    }
+    return false;
+  }
+  const temp = tempName();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      yield* writeFile(temp, data);
+      break;
+    } catch (e) {
+      // No folder yet, or the last other window removed it just now.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
+      yield* mkdir(folder);
+    }
+  }
+  try {
+    yield* rename(temp, file);
+  } catch (e) {
+    yield* rm(temp);
+    throw e;
+  }
+  return true;
 }
 
 /** The lock files of the other live windows; those of dead processes are deleted. */

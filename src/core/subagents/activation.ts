@@ -29,6 +29,7 @@ export class Activation {
    */
   inOrder<T>(work: () => T | Promise<T>): Promise<T> {
     const next = this.chain.then(work, work);
+    // A failure is its caller's (it gets `next`): the queue goes on with the next work.
     this.chain = next.catch(() => undefined);
     return next;
   }

@@ -138,8 +138,8 @@ export class ContinuationManager {
     const activation = this.activations.get(agent.id);
     if (!activation || activation.agent !== agent) return;
     void activation.inOrder(() => {
-      // A stopped or paused child is kept: it has work to go on with.
-      const settles = this.canSettle(activation) && end.reason !== 'aborted' && !end.paused;
+      // A stopped or held child is kept: it has work to go on with.
+      const settles = this.canSettle(activation) && end.reason !== 'aborted' && !end.hold;
       this.report(activation, end, settles);
       if (settles) this.settle(activation);
     });
@@ -154,7 +154,7 @@ export class ContinuationManager {
       // Stryker disable next-line ConditionalExpression: an Activation leaves the map only when released, which marks it disposing first, so canSettle refuses it anyway
       if (this.activations.get(parent.id) !== activation) return;
       const last = parent.lastTurnEnd;
-      if (this.canSettle(activation) && last && last.reason !== 'aborted' && !last.paused) {
+      if (this.canSettle(activation) && last && last.reason !== 'aborted' && !last.hold) {
         this.report(activation, undefined, true);
         this.settle(activation);
       }
@@ -224,8 +224,8 @@ export class ContinuationManager {
       return;
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
-    // Nor must a child a pause stopped (raising the limit wakes the agents the pause stopped).
-    const held = end?.reason === 'aborted' || end?.paused;
+    // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped).
+    const held = end?.reason === 'aborted' || end?.hold !== undefined;
     // Stryker disable next-line StringLiteral: Agent.send reads any wake other than true or false as 'unless-parked'
     const wake = held ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });

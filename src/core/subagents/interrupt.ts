@@ -3,7 +3,11 @@ import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { Activation } from './activation';
 
-/** Who asks for an interrupt: a human presenting the durable parent address, or a live ancestor. */
+/**
+ * Who asks for an interrupt by id: a human presenting the durable parent address (a caller that
+ * brings an id from outside: the API, a webview), or a live ancestor. The user's Stop of an agent
+ * the editor holds is interruptLive.
+ */
 export type InterruptAuthority = { kind: 'user'; parentSessionId: string } | { kind: 'ancestor'; agent: Agent };
 
 /**
@@ -70,5 +74,22 @@ export function interruptTarget(
   }
   if (activation.disposing) return { accepted: true };
   activation.agent.interrupt(authority.kind, authority.kind === 'ancestor' ? authority.agent.id : undefined);
+  return { accepted: true };
+}
+
+/**
+ * The user's Stop of an agent the editor holds (a tree node, a conversation view): the human at
+ * the editor is the authority and the exact live registry entry is the proof, so nothing is read
+ * from the target's durable header (an address taken from the header it is checked against
+ * could never be refused). Then as interruptTarget: an object that is not the live entry (a
+ * stale one, even if a live agent now has its id), a continuable agent that is not its own
+ * Activation's, or one whose disposal has begun is an accepted no-op; otherwise only its current
+ * turn is interrupted, its queue parked, nothing below it touched. One-shot agents are refused
+ * before this (Runtime.stop): they belong to their holder.
+ */
+export function interruptLive(agent: Agent, agents: Pick<AgentRegistry, 'isLive'>, activation: Activation | undefined): InterruptResult {
+  if (!agents.isLive(agent)) return { accepted: true };
+  if (agent.kind === 'continuable' && (activation?.agent !== agent || activation.disposing)) return { accepted: true };
+  agent.interrupt('user');
   return { accepted: true };
 }

@@ -3,18 +3,21 @@ import type { DurableSessionStore, EndedAgentLogs } from '../agents/endedAgentLo
 import type { AgentRegistry } from '../agents/registry';
 import { readSessionSnapshot } from '../agents/sessionSnapshot';
 import { ArborError, isArborError } from '../errors';
+import type { OnProblem } from '../problems';
 import type { SessionHeader } from '../sessions/types';
 import type { LoadedSettledChild } from './continuation';
 
 /**
  * The continuation manager's loader over durable sessions: a continuable session whose recorded
  * parent is exactly `caller`, taken over for writing. Durable lineage only selects which past
- * session the caller may reopen; it never grants authority over a live agent.
+ * session the caller may reopen; it never grants authority over a live agent. A session read
+ * back and then not resumed is closed again; a close that fails goes to `onProblem`.
  */
 export function settledChildLoader(
   store: DurableSessionStore,
   agents: AgentRegistry,
   endedLogs: EndedAgentLogs,
+  onProblem: OnProblem,
 ): (caller: Agent, targetId: string) => Promise<LoadedSettledChild | undefined> {
   return async (caller, targetId) => {
     const live = agents.get(targetId);
@@ -31,6 +34,6 @@ export function settledChildLoader(
     }
     if (header.kind !== 'continuable' || header.parentSession !== caller.id) return undefined;
     const log = await store.reopenLog(targetId);
-    return { ...readSessionSnapshot(log), discard: () => void log.close().catch(() => undefined) };
+    return { ...readSessionSnapshot(log), discard: () => void log.close().catch((err: unknown) => onProblem(`Arbor: could not save session ${targetId}`, err)) };
   };
 }

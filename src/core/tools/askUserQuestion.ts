@@ -35,7 +35,7 @@ export const askUserQuestionTool = defineTool<typeof askUserQuestionArgsSchema, 
   description:
     `Ask the human 1 to ${MAX_QUESTIONS} questions and wait for the answers. Use it only for decisions you cannot settle from the context ` +
     '(preferences, trade-offs, missing requirements); batch related questions. Offer options where you can; the human may always answer in free text. ' +
-    'Returns {"answers":[{"id","selected":[labels],"custom"?}]}.',
+    'Returns {"answers":[{"id","selected":[labels],"custom"?}]}; on a multi-select question an empty "selected" without "custom" means none of the options.',
   schema: askUserQuestionArgsSchema,
   readOnly: true,
   async run(args, ctx): Promise<ToolResult> {

@@ -3,6 +3,7 @@ import type { RuntimeTool } from './context';
 import { exitPlanModeTool } from './exitPlanMode';
 import { runCommandTool } from './runCommand';
 import { subagentTools } from './subagentTools';
+import { waitTool } from './waitTool';
 import { workspaceTools } from './workspaceTools';
 
 /**
@@ -16,4 +17,5 @@ export const builtinTools: readonly RuntimeTool[] = [
   exitPlanModeTool,
   runCommandTool,
   ...workspaceTools,
+  waitTool,
 ];

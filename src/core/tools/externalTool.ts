@@ -14,7 +14,7 @@
  *   mode does not offer it.
  */
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { lazySchema } from '../lazySchema';
 import { untilAborted } from '../untilAborted';
 import { deniedResult, errorResult } from './catalog';
@@ -62,7 +62,7 @@ export function externalTool(spec: ExternalToolSpec): ToolDefinition<RuntimeTool
         text = await untilAborted(spec.invoke(args, ctx.signal), ctx.signal);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        return errorResult(new ArborError('TOOL_FAILED', `The tool ${spec.name} failed: ${err instanceof Error ? err.message : String(err)}`));
+        return errorResult(new ArborError('TOOL_FAILED', `The tool ${spec.name} failed: ${messageOf(err)}`));
       }
       if (text.length > MAX_RESULT) text = `${text.slice(0, MAX_RESULT)}\n[cut: the result had ${text.length} characters]`;
       return { content: text === '' ? '(the tool returned no text)' : text };

@@ -2,8 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import { lazySchema } from '../lazySchema';
+import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { resolveWorkspacePath } from '../workspace/paths';
 import { deniedResult, errorResult, jsonResult } from './catalog';
 import { defineTool } from './defineTool';
 
@@ -35,17 +37,14 @@ export const runCommandTool = defineTool({
     if (!workspace) {
       return errorResult(new ArborError('TOOL_FAILED', 'No workspace folder is open, so there is nowhere to run commands. Ask the user to open a folder.'));
     }
-    const cwd = path.resolve(workspace, args.cwd ?? '.');
-    const relative = path.relative(workspace, cwd);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) {
-      return errorResult(new ArborError('TOOL_ARGUMENTS_INVALID', `cwd must stay inside the workspace folder; "${args.cwd}" leaves it.`));
-    }
+    const checked = await commandFolder(workspace, args.cwd);
+    if (checked instanceof ArborError) return errorResult(checked);
     const approval = await ctx.approvals.request({
       agent: ctx.agent,
       isSubagent: ctx.agent.kind !== 'root',
       policy: ctx.policy,
       action: 'run-command',
-      detail: `${args.command}${args.cwd ? `  (in ${args.cwd})` : ''}`,
+      detail: `${args.command}${args.cwd ? `  (in ${checked.relative})` : ''}`,
       subject: args.command,
       signal: ctx.signal,
       log: ctx.agent.log,
@@ -54,10 +53,35 @@ export const runCommandTool = defineTool({
     if (approval.decision === 'deny') {
       return deniedResult('run-command', args.command, approval);
     }
-    const outcome = await execute(args.command, cwd, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
+    // Where the folder leads is checked again after the prompt, which may have been open a while.
+    const cwd = await commandFolder(workspace, args.cwd);
+    if (cwd instanceof ArborError) return errorResult(cwd);
+    if (cwd.real !== checked.real) return errorResult(new ArborError('PATH_OUTSIDE_WORKSPACE', `cwd "${args.cwd}" now leads to another folder than when it was approved; nothing was run. Ask again.`, { path: args.cwd }));
+    const outcome = await execute(args.command, cwd.real, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
     return jsonResult(outcome);
   },
 });
+
+/**
+ * The real folder a command runs in: `cwd` confined like every path the tools take
+ * (resolveWorkspacePath follows each link, so `out-link -> ..` is refused, not entered), or the
+ * refusal as a typed error. The command is started in that real path, never in the spelling, and
+ * the person is shown it workspace-relative. This confines where the approved command starts, not
+ * what it does once running (it may `cd` anywhere; the sandbox bounds that); a swap in the instant
+ * between the last check and the start is not caught.
+ */
+async function commandFolder(workspace: string, cwd: string | undefined): Promise<{ real: string; relative: string } | ArborError> {
+  try {
+    const folder = await resolveWorkspacePath([workspace], cwd ?? '.');
+    const realRoot = await fs.promises.realpath(folder.folder).catch(() => folder.folder);
+    return { real: path.join(realRoot, path.relative(folder.folder, folder.absolute)), relative: folder.relative };
+  } catch (err) {
+    if (isArborError(err, 'PATH_OUTSIDE_WORKSPACE')) {
+      return new ArborError('PATH_OUTSIDE_WORKSPACE', `cwd must stay inside the workspace folder; "${cwd}" leaves it (${err.message})`, { path: cwd });
+    }
+    return isArborError(err) ? err : new ArborError('TOOL_ARGUMENTS_INVALID', `cwd "${cwd}" cannot be used: ${String(err)}`);
+  }
+}
 
 interface CommandOutcome {
   status: 'exited' | 'timed-out' | 'failed-to-start';
@@ -80,13 +104,17 @@ export const KILL_GRACE_MS = 2_000;
  * - when the shell has exited but something it started keeps the output pipe open, that is
  *   stopped the same way after the grace, and the pipe is closed on our side;
  * - an abort rejects at once (the turn ends), while the termination finishes in the background.
- * Limit: a process that leaves both the group (setsid) and the tree (its parent exited before
- * the termination) cannot be found; its output is no longer read and the tool still returns.
+ * "Every process" is what processTree.ts finds: the tree, the group and session, and whatever
+ * carries the command's tag in its environment, so a process that a subshell moved to a session
+ * of its own (`(setsid cmd &)`) is ended too. Limit: one that also started with a cleared
+ * environment cannot be found; its output is no longer read and the tool still returns.
  */
 function execute(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const child = spawn(command, { cwd, shell: true, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const { tag, env } = newProcessTag();
+    const child = spawn(command, { cwd, shell: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const root = rootOf(child.pid, tag);
     let output = '';
     let truncated = false;
     let timedOut = false;
@@ -117,17 +145,15 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
       resolve(outcome);
     };
 
-    /** SIGTERM now, SIGKILL after the grace, to the group and the shell's process tree. */
+    /** SIGTERM now, SIGKILL after the grace, to every process of the command. */
     const terminate = (): void => {
       if (terminating) return;
       terminating = true;
-      const known = new Set(child.pid ? descendantsOf(child.pid) : []);
-      signalAll(child, known, 'SIGTERM');
+      const known = signalAll(child, root, 'SIGTERM');
       // Runs even when the pipes close first: a process that trapped SIGTERM and closed its
       // output must not outlive the command either.
       escalation = setTimeout(() => {
-        if (child.pid) for (const pid of descendantsOf(child.pid)) known.add(pid);
-        signalAll(child, known, 'SIGKILL');
+        signalAll(child, root, 'SIGKILL', known);
         // Whatever still holds the pipe is gone or out of reach: stop reading and return.
         child.stdout.destroy();
         child.stderr.destroy();
@@ -169,52 +195,8 @@ function execute(command: string, cwd: string, timeoutMs: number, signal: AbortS
   });
 }
 
-function signalAll(child: ChildProcess, pids: ReadonlySet<number>, sig: NodeJS.Signals): void {
-  const send = (pid: number): void => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  if (child.pid && process.platform !== 'win32') send(-child.pid);
-  else child.kill(sig);
-  for (const pid of pids) send(pid);
-}
-
-/**
- * The live processes below `root` by parent id (Linux /proc; empty elsewhere). It finds the
- * shell's children that moved to a session or group of their own, while the shell is alive.
- */
-function descendantsOf(root: number): number[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const children = new Map<number, number[]>();
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid);
-    if (list) list.push(Number(name));
-    else children.set(ppid, [Number(name)]);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    for (const pid of children.get(queue.shift()!) ?? []) {
-      out.push(pid);
-      queue.push(pid);
-    }
-  }
-  return out;
+/** The command's processes (see processTree.ts); on Windows the shell alone. */
+function signalAll(child: ChildProcess, root: ProcessRoot, sig: NodeJS.Signals, known?: FoundProcesses): FoundProcesses {
+  if (process.platform === 'win32') child.kill(sig);
+  return signalProcesses(root, sig, known);
 }

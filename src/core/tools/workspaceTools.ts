@@ -4,6 +4,7 @@ import { ArborError } from '../errors';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import { noWorkspace } from '../workspace/paths';
 import { lazySchema } from '../lazySchema';
+import { deniedResult } from './catalog';
 import type { RuntimeTool, RuntimeToolContext } from './context';
 import { defineTool } from './defineTool';
 import type { ToolResult } from './types';
@@ -271,6 +272,11 @@ export function unifiedDiff(relative: string, before: string | null, after: stri
  * made from (EDIT_STALE otherwise). The original content is recorded in the agent's change set
  * before the write; a write that fails takes its fresh record back; a write that succeeded
  * records what it left, so Undo can tell a later change by someone else.
+ *
+ * The subject approved is `file.relative`, the real location the path led to when it was
+ * resolved; the port's write goes to exactly that location and re-checks it right then, after
+ * the prompt: a link swapped in meanwhile makes the write fail (PATH_OUTSIDE_WORKSPACE), never
+ * land elsewhere. A denial is the same structured APPROVAL_DENIED as every other tool's.
  */
 async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<ToolResult> {
   const created = before === null;
@@ -285,9 +291,7 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
     log: ctx.agent.log,
     toolCallId: ctx.toolCallId,
   });
-  if (approval.decision === 'deny') {
-    return { content: JSON.stringify({ status: 'denied', path: file.relative, reason: approval.reason }), isError: true };
-  }
+  if (approval.decision === 'deny') return deniedResult('edit-file', file.relative, approval);
   ctx.signal.throwIfAborted();
   if (ctx.agent.run.workspace) {
     // A run in its own folder: that folder's diff against its base is the record of its changes.

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError } from '../errors';
 import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
+import { warnProcess, type OnProblem } from '../problems';
 import { Emitter, type Disposable } from '../events';
 import { lazySchema } from '../lazySchema';
 import type { WorkspacePath, WorkspacePort } from './port';
@@ -81,12 +82,14 @@ export class FileChangeSetStorage implements ChangeSetStorage {
     try {
       raw = await fs.promises.readFile(this.fileOf(sessionId), 'utf8');
     } catch {
+      // No record: the session has changed no file.
       return [];
     }
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
+      // Not JSON: refused below as a damaged record.
       json = undefined;
     }
     const parsed = changeSetFileSchema.safeParse(json);
@@ -117,6 +120,7 @@ export class FileChangeSetStorage implements ChangeSetStorage {
     try {
       names = await fs.promises.readdir(this.folder);
     } catch {
+      // No folder yet: no session has a record.
       return [];
     }
     const ids: string[] = [];
@@ -137,13 +141,15 @@ export class ChangeSets {
   /** Per session, the tail of its queued record updates: updates of one session never interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  private readonly changed = new Emitter<string>();
+  private readonly changed = new Emitter<string>((problem, err) => this.onProblem(problem, err));
   /** Fires a session id after its record changed (an entry added, updated, kept or undone). */
   readonly onDidChange: (listener: (sessionId: string) => void) => Disposable = this.changed.on;
 
   constructor(
     private readonly storage: ChangeSetStorage,
     private readonly workspace: () => WorkspacePort | undefined,
+    /** Hears a listener of onDidChange that throws. */
+    private readonly onProblem: OnProblem = warnProcess,
   ) {}
 
   /**
@@ -249,6 +255,7 @@ export class ChangeSets {
   private update<T>(sessionId: string, change: (files: ChangedFile[]) => T | Promise<T>, write = true): Promise<T> {
     const previous = this.queues.get(sessionId) ?? Promise.resolve();
     const next = previous
+      // The previous update's failure is its caller's: this one runs after it all the same.
       .catch(() => undefined)
       .then(async () => {
         const files = await this.storage.load(sessionId);
@@ -261,6 +268,7 @@ export class ChangeSets {
         return result;
       });
     this.queues.set(sessionId, next);
+    // `next` is the caller's, with its failure; this only drops the finished queue.
     void next.finally(() => {
       if (this.queues.get(sessionId) === next) this.queues.delete(sessionId);
     }).catch(() => undefined);
@@ -274,6 +282,7 @@ async function currentText(workspace: WorkspacePort, file: WorkspacePath): Promi
   try {
     return (await workspace.readText(file)).text;
   } catch {
+    // It is there but cannot be read as text (binary, too large): not text any more.
     return undefined;
   }
 }

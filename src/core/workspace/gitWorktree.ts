@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ArborError, isArborError } from '../errors';
+import { ArborError, errnoOf, isArborError } from '../errors';
 
 export interface GitWorktree {
   /** The top of the user's repository. */
@@ -42,7 +42,7 @@ function git(cwd: string, args: string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile('git', ['-C', cwd, ...args], { maxBuffer: MAX_GIT_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (errnoOf(err) === 'ENOENT') {
         return reject(new ArborError('GIT_MISSING', 'Git is not installed or not on the PATH, so an agent cannot run in a worktree. Install git and try again.'));
       }
       reject(new ArborError('GIT_FAILED', `git ${args[0]} failed: ${(stderr || err.message).trim()}`, { args }));

@@ -21,7 +21,10 @@ import { isInside, noWorkspace, toPosix } from './paths';
  * - a walk starts only at `root`, a relative path built from checked segments, never at text
  *   the model wrote.
  * Globs are split on `/`, and on `\` only where it is the platform's separator; elsewhere a
- * backslash is a glob escape inside a name.
+ * backslash is a glob escape inside a name. An escaped backslash (two in a row) is refused
+ * (TOOL_ARGUMENTS_INVALID) before the matcher sees it: picomatch 4 loops forever on some such
+ * globs (`(\\\\`, `[\\\\`), and a glob the model wrote must never be able to stall the
+ * extension host.
  */
 export interface GlobScope {
   /** The workspace folder, absolute. */
@@ -89,7 +92,7 @@ async function scopeIn(glob: string, folder: string, segments: readonly string[]
     if (GLOB_SYNTAX.test(segment)) break;
     literal.push(segment);
   }
-  const rest = picomatch(segments.slice(literal.length).join('/'), MATCH_OPTIONS);
+  const rest = safeMatcher(glob, segments.slice(literal.length).join('/'));
   if (literal.length === 0) return { folder, root: '', match: rest };
   const realFolder = await realpathOr(folder);
   const { real, exists } = await realOfDeepestExisting(path.join(folder, ...literal));
@@ -103,6 +106,22 @@ async function scopeIn(glob: string, folder: string, segments: readonly string[]
 /** A glob with the editor's meaning: `*.ts` matches at any depth, like the search view's include. */
 export function globMatcher(glob: string): (relative: string) => boolean {
   const patterns = glob.includes('/') ? [glob] : [glob, `**/${glob}`];
+  return safeMatcher(glob, patterns);
+}
+
+/** Whether picomatch can be trusted with `glob` (see the module's note on escaped backslashes). */
+export function matcherCanTake(glob: string): boolean {
+  return !glob.includes('\\\\');
+}
+
+function safeMatcher(glob: string, patterns: string | string[]): (relative: string) => boolean {
+  if (!matcherCanTake(glob)) {
+    throw new ArborError(
+      'TOOL_ARGUMENTS_INVALID',
+      `The glob "${glob}" is refused: it has two backslashes in a row (an escaped backslash), which Arbor's glob matching does not take. Use a glob without it, such as the folder's name followed by "/**".`,
+      { glob },
+    );
+  }
   return picomatch(patterns, MATCH_OPTIONS);
 }
 
@@ -140,6 +159,7 @@ async function realOfDeepestExisting(p: string): Promise<{ real: string; exists:
     try {
       return { real: path.join(await fs.promises.realpath(current), ...tail.reverse()), exists: tail.length === 0 };
     } catch {
+      // Not there (yet): the real path of its parent, with the missing names after it.
       const parent = path.dirname(current);
       if (parent === current) return { real: p, exists: false };
       tail.push(path.basename(current));
@@ -152,6 +172,7 @@ async function realpathOr(p: string): Promise<string> {
   try {
     return await fs.promises.realpath(p);
   } catch {
+    // Not there (yet): the path as given.
     return p;
   }
 }

@@ -12,8 +12,9 @@ export type {
   WriteOptions,
 } from './port';
 export { resolveWorkspacePath, noWorkspace, isInside, toPosix } from './paths';
-export { NodeWorkspace, MAX_FILE_BYTES, checkExpected, type NodeWorkspaceOptions } from './nodeWorkspace';
+export { NodeWorkspace, MAX_FILE_BYTES, type NodeWorkspaceOptions } from './nodeWorkspace';
 export { confineGlob, dropOutside, globMatcher, parseGlob, type GlobScope, type ParsedGlob } from './globs';
+export { ConfinedFiles, checkExpected } from './confinedFs';
 export { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, type ChangeSetStorage, type ChangedFile } from './changeSets';
 export { binaryRefused, clipMatchLine, decodeText, lineMatcher, looksBinary, notFound, MAX_MATCH_TEXT } from './text';
 export { ripgrepListFiles, ripgrepSearch, type RipgrepScope, type RipgrepSearch } from './ripgrep';

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
-import { ArborError } from '../errors';
-import { confineGlob, type GlobScope } from './globs';
+import { ConfinedFiles } from './confinedFs';
+import { confineGlob, matcherCanTake, type GlobScope } from './globs';
 import { resolveWorkspacePath, toPosix } from './paths';
 import type {
   ListFilesQuery,
@@ -17,7 +17,7 @@ import type {
   WorkspacePort,
   WriteOptions,
 } from './port';
-import { clipMatchLine, decodeText, lineMatcher, looksBinary, notFound } from './text';
+import { clipMatchLine, decodeText, lineMatcher, looksBinary } from './text';
 
 export interface NodeWorkspaceOptions {
   folders: readonly string[];
@@ -29,6 +29,8 @@ export interface NodeWorkspaceOptions {
 
 /** Files larger than this are not read whole into memory. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** File access that re-checks confinement at each use; one for every NodeWorkspace. */
+const confined = new ConfinedFiles();
 /** Files searched at once. */
 const SEARCH_CONCURRENCY = 32;
 
@@ -36,7 +38,8 @@ const SEARCH_CONCURRENCY = 32;
  * The workspace port on plain Node: `fs` for reading and writing, a directory walk that honours
  * every `.gitignore` on the way (and never enters `.git`) for listing, and a scan of those files
  * for search. Used by unit tests and benchmarks, and by the editor as the fallback when ripgrep
- * is missing.
+ * is missing. Reading and writing go through ConfinedFiles: each use re-checks, without
+ * following links, that the file is still where `resolve` confined it.
  */
 export class NodeWorkspace implements WorkspacePort {
   private readonly roots: string[];
@@ -46,7 +49,9 @@ export class NodeWorkspace implements WorkspacePort {
   constructor(options: NodeWorkspaceOptions) {
     this.roots = options.folders.map((f) => path.resolve(f));
     const exclude = options.exclude ?? [];
-    this.excluded = exclude.length ? picomatch([...exclude], { dot: true }) : () => false;
+    // An exclusion the matcher cannot take safely is left out rather than stalling every walk.
+    const usable = exclude.filter(matcherCanTake);
+    this.excluded = usable.length ? picomatch(usable, { dot: true }) : () => false;
     this.diagnosticsSource = options.diagnostics ?? (() => []);
   }
 
@@ -60,30 +65,20 @@ export class NodeWorkspace implements WorkspacePort {
 
   async readText(p: WorkspacePath, signal?: AbortSignal): Promise<TextContent> {
     signal?.throwIfAborted();
-    const bytes = await readBytes(p);
+    const bytes = await confined.readFile(p, MAX_FILE_BYTES);
     return { text: decodeText(bytes, p.relative), source: 'disk' };
   }
 
-  async exists(p: WorkspacePath): Promise<boolean> {
-    try {
-      await fs.promises.stat(p.absolute);
-      return true;
-    } catch {
-      return false;
-    }
+  exists(p: WorkspacePath): Promise<boolean> {
+    return confined.exists(p);
   }
 
-  async writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
-    if (options.expected !== undefined) {
-      const current = (await this.exists(p)) ? (await this.readText(p)).text : null;
-      checkExpected(p.relative, current, options.expected);
-    }
-    await fs.promises.mkdir(path.dirname(p.absolute), { recursive: true });
-    await fs.promises.writeFile(p.absolute, text, 'utf8');
+  writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
+    return confined.writeText(p, text, options.expected);
   }
 
-  async deleteFile(p: WorkspacePath): Promise<void> {
-    await fs.promises.rm(p.absolute, { force: true });
+  deleteFile(p: WorkspacePath): Promise<void> {
+    return confined.deleteFile(p);
   }
 
   async listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
@@ -155,6 +150,7 @@ export class NodeWorkspace implements WorkspacePort {
         try {
           entries = await fs.promises.readdir(dir, { withFileTypes: true });
         } catch {
+          // A folder gone or unreadable since it was listed has nothing to walk.
           continue;
         }
         const rules = [...inherited];
@@ -201,6 +197,7 @@ async function readIgnore(file: string): Promise<Ignore | undefined> {
   try {
     return ignore().add(await fs.promises.readFile(file, 'utf8'));
   } catch {
+    // No readable ignore file: it ignores nothing.
     return undefined;
   }
 }
@@ -211,6 +208,7 @@ async function searchFile(file: WalkedFile, match: (line: string) => number, lim
     // One read, no stat first: most files are small, and a huge one is dropped after reading.
     bytes = await fs.promises.readFile(file.absolute);
   } catch {
+    // A file gone or unreadable since the walk has no matches.
     return [];
   }
   if (bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return [];
@@ -221,34 +219,4 @@ async function searchFile(file: WalkedFile, match: (line: string) => number, lim
     if (at >= 0) out.push({ path: file.display, line: i + 1, text: clipMatchLine(lines[i], at) });
   }
   return out;
-}
-
-async function readBytes(p: WorkspacePath): Promise<Buffer> {
-  let stat: fs.Stats;
-  try {
-    stat = await fs.promises.stat(p.absolute);
-  } catch {
-    throw notFound(p.relative);
-  }
-  if (stat.isDirectory()) throw new ArborError('FILE_NOT_FOUND', `"${p.relative}" is a folder, not a file. Use list_files to see what it holds.`, { path: p.relative });
-  if (stat.size > MAX_FILE_BYTES) {
-    throw new ArborError('FILE_TOO_LARGE', `"${p.relative}" is ${stat.size} bytes, more than the ${MAX_FILE_BYTES} Arbor reads; use search_text to find what you need in it.`, { path: p.relative });
-  }
-  return fs.promises.readFile(p.absolute);
-}
-
-/** The stale/exists check of `writeText`, shared by the implementations. */
-export function checkExpected(relative: string, current: string | null, expected: string | null): void {
-  if (expected === null && current !== null) {
-    throw new ArborError('FILE_EXISTS', `"${relative}" already exists; use edit_file to change it.`, { path: relative });
-  }
-  if (expected !== null && current !== expected) {
-    throw new ArborError(
-      'EDIT_STALE',
-      current === null
-        ? `"${relative}" was deleted after you read it; nothing was written.`
-        : `"${relative}" changed after you read it (someone edited or saved it meanwhile); nothing was written. Read it again and redo the edit.`,
-      { path: relative },
-    );
-  }
 }

@@ -5,16 +5,23 @@
  *
  * Invariants every implementation keeps:
  * - a path reaches the file system only after `resolveWorkspacePath` confined it to a workspace
- *   folder (no `..`, no absolute path elsewhere, no symlink that leads out): PATH_OUTSIDE_WORKSPACE;
+ *   folder by its real location (no `..`, no absolute path elsewhere, no symlink that leads out,
+ *   dangling ones included): PATH_OUTSIDE_WORKSPACE;
+ * - each read and write re-checks that location when it happens, without following a link
+ *   (ConfinedFiles), so a path swapped for a link after it was checked or approved is refused
+ *   (PATH_OUTSIDE_WORKSPACE) and never followed; file system failures are typed errors;
  * - with no folder open every call throws WORKSPACE_NONE;
  * - `writeText` with an `expected` content writes only when the file still holds exactly that
  *   content (EDIT_STALE otherwise), so an edit approved on one version never lands on another;
  * - every long call takes the turn's signal and stops when it aborts.
  */
 export interface WorkspacePath {
-  /** The absolute path on disk. */
+  /** The absolute path on disk: the workspace folder joined with the real path inside it (no link left in it). */
   readonly absolute: string;
-  /** The path relative to its workspace folder, with forward slashes (led by the folder name in a multi-root workspace). */
+  /**
+   * The real path relative to its workspace folder, with forward slashes (led by the folder name
+   * in a multi-root workspace): what approval rules match and people approve.
+   */
   readonly relative: string;
   /** The workspace folder (absolute) that holds it. */
   readonly folder: string;

@@ -107,6 +107,7 @@ export async function ripgrepSearch(rg: string, scope: RipgrepScope, query: Ripg
       try {
         json = JSON.parse(line);
       } catch {
+        // Not a line of rg's JSON: skipped.
         return true;
       }
       const parsed = rgMatchSchema.safeParse(json);

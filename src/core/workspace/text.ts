@@ -1,4 +1,4 @@
-import { ArborError } from '../errors';
+import { ArborError, messageOf } from '../errors';
 
 /** Bytes looked at to tell a binary file from text, as git and ripgrep do (a NUL byte). */
 const BINARY_SNIFF_BYTES = 8_000;
@@ -35,7 +35,7 @@ export function lineMatcher(pattern: string, isRegex: boolean, caseSensitive: bo
     try {
       re = new RegExp(pattern, caseSensitive ? 'u' : 'iu');
     } catch (err) {
-      throw new ArborError('SEARCH_INVALID', `The regular expression is invalid: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ArborError('SEARCH_INVALID', `The regular expression is invalid: ${messageOf(err)}`);
     }
     return (line) => line.search(re);
   }

@@ -8,6 +8,7 @@ import { parseAgentArgument, parseClearEndedArgument, parseRunStartOptions } fro
 import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { QuestionPicker } from '../questions/questionPicker';
+import { pickItemOf } from './agentPresentation';
 import type { AgentsTreeProvider } from './agentsTree';
 
 export interface AgentCommandDeps {
@@ -31,7 +32,10 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
       void vscode.window.showInformationMessage(empty);
       return undefined;
     }
-    const items = agents.map((agent) => ({ label: agent.label, description: tree.pathOf(agent), detail: tree.getTreeItem(agent).description as string, agent }));
+    // Described as the view would show them, without reading the view: only the view's host may
+    // ask the tree for its rows (asking is how the tree learns a repaint arrived).
+    const pending = runtime.interaction.pending();
+    const items = agents.map((agent) => ({ ...pickItemOf(agent, runtime.agents, pending), agent }));
     const chosen = await vscode.window.showQuickPick(items, { title, placeHolder: 'Choose an agent', matchOnDescription: true });
     return chosen?.agent;
   };

@@ -1,6 +1,7 @@
-// How one live agent is shown in the Agents view. Pure (no 'vscode' import) so it is
-// unit-tested in plain Node; agentsTree.ts turns it into a TreeItem.
-import { activityOf, type Agent, type AgentRegistry } from '../../core/agents';
+// How one live agent is shown in the Agents view and in the pickers that name agents. Pure (no
+// 'vscode' import) so it is unit-tested in plain Node; agentRows.ts caches what the view shows,
+// agentsTree.ts turns it into a TreeItem.
+import { activityOf, describeHold, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/rpc';
 import { usageText } from '../budgets/usageText';
@@ -48,11 +49,7 @@ export interface PresentationInput {
  * subagents it waits on (the one-shot agents its turn holds, or, while it is idle, its running
  * continuable children, whose reports wake it).
  */
-export function doingOf(
-  agent: Agent,
-  agents: Pick<AgentRegistry, 'childrenOf'>,
-  pending: readonly { readonly agent?: { readonly id: string }; readonly intent: string }[],
-): DoingInput {
+export function doingOf(agent: Agent, agents: Pick<AgentRegistry, 'childrenOf'>, pending: OpenPrompts): DoingInput {
   const prompt = pending.find((p) => p.agent?.id === agent.id);
   const running = agent.status === 'running';
   const waitingOn = agents
@@ -66,6 +63,52 @@ export function doingOf(
   };
 }
 
+/** The open prompts, oldest first, as `doingOf` reads them. */
+export type OpenPrompts = readonly { readonly agent?: { readonly id: string }; readonly intent: string }[];
+
+/** The parts of the live registry a live agent's presentation reads. */
+export type LiveAgents = Pick<AgentRegistry, 'isLive' | 'childrenOf' | 'ownerOf'>;
+
+/**
+ * How `agent` is shown now, read from the live registry and the open prompts: its live subtree's
+ * tokens and cost, the agent holding a one-shot, what it waits for. The Agents view builds its
+ * rows with it (once per repaint, agentRows.ts) and pickers describe agents with it, so a
+ * picker never reads, or disturbs, what the view has shown.
+ */
+export function presentLiveAgent(agent: Agent, agents: LiveAgents, pending: OpenPrompts, options: { now?: number; time?: PresentationInput['time'] } = {}): AgentPresentation {
+  const { tokens, count, cost } = treeUsage(agent, agents);
+  const holder = agent.kind === 'one-shot' ? agents.ownerOf(agent)?.label : undefined;
+  const { waitingFor, waitingOn } = doingOf(agent, agents, pending);
+  return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: options.now ?? Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time: options.time });
+}
+
+/** An agent as a quick pick names it: its name, its path from its top-level ancestor ("Lead › Researcher"), what it is doing. */
+export function pickItemOf(agent: Agent, agents: LiveAgents & Pick<AgentRegistry, 'parentOf'>, pending: OpenPrompts): { label: string; description: string; detail: string } {
+  const names: string[] = [];
+  for (let a: Agent | undefined = agent; a; ) {
+    names.unshift(a.label);
+    const parent = agents.parentOf(a);
+    a = parent && agents.isLive(parent) ? parent : undefined;
+  }
+  return { label: agent.label, description: names.join(' › '), detail: presentLiveAgent(agent, agents, pending).description };
+}
+
+/** Tokens and cost of `agent` and every live agent below it, and how many those are. */
+function treeUsage(agent: Agent, agents: LiveAgents): { tokens: number; count: number; cost: number } {
+  let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
+  let cost = agent.run.costOf(agent.id);
+  let count = 0;
+  const stack = agents.isLive(agent) ? agents.childrenOf(agent) : [];
+  while (stack.length) {
+    const a = stack.pop()!;
+    count++;
+    tokens += a.usage.inputTokens + a.usage.outputTokens;
+    cost += a.run.costOf(a.id);
+    stack.push(...agents.childrenOf(a));
+  }
+  return { tokens, count, cost };
+}
+
 export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost, time = 'elapsed' }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
@@ -76,6 +119,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
         : agent.isParked
           ? 'parked'
           : 'idle';
+  // What keeps its queue (a Stop, a branch Stop, a reload) is said as everywhere else (describeHold).
+  const queueHold = holdAt(agent.holds, 'claim');
+  const stopped = queueHold ? describeHold(queueHold).text : 'stopped';
   const own = agent.usage.inputTokens + agent.usage.outputTokens;
   const doing = describeDoing({ activity: activityOf(agent), waitingFor: waiting ? (waitingFor ?? 'answer') : undefined, waitingOn });
   const stateText =
@@ -84,13 +130,13 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
       : state === 'stopping'
         ? 'stopping…'
         : state === 'parked'
-          ? `stopped, ${agent.pendingCount} queued`
+          ? `${stopped}, ${agent.pendingCount} queued`
           : state === 'running'
             ? time === 'started'
               ? `${doing ?? 'running'} since ${formatClock(agent.turnStartedAt ?? now)}`
               : `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
             : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld
-              ? 'stopped'
+              ? stopped
               : (doing ?? 'idle');
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
@@ -116,6 +162,9 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   if (agent.run.workspace) lines.push(`- Works in its own worktree: \`${agent.run.workspace.folder}\` (your files change only when you Keep its work)`);
   if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);
+  // A spent budget or a runaway guard is said with the run budget below (usageText).
+  const hold = agent.status === 'idle' ? primaryHold(agent.holds) : undefined;
+  if (hold && isQueueHold(hold)) lines.push(`- ${describeHold(hold).detail}`);
   if (agent.kind === 'one-shot') {
     const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
     lines.push('', `No Stop of its own: a one-shot subagent belongs to ${whose}. Stop that agent to stop this one.`);

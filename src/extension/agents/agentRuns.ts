@@ -5,7 +5,7 @@ import type { RunLimitsInput, Runtime } from '../../core';
 import type { Agent, RunWorkspace } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
 import { ScriptedModel, type ModelProvider } from '../../core/models';
-import { DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
+import { DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
 
 /** How a run started from the editor involves the human (the mode names of the run policy). */
 export type RunMode = 'interactive' | 'autonomous' | 'scheduled';
@@ -40,8 +40,7 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
         { prompt: 'Plan the weekly shopping: compare prices, keep an eye on the build, and summarise the list.', label: DEMO_ROOT_LABEL },
         'interactive',
         new ScriptedModel(demoScript),
-        // The Watcher loops until you stop it: give it ten minutes of steps.
-        { maxStepsPerTurn: 400 },
+        DEMO_LIMITS,
       ),
     startScripted: (script, request, mode, limits) => start(request, mode, new ScriptedModel(script), limits),
   };

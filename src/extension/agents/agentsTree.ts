@@ -2,12 +2,23 @@ import * as vscode from 'vscode';
 import { Agent } from '../../core/agents';
 import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
-import { doingOf, presentAgent, presentEnded, type AgentPresentation } from './agentPresentation';
+import { Disposable } from '../disposable';
+import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
+import { presentEnded, presentLiveAgent } from './agentPresentation';
+import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
 
-/** A row of the agent tree: a live agent, or a subagent that ended (kept under its live parent, dimmed). */
-export type AgentsTreeNode = Agent | EndedSubagent;
+/**
+ * A row of the agent tree: a live agent, a subagent that ended (kept under its live parent,
+ * dimmed), or a file an agent changed (under that agent).
+ */
+export type AgentsTreeNode = Agent | EndedSubagent | ChangedFileNode;
+
+/** The files each agent changed, as the view lists them (review/changedFiles.ts loads them). */
+export type ChangedFilesSource = Pick<ChangedFilesIndex, 'filesOf' | 'onDidChange'>;
+
+const NO_CHANGED_FILES: ChangedFilesSource = { filesOf: () => [], onDidChange: () => ({ dispose: () => undefined }) };
 
 /** The setting that keeps ended subagents under their parent. */
 export const SHOW_ENDED_SUBAGENTS_SETTING = 'tree.showEndedSubagents';
@@ -17,9 +28,13 @@ const TICK_MS = 1000;
 
 /**
  * The live-agent tree: every live agent, roots at the top, children under the agent that
- * created them. Nodes are the Agent objects themselves (stable ids from their session ids);
- * runtime events mark nodes and the repaint queue (repaintQueue.ts) repaints, in spaced
- * batches, those whose row would show something new.
+ * created them, then the files each agent changed. Nodes are the Agent objects themselves
+ * (stable ids from their session ids); runtime events mark nodes and the repaint queue
+ * (repaintQueue.ts) repaints, in spaced batches, those whose row would show something new.
+ * Each repaint builds the rows it names once (agentRows.ts); getTreeItem only renders the row
+ * built, and records nothing a repaint compares with. Its one side effect is the host's
+ * acknowledgement: the host asking for a repainted row is the only sign that it took the
+ * repaint, so only the host calls it (pickers describe agents with presentLiveAgent).
  *
  * Refreshing a node with children makes VS Code fetch its children again, and a click on a
  * child's inline action in that moment arrives without its agent (the extension host forgets
@@ -28,19 +43,21 @@ const TICK_MS = 1000;
  * or time. Its running time is shown as the clock time its turn started ("running since
  * 14:03:27"), which stays true without a repaint; rows without children show the elapsed time,
  * repainted once a second. The tooltip, built on hover, is always current. A row counts as having
- * children when it has live subagents or ended ones (endedSubagents.ts) under it.
+ * children when it has live subagents, ended ones (endedSubagents.ts) or changed files under it.
  *
  * Ended subagents are rows of their own, dimmed, saying how they ended; they have no actions but
  * their transcript and Clear, never change, and are added and removed through their parent's
- * repaint (a child that ends repaints its parent anyway).
+ * repaint (a child that ends repaints its parent anyway). Changed files are rows too, with Keep
+ * and Undo inline; a change to an agent's record repaints that agent's row, which says
+ * "3 files changed", and so its children.
  */
-export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNode>, vscode.Disposable {
+export class AgentsTreeProvider extends Disposable implements vscode.TreeDataProvider<AgentsTreeNode> {
   // Only live agents' rows are repainted: ended rows come and go with their parent's.
   private readonly changed = new vscode.EventEmitter<Agent | Agent[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly queue: RepaintQueue<Agent>;
-  /** What each row showed when VS Code last asked for it: a row marked for its time only is left alone if it would show the same. */
-  private readonly shown = new WeakMap<Agent, string>();
+  /** What each agent's row showed at its last repaint: a row marked for its time only is left alone if it would show the same. */
+  private readonly rows: AgentRows;
   /** Rows VS Code has asked for at least once. */
   private readonly fetched = new WeakSet<Agent>();
   /** The rows of the last repaint (or the whole tree), until VS Code asks for one of them. */
@@ -48,24 +65,43 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
   /** Rows marked since the last repaint by a change of their agent (not only by the clock). */
   private readonly changedAgents = new Set<Agent>();
   private ticker: unknown;
-  private readonly subscriptions: vscode.Disposable[] = [];
   /** The subagents that ended, under their live parents. */
   readonly ended: EndedSubagents;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly interaction: UserInteractionService,
+    private readonly files: ChangedFilesSource = NO_CHANGED_FILES,
     private readonly clock: RepaintClock = realClock,
   ) {
+    super();
     this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
     // A parent whose list of ended subagents changed gets its row (and so its children) repainted.
     this.ended = new EndedSubagents(runtime.agents, (parent) => {
-      if (runtime.agents.isLive(parent)) this.repaintRow(parent);
+      if (runtime.agents.isLive(parent)) this.markChanged(parent);
     }, showEndedSubagents());
-    this.subscriptions.push(
+    this.rows = new AgentRows((agent) =>
+      buildRow(agent, {
+        agents: runtime.agents,
+        pending: () => interaction.pending(),
+        endedCount: (a) => this.ended.count(a),
+        filesCount: (a) => this.filesOf(a).length,
+      }),
+    );
+    this._register(
+      files.onDidChange((sessionId) => {
+        // Its children changed: through the repaint queue, like every change of the view, or a
+        // steady stream of them would hold all repaints back.
+        const agent = runtime.agents.get(sessionId);
+        if (agent) this.markChanged(agent);
+      }),
+    );
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`arbor.${SHOW_ENDED_SUBAGENTS_SETTING}`)) this.ended.setEnabled(showEndedSubagents());
       }),
+    );
+    this._register(
       runtime.onEvent((e) => {
         this.ended.observe(e);
         if (e.type === 'agent_changed') {
@@ -78,10 +114,12 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
           // A node appeared or went away: its parent's children changed (its row may too: it
           // gains or loses its children, and with them how its time is shown).
           const parent = e.type === 'agent_removed' ? e.parent : runtime.agents.parentOf(e.agent);
-          if (parent && runtime.agents.isLive(parent)) this.repaintRow(parent);
+          if (parent && runtime.agents.isLive(parent)) this.markChanged(parent);
           else this.queue.markAll();
         }
       }),
+    );
+    this._register(
       interaction.onDidChangePending((c) => {
         const agent = c.interaction.agent && runtime.agents.get(c.interaction.agent.id);
         if (agent) this.markChanged(agent);
@@ -93,29 +131,17 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
   }
 
   getTreeItem(node: AgentsTreeNode): vscode.TreeItem {
-    if (!(node instanceof Agent)) return endedItem(node);
-    const agent = node;
-    const live = this.runtime.agents.isLive(agent);
-    const p = this.present(agent);
-    const hasChildren = live && this.hasChildren(agent);
-    const item = new vscode.TreeItem(agent.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    this.shown.set(agent, shownKey(p, hasChildren));
-    this.fetched.add(agent);
-    this.hostAsked(agent);
-    item.id = agent.id;
-    item.description = p.description;
-    item.iconPath = new vscode.ThemeIcon(p.icon);
-    item.contextValue = p.contextValue;
-    item.command = { command: 'arbor.openTranscript', title: 'Open Transcript', arguments: [agent] };
-    item.accessibilityInformation = { label: `${agent.label}, ${p.description}` };
-    return item;
+    if (!(node instanceof Agent)) return node.type === 'changed-file' ? changedFileItem(node, this.runtime.workspace?.folders() ?? []) : endedItem(node);
+    this.fetched.add(node);
+    this.hostAsked(node);
+    return agentItem(node, this.rows.rowOf(node));
   }
 
   /** Tooltips are built when the user hovers, not on every repaint. */
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
     if (!(node instanceof Agent)) return item;
-    const agent = node;
-    item.tooltip = new vscode.MarkdownString(this.present(agent).tooltip);
+    const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
+    item.tooltip = new vscode.MarkdownString(p.tooltip + changedFilesTooltip(this.filesOf(node)));
     return item;
   }
 
@@ -127,47 +153,32 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
       this.hostAsked(undefined);
       return this.runtime.agents.topLevel();
     }
-    if (!(node instanceof Agent) || !this.runtime.agents.isLive(node)) return [];
+    if (!(node instanceof Agent)) return [];
+    const files = this.filesOf(node);
+    if (!this.runtime.agents.isLive(node)) return [...files];
     const live = this.runtime.agents.childrenOf(node);
     const ended = this.ended.of(node);
-    if (ended.length === 0) return live;
-    // Each ended row stays where its live row was: siblings in creation order.
-    return [...live, ...ended].sort((a, b) => a.creationOrder - b.creationOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Each ended row stays where its live row was: siblings in creation order; the files follow.
+    const agents = ended.length === 0 ? live : [...live, ...ended].sort((a, b) => a.creationOrder - b.creationOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return files.length === 0 ? agents : [...agents, ...files];
   }
 
   getParent(node: AgentsTreeNode): Agent | undefined {
-    if (!(node instanceof Agent)) return this.ended.parentOf(node);
-    const agent = node;
-    const parent = this.runtime.agents.parentOf(agent);
+    if (!(node instanceof Agent)) return node.type === 'changed-file' ? this.runtime.agents.get(node.sessionId) : this.ended.parentOf(node);
+    const parent = this.runtime.agents.parentOf(node);
     return parent && this.runtime.agents.isLive(parent) ? parent : undefined;
   }
 
-  /** The agent's path from its top-level ancestor, for pickers: "Lead › Researcher". */
-  pathOf(agent: Agent): string {
-    const names: string[] = [];
-    for (let a: Agent | undefined = agent; a; a = this.getParent(a)) names.unshift(a.label);
-    return names.join(' › ');
+  /** How many agent rows were built (the tree bench reports it per repaint). */
+  get rowBuilds(): number {
+    return this.rows.builds;
   }
 
-  /** Repaint this agent's row even if its own text did not change (another part of the view adds to it). */
-  repaintRow(agent: Agent): void {
-    this.markChanged(agent);
-  }
-
-  dispose(): void {
+  override dispose(): void {
     this.clock.clearTimeout(this.ticker);
     this.queue.dispose();
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.changed.dispose();
-  }
-
-  private present(agent: Agent): AgentPresentation {
-    const { tokens, count, cost } = this.treeUsage(agent);
-    const holder = agent.kind === 'one-shot' ? this.runtime.agents.ownerOf(agent)?.label : undefined;
-    const { waitingFor, waitingOn } = doingOf(agent, this.runtime.agents, this.interaction.pending());
-    // A row with children is not repainted for time (see the class comment): it shows when its turn started.
-    const time = count > 0 || this.ended.count(agent) > 0 ? 'started' : 'elapsed';
-    return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time });
   }
 
   private tick(): void {
@@ -178,7 +189,11 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
   }
 
   private hasChildren(agent: Agent): boolean {
-    return this.runtime.agents.liveChildCount(agent) > 0 || this.ended.count(agent) > 0;
+    return this.runtime.agents.liveChildCount(agent) > 0 || this.ended.count(agent) > 0 || this.filesOf(agent).length > 0;
+  }
+
+  private filesOf(agent: Agent): readonly ChangedFileNode[] {
+    return this.files.filesOf(agent.id) ?? [];
   }
 
   /** True while changes wait for the next coalesced repaint. */
@@ -190,11 +205,13 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
   private repaint(nodes: Agent[] | undefined): boolean {
     if (nodes === undefined) {
       this.changedAgents.clear();
+      this.rows.dropAll();
       this.inFlight = 'whole';
       this.changed.fire(undefined);
       return true;
     }
-    const changed = nodes.filter((agent) => this.runtime.agents.isLive(agent) && (this.changedAgents.has(agent) || this.wouldChange(agent)));
+    // Each row is built here once; the host reads that row when it asks for it.
+    const changed = nodes.filter((agent) => this.runtime.agents.isLive(agent) && (this.rows.refresh(agent) || this.changedAgents.has(agent)));
     this.changedAgents.clear();
     if (changed.length === 0) return false;
     this.inFlight = new Set(changed);
@@ -212,39 +229,28 @@ export class AgentsTreeProvider implements vscode.TreeDataProvider<AgentsTreeNod
     this.queue.acknowledge();
   }
 
+  /** Repaint this agent's row even if its own text did not change (its children did, or how it reads them). */
   private markChanged(agent: Agent): void {
     this.changedAgents.add(agent);
     this.queue.mark(agent);
   }
-
-  private wouldChange(agent: Agent): boolean {
-    const before = this.shown.get(agent);
-    return before === undefined || before !== shownKey(this.present(agent), this.hasChildren(agent));
-  }
-
-  private treeUsage(agent: Agent): { tokens: number; count: number; cost: number } {
-    let tokens = agent.usage.inputTokens + agent.usage.outputTokens;
-    let cost = agent.run.costOf(agent.id);
-    let count = 0;
-    const stack = this.runtime.agents.isLive(agent) ? this.runtime.agents.childrenOf(agent) : [];
-    while (stack.length) {
-      const a = stack.pop()!;
-      count++;
-      tokens += a.usage.inputTokens + a.usage.outputTokens;
-      cost += a.run.costOf(a.id);
-      stack.push(...this.runtime.agents.childrenOf(a));
-    }
-    return { tokens, count, cost };
-  }
-}
-
-/** Everything a row shows that a repaint would change (the tooltip is built on hover). */
-function shownKey(p: AgentPresentation, hasChildren: boolean): string {
-  return `${p.contextValue}\u0000${p.icon}\u0000${p.description}\u0000${hasChildren}`;
 }
 
 function showEndedSubagents(): boolean {
   return vscode.workspace.getConfiguration('arbor').get<unknown>(SHOW_ENDED_SUBAGENTS_SETTING, true) !== false;
+}
+
+/** A live agent's row as its last repaint built it: a click opens its transcript. */
+function agentItem(agent: Agent, row: AgentRow): vscode.TreeItem {
+  const expansion = row.expansion === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : row.expansion === 'collapsed' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+  const item = new vscode.TreeItem(agent.label, expansion);
+  item.id = agent.id;
+  item.description = row.description;
+  item.iconPath = new vscode.ThemeIcon(row.presentation.icon);
+  item.contextValue = row.presentation.contextValue;
+  item.command = { command: 'arbor.openTranscript', title: 'Open Transcript', arguments: [agent] };
+  item.accessibilityInformation = { label: `${agent.label}, ${row.description}` };
+  return item;
 }
 
 /** An ended subagent's row: dimmed, how it ended, a click opens its conversation read-only. */

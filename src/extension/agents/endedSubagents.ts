@@ -41,7 +41,8 @@ export function endedHow(agent: Agent): EndedHow {
   if (agent.status === 'running') return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
   const end = agent.lastTurnEnd;
   if (!end) return agent.kind === 'one-shot' ? 'cancelled' : 'ended';
-  if (end.paused) return 'paused';
+  // A turn a hold ended (a spent budget, a runaway guard) waited for a raise or a message.
+  if (end.hold) return 'paused';
   switch (end.reason) {
     case 'completed':
       return 'done';

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
 import { formatApprovalRule, parseApprovalRule, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
 import { RULES_SETTING, type EditorApprovalRuleStore } from './ruleStore';
 
@@ -113,7 +114,7 @@ export class ManageApprovals implements vscode.Disposable {
       await this.store.remove(rule);
       this.log.info(`Approval rule removed (${SCOPE_LABEL[rule.scope]}): ${formatApprovalRule(rule)}`);
     } catch (err) {
-      const message = `Could not remove the rule "${formatApprovalRule(rule)}": ${err instanceof Error ? err.message : String(err)}`;
+      const message = `Could not remove the rule "${formatApprovalRule(rule)}": ${messageOf(err)}`;
       this.log.error(message);
       void vscode.window.showErrorMessage(`Arbor: ${message}`);
     }

@@ -45,9 +45,9 @@ export function notifyBudgets(runtime: Runtime, log: vscode.LogOutputChannel, op
         return;
       }
       case 'runaway': {
-        const { agent, reason, paused } = event;
-        log.warn(`Runaway guard on "${agent.label}": ${reason}${paused ? ' (paused)' : ''}`);
-        if (!paused) return;
+        const { agent, reason, hold } = event;
+        log.warn(`Runaway guard on "${agent.label}": ${reason}${hold ? ' (paused)' : ''}`);
+        if (!hold) return;
         void vscode.window.showWarningMessage(`Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
           if (pick === RESUME) runtime.budgets.resumeAgent(agent);
         });

@@ -3,26 +3,27 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import { budgetStatus, formatCost, formatCount } from '../../core/budgets';
+import { Disposable } from '../disposable';
 
 /** A burst of events costs one update. */
 const COALESCE_MS = 200;
 
-export class UsageStatusBar implements vscode.Disposable {
+export class UsageStatusBar extends Disposable {
   readonly item: vscode.StatusBarItem;
   private timer: NodeJS.Timeout | undefined;
-  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly runtime: Runtime) {
+    super();
     this.item = vscode.window.createStatusBarItem('arbor.usage', vscode.StatusBarAlignment.Left, 0);
     this.item.name = 'Arbor Usage';
     this.item.command = 'arbor.agents.focus';
-    this.subscriptions.push(
+    this._register(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed' && e.change.type === 'log') return;
         this.schedule();
       }),
-      runtime.budgets.onEvent(() => this.schedule()),
     );
+    this._register(runtime.budgets.onEvent(() => this.schedule()));
     this.update();
   }
 
@@ -46,8 +47,9 @@ export class UsageStatusBar implements vscode.Disposable {
       tokens += run.tokensUsed;
       cost += run.cost;
       const status = budgetStatus(run, now);
-      if (status.level !== 'ok' || run.paused) warn = true;
-      const state = run.paused ? ` (paused: ${run.paused.reason})` : '';
+      const hold = this.runtime.budgets.holdOf(run);
+      if (status.level !== 'ok' || hold) warn = true;
+      const state = hold ? ` (paused: ${hold.detail})` : '';
       lines.push(`**${root?.label ?? 'Run'}**${state}: ${status.measures.filter((m) => m.limit > 0 || m.key === 'tokens').map((m) => m.text).join(', ')}`);
     }
     const running = this.runtime.agents.all().filter((a) => a.status === 'running').length;
@@ -60,9 +62,9 @@ export class UsageStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.item.dispose();
   }
 

@@ -2,7 +2,7 @@
 // its run is to a limit (a warning from 80%), a pause, and a runaway guard's warning. Pure (no
 // 'vscode' import) so the presentation that uses it stays unit-tested in plain Node.
 import { budgetStatus, formatCost, type BudgetStatus } from '../../core/budgets';
-import type { Agent } from '../../core/agents';
+import { describeHold, holdAt, type Agent } from '../../core/agents';
 
 export interface UsageText {
   /** Short parts for the node's description, in order. */
@@ -24,11 +24,13 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   const own = run.costOf(agent.id);
   if (branchCost > 0) parts.push(branchCost !== own ? `${formatCost(own)} (tree ${formatCost(branchCost)})` : formatCost(own));
   const status: BudgetStatus = budgetStatus(run, now);
-  const paused = run.pauseReason(agent.id);
+  // A spent budget or a runaway guard holds it: the hold says so, the same words as everywhere.
+  const held = holdAt(agent.holds, 'turn');
+  const hold = held && describeHold(held);
   const runaway = run.agentWarning(agent.id);
-  if (paused) parts.push(run.paused ? 'run paused: budget spent' : 'paused by a runaway guard');
+  if (hold) parts.push(hold.text);
   else if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
-  if (runaway && !paused) parts.push(`⚠ ${runaway}`);
+  if (runaway && !hold) parts.push(`⚠ ${runaway}`);
 
   lines.push('', '**Run budget**');
   for (const m of status.measures) {
@@ -36,10 +38,9 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
     lines.push(`- ${m.text}${m.limit > 0 ? ` (${Math.floor(m.fraction * 100)}%)` : ''}`);
   }
   if (own > 0) lines.push(`- This agent's cost: ${formatCost(own)}${branchCost !== own ? `; with its subagents: ${formatCost(branchCost)}` : ''}`);
-  if (run.paused) lines.push('', `Paused: ${run.paused.reason}. Raise the limit to go on.`);
-  else if (paused) lines.push('', `Paused: ${paused}. Send it a message to go on.`);
+  if (hold) lines.push('', hold.detail);
   if (runaway) lines.push('', `Runaway guard: ${runaway}.`);
-  return { parts, lines, warn: paused !== undefined || runaway !== undefined || status.level !== 'ok' };
+  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' };
 }
 
 function budgetName(key: string): string {

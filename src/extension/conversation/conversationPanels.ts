@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Agent } from '../../core/agents';
-import { ArborError, isArborError } from '../../core';
+import { primaryHold, type Agent } from '../../core/agents';
+import { ArborError, isArborError, messageOf } from '../../core';
 import type { UserInteractionService } from '../../core/interaction';
 import {
   ConversationModel,
@@ -16,6 +16,7 @@ import {
 import type { Runtime, RuntimeEvent } from '../../core';
 import { salvagedSessionWarning, type AgentKind, type SessionDamage, type SessionEvent, type SessionHeader } from '../../core/sessions';
 import { doingOf } from '../agents/agentPresentation';
+import { Disposable } from '../disposable';
 
 /** How long a burst of runtime events is gathered before one update reaches a view. */
 const COALESCE_MS = 50;
@@ -81,13 +82,13 @@ type Shown = Agent | SavedConversation;
  * its state, and independent Send and Stop. Runtime events are routed to the view of their
  * agent, coalesced, and sent as what changed; a view that (re)loads gets a full snapshot.
  */
-export class ConversationPanels implements vscode.Disposable {
+export class ConversationPanels extends Disposable {
   private readonly panels = new Map<string, ConversationPanel>();
-  private readonly subscriptions: vscode.Disposable[] = [];
   private disposed = false;
 
   constructor(private readonly deps: ConversationPanelsDeps) {
-    this.subscriptions.push(
+    super();
+    this._register(
       deps.runtime.onEvent((e) => {
         const panel = this.panels.get(e.agent.id);
         // The same session live again (a settled child its parent woke, a resumed session):
@@ -95,10 +96,14 @@ export class ConversationPanels implements vscode.Disposable {
         if (e.type === 'agent_added') panel?.bind(e.agent);
         panel?.agentEvent(e);
       }),
+    );
+    this._register(
       deps.interaction.onDidChangePending((c) => {
         const id = c.interaction.agent?.id;
         if (id) this.panels.get(id)?.schedule();
       }),
+    );
+    this._register(
       // A parent that goes away changes what its children's views say.
       deps.runtime.agents.onDidChange(() => {
         for (const panel of this.panels.values()) panel.schedule();
@@ -147,7 +152,7 @@ export class ConversationPanels implements vscode.Disposable {
       // The agent may have come back while its session was being read.
       this.adopt(webviewPanel, this.deps.runtime.agents.get(id) ?? new SavedConversation(header, events, repairs?.damage));
     } catch (err) {
-      this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.log.warn(`A conversation view from before the reload could not be restored (${id ?? 'no agent id'}): ${messageOf(err)}`);
       webviewPanel.dispose();
     }
   }
@@ -185,15 +190,15 @@ export class ConversationPanels implements vscode.Disposable {
    * Stops serving the views but leaves their tabs open: at a window reload VS Code saves the
    * open editors after Arbor is deactivated, and a view closed here would not come back.
    */
-  dispose(): void {
+  override dispose(): void {
     this.disposed = true;
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     for (const panel of [...this.panels.values()]) panel.release();
     this.panels.clear();
   }
 }
 
-class ConversationPanel {
+class ConversationPanel extends Disposable {
   private agent: Shown;
   private model: ConversationModel;
   /** The view has posted 'ready' since it last (re)loaded, so it takes updates. */
@@ -201,7 +206,6 @@ class ConversationPanel {
   private lastState = '';
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
-  private readonly subscriptions: vscode.Disposable[] = [];
   readonly stats: ConversationStats = { snapshots: 0, itemUpdates: 0, states: 0, errors: 0, bytes: 0 };
 
   constructor(
@@ -210,19 +214,20 @@ class ConversationPanel {
     private readonly deps: ConversationPanelsDeps,
     private readonly onDisposed: () => void,
   ) {
+    super();
     this.agent = agent;
     this.model = new ConversationModel(agent.log.events, agent instanceof SavedConversation ? agent.warning : undefined);
     panel.title = agent.label;
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'arbor.svg');
     panel.webview.html = pageHtml(panel.webview, deps.extensionUri);
-    this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+    this._register(panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+    this._register(
       // Hidden views are unloaded (no retained context); the view asks again with 'ready'.
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.ready = false;
       }),
-      panel.onDidDispose(() => this.dispose()),
     );
+    this._register(panel.onDidDispose(() => this.dispose()));
   }
 
   /** Follows a new agent object under the same session id (the session was resumed). */
@@ -268,8 +273,8 @@ class ConversationPanel {
         });
       case 'stop':
         return this.act('stop', (agent) => {
-          // The user's Stop, as the tree's: continuable children go through the interrupt with
-          // the user's authority (their durable parent address), so it works with the parent offline.
+          // The user's Stop, as the tree's: the live agent this view holds is the authority, so
+          // it works with the parent offline.
           this.deps.runtime.stop(agent);
           this.deps.log.info(`Stop requested for "${this.agent.label}" (${this.agent.id}) from its conversation view`);
         });
@@ -277,7 +282,7 @@ class ConversationPanel {
   }
 
   /** Closes the view. */
-  dispose(): void {
+  override dispose(): void {
     if (this.release()) this.panel.dispose();
   }
 
@@ -286,7 +291,7 @@ class ConversationPanel {
     if (this.disposed) return false;
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.onDisposed();
     return true;
   }
@@ -299,7 +304,7 @@ class ConversationPanel {
       action(this.agent);
     } catch (err) {
       const code: ConversationErrorCode = isArborError(err) && conversationErrorCodeSchema.safeParse(err.code).success ? (err.code as ConversationErrorCode) : 'INTERNAL';
-      const message = isArborError(err) ? err.message : `Could not ${what}: ${err instanceof Error ? err.message : String(err)}`;
+      const message = isArborError(err) ? err.message : `Could not ${what}: ${messageOf(err)}`;
       this.deps.log.error(`Conversation view of "${this.agent.label}": ${what} failed: ${message}`);
       return [this.post({ type: 'error', code, message })];
     }
@@ -360,6 +365,7 @@ class ConversationPanel {
       parentOffline: agent.kind === 'continuable' && !(parent && runtime.agents.isLive(parent)),
       doing,
       held: agent.isHeld,
+      hold: primaryHold(agent.holds),
       queued: this.model.queued(),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
     });

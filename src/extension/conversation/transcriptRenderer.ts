@@ -78,6 +78,7 @@ function pretty(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
+    // Not JSON: shown as it was sent.
     return text;
   }
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents';
 import type { Runtime } from '../../core';
 import type { SessionLog } from '../../core/sessions';
+import { Disposable } from '../disposable';
 import { renderTranscript } from './transcriptRenderer';
 
 export const TRANSCRIPT_SCHEME = 'arbor-transcript';
@@ -13,7 +14,7 @@ const REFRESH_MS = 100;
  * read from the runtime; an ended agent's log is kept only while its transcript is open, so a
  * long window does not hold every session it ever ran (History reopens past ones from disk).
  */
-export class TranscriptProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+export class TranscriptProvider extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   /** Logs of sessions that are not live but whose transcript is open (ended agents, History). */
@@ -23,10 +24,10 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
   private readonly open = new Map<string, vscode.Uri>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly runtime: Runtime) {
-    this.subscriptions.push(
+    super();
+    this._register(
       runtime.onEvent((e) => {
         if (!this.open.has(e.agent.id)) return;
         if (e.type === 'agent_removed') this.kept.set(e.agent.id, e.agent.log);
@@ -34,6 +35,8 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
         this.pending.add(e.agent.id);
         this.timer ??= setTimeout(() => this.flush(), REFRESH_MS);
       }),
+    );
+    this._register(
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme !== TRANSCRIPT_SCHEME) return;
         this.open.delete(doc.uri.query);
@@ -74,9 +77,9 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
     return renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.changed.dispose();
   }
 

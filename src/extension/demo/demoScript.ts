@@ -1,6 +1,10 @@
+import type { RunLimitsInput } from '../../core';
 import type { ModelScript } from '../../core/models';
 
 export const DEMO_ROOT_LABEL = 'Demo lead';
+
+/** The demo run's limits: the Watcher polls until you stop it, so it gets ten minutes of steps. */
+export const DEMO_LIMITS: RunLimitsInput = Object.freeze({ maxStepsPerTurn: 400 });
 
 /** The one edit the demo proposes, to `src/shoppingList.js` of the demo workspace. */
 export const DEMO_EDIT = Object.freeze({
@@ -10,11 +14,12 @@ export const DEMO_EDIT = Object.freeze({
 
 /**
  * The built-in demo, played by the scripted model so it needs no API key. A root delegates to
- * two continuable subagents and one one-shot subagent; the Watcher loops until you stop it
- * (a message from the lead waits in its queue); the one-shot Summarizer tries to ask you and
- * gets the structured refusal; the lead asks you two questions through quick picks, then finds,
- * reads and proposes a one-line edit of src/shoppingList.js that you approve on its diff; a
- * message you send to the stopped Watcher resumes its parked queue in order.
+ * two continuable subagents and one one-shot subagent; the Watcher checks and waits in a loop
+ * until you stop it (a message from the lead waits in its queue); the one-shot Summarizer tries
+ * to ask you and gets the structured refusal; the lead asks you two questions through quick
+ * picks, then finds, reads and proposes a one-line edit of src/shoppingList.js that you approve
+ * on its diff; a message you send to the stopped Watcher resumes its parked queue in order. It
+ * means to show no warning: the Watcher polls with waits, so no runaway guard warns about it.
  */
 export const demoScript: ModelScript = {
   version: 1,
@@ -110,7 +115,11 @@ export const demoScript: ModelScript = {
     },
     Watcher: {
       turns: [
-        { steps: [{ delayMs: 1500, text: 'Build is still green; watching…', toolCalls: [{ name: 'list_agents', arguments: {} }] }], loop: true },
+        // It checks, then waits before the next check: a poll, which the runaway guards leave alone.
+        {
+          steps: [{ text: 'Build is still green; watching…', toolCalls: [{ name: 'list_agents', arguments: {} }, { name: 'wait', arguments: { seconds: 1.5 } }] }],
+          loop: true,
+        },
         [{ text: 'Resumed with the queued request: "{{lastMessage}}" The test logs are clean.' }],
         [{ text: 'Got your message: "{{lastMessage}}"' }],
       ],

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ArborError, type Runtime } from '../../core';
+import { ArborError, messageOf, type Runtime } from '../../core';
 import type { Agent, TurnEngine } from '../../core/agents';
 import { commandLineOf, externalEngineForResume, findExternalAgent, startExternalAgentTool, startExternalRoot, type ExternalAgentConfig } from '../../core/external';
 import type { SessionLog } from '../../core/sessions';
@@ -97,7 +97,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       try {
         return await run(picked.config, task);
       } catch (err) {
-        void vscode.window.showErrorMessage(`Arbor: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showErrorMessage(`Arbor: ${messageOf(err)}`);
         return undefined;
       }
     }),

@@ -1,6 +1,7 @@
 // What the History view shows: past sessions from the durable store, roots at the top and
 // children under the session their header names as parent, plus a warning for each file that
 // could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
+import { describeHold, type Hold } from '../../core/agents';
 import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic, type TurnEndReason } from '../../core/sessions';
 import { kindText } from '../agents/agentPresentation';
 
@@ -62,12 +63,14 @@ export interface SessionPresentation {
   contextValue: string;
 }
 
-export function presentSession(node: SessionNode, live: boolean, now: number): SessionPresentation {
+/** `hold`: what keeps the live agent of this session from running (primaryHold), said as the Agents view says it. */
+export function presentSession(node: SessionNode, live: boolean, now: number, hold?: Hold): SessionPresentation {
   const { header, summary } = node.entry;
   const reason = summary.lastTurnEndReason;
   // A question or approval left open when the session stopped: Resume asks it again.
   const waiting = !live ? summary.waitingForYou : undefined;
-  const state = live ? 'live in this window' : waiting ? waitingText(waiting) : reason ? reasonText(reason) : 'no turns';
+  const held = live && hold ? describeHold(hold) : undefined;
+  const state = live ? `live in this window${held ? `, ${held.text}` : ''}` : waiting ? waitingText(waiting) : reason ? reasonText(reason) : 'no turns';
   const damaged = !live && node.entry.damage !== undefined;
   const parts = [kindText(header.kind), relativeTime(summary.lastActivity, now), state];
   if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
@@ -85,6 +88,7 @@ export function presentSession(node: SessionNode, live: boolean, now: number): S
   if (header.parentSession) lines.push(`- Started by session: \`${header.parentSession}\``);
   if (header.resumedFrom) lines.push(`- Continues session: \`${header.resumedFrom}\``);
   if (waiting) lines.push('', `It stopped while ${waiting === 'approval' ? 'an approval' : 'a question'} waited for you: Resume asks it again, and the agent goes on with your answer.`);
+  if (held) lines.push('', held.detail);
   lines.push('', live ? 'It is running in this window: find it in the Agents view.' : 'Select it to read its transcript; Resume continues it as a new root agent.');
   return {
     label: header.label || header.id,

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import type { Runtime } from '../../core';
+import { messageOf, type Runtime } from '../../core';
+import { primaryHold } from '../../core/agents';
 import type { JsonlSessionStore, SessionCatalog } from '../../core/sessions';
+import { Disposable } from '../disposable';
 import { historyNodes, presentDiagnostic, presentSession, type HistoryNode, type SessionNode } from './historyNodes';
 
 /** Agents start and end in bursts (a lead and its subagents): one re-read of the folder per burst. */
@@ -13,7 +15,7 @@ const REFRESH_MS = 500;
  * of those agents, coalesced, while the view is visible (one stat per session, not a listing
  * of the folder).
  */
-export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>, vscode.Disposable {
+export class HistoryTreeProvider extends Disposable implements vscode.TreeDataProvider<HistoryNode> {
   private readonly changed = new vscode.EventEmitter<HistoryNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private nodes: Promise<HistoryNode[]> | undefined;
@@ -24,7 +26,6 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
   private timer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<HistoryNode> | undefined;
   private stale = false;
-  private readonly subscriptions: vscode.Disposable[] = [];
   /** Refreshes of the list so far, full or incremental (tests check that bursts coalesce). */
   reads = 0;
 
@@ -32,7 +33,8 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     private readonly runtime: Runtime,
     private readonly store: JsonlSessionStore | undefined,
   ) {
-    this.subscriptions.push(
+    super();
+    this._register(
       runtime.onEvent((e) => {
         if (e.type === 'agent_changed' && e.change.type !== 'turn_end') return;
         this.changedIds.add(e.agent.id);
@@ -44,7 +46,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
   /** Refreshes only while `view` is visible; a refresh asked for while hidden waits for it. */
   attach(view: vscode.TreeView<HistoryNode>): void {
     this.view = view;
-    this.subscriptions.push(
+    this._register(
       view.onDidChangeVisibility((e) => {
         if (e.visible && this.stale) this.refresh();
       }),
@@ -87,7 +89,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
         this.catalog = { sessions, diagnostics };
         return historyNodes(this.catalog);
       } catch (err) {
-        return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
+        return [{ type: 'notice', message: `The session folder could not be read: ${messageOf(err)}` }];
       }
     })();
     this.changed.fire(undefined);
@@ -116,8 +118,8 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
   getTreeItem(node: HistoryNode): vscode.TreeItem {
     switch (node.type) {
       case 'session': {
-        const live = this.runtime.agents.get(node.entry.header.id) !== undefined;
-        const p = presentSession(node, live, Date.now());
+        const agent = this.runtime.agents.get(node.entry.header.id);
+        const p = presentSession(node, agent !== undefined, Date.now(), agent && primaryHold(agent.holds));
         const item = new vscode.TreeItem(p.label, node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `session:${node.entry.header.id}`;
         item.description = p.description;
@@ -156,9 +158,9 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
     return node.type === 'session' ? node.parent : undefined;
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const s of this.subscriptions) s.dispose();
+    super.dispose();
     this.changed.dispose();
   }
 
@@ -178,7 +180,7 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryNode>
       this.catalog = await this.store.listSessions();
       return historyNodes(this.catalog);
     } catch (err) {
-      return [{ type: 'notice', message: `The session folder could not be read: ${err instanceof Error ? err.message : String(err)}` }];
+      return [{ type: 'notice', message: `The session folder could not be read: ${messageOf(err)}` }];
     }
   }
 }

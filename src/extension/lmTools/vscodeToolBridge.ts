@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
 import * as z from 'zod';
 import { lazySchema, type Runtime } from '../../core';
 import { externalTool, type ExternalToolArgs } from '../../core/tools';
+import { Disposable } from '../disposable';
 import { ARBOR_LM_TOOLS } from './arborTools';
 
 /** `arbor.tools.vscode`: which of VS Code's tools (`vscode.lm.tools`) agents are offered. */
@@ -51,9 +53,8 @@ export function resultText(result: vscode.LanguageModelToolResult): string {
  * setting, extensions coming and going, and is refreshed whenever a run starts (VS Code has no
  * event for tools registered later, such as an MCP server that starts).
  */
-export class VscodeToolBridge implements vscode.Disposable {
+export class VscodeToolBridge extends Disposable {
   private readonly offered = new Map<string, { signature: string; handle: { dispose(): void } }>();
-  private readonly subscriptions: vscode.Disposable[] = [];
   private lastProblem: string | undefined;
 
   constructor(
@@ -61,12 +62,13 @@ export class VscodeToolBridge implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly onProblem: (message: string) => void,
   ) {
-    this.subscriptions.push(
+    super();
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`arbor.${TOOLS_SETTING}`)) this.sync();
       }),
-      vscode.extensions.onDidChange(() => this.sync()),
     );
+    this._register(vscode.extensions.onDidChange(() => this.sync()));
     this.sync();
   }
 
@@ -112,16 +114,16 @@ export class VscodeToolBridge implements vscode.Disposable {
         this.offered.set(name, { signature: signature(tool), handle });
         changed = true;
       } catch (err) {
-        this.log.warn(`The VS Code tool "${name}" is not offered to agents: ${err instanceof Error ? err.message : String(err)} (an Arbor tool has that name).`);
+        this.log.warn(`The VS Code tool "${name}" is not offered to agents: ${messageOf(err)} (an Arbor tool has that name).`);
       }
     }
     if (changed) this.log.info(`VS Code tools offered to agents: ${this.names().join(', ') || 'none'}`);
   }
 
-  dispose(): void {
+  override dispose(): void {
     for (const entry of this.offered.values()) entry.handle.dispose();
     this.offered.clear();
-    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
+    super.dispose();
   }
 
   private async invoke(name: string, input: ExternalToolArgs, signal: AbortSignal): Promise<string> {

@@ -38,6 +38,7 @@ export function normalizeBaseUrl(baseUrl: string): string {
     const url = new URL(trimmed);
     return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
   } catch {
+    // Not a URL: only trimmed, as text, of its trailing slashes.
     return trimmed.replace(/\/+$/, '');
   }
 }

@@ -161,6 +161,7 @@ function argumentsObject(text: string): object {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
   } catch {
+    // Malformed arguments: passed as {} (see above).
     return {};
   }
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isArborError } from '../../core';
+import { isArborError, messageOf } from '../../core';
 import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, ScriptedModel, type ModelChunk, type ModelProvider, type ModelRequest } from '../../core/models';
 import { reportError } from '../errorReporting';
 import { demoScript } from '../demo/demoScript';
@@ -137,7 +137,7 @@ export class AutoModel implements ModelProvider {
     try {
       models = await listLanguageModels(this.selector);
     } catch (err) {
-      this.log.warn(`Model (auto): could not list VS Code chat models (${err instanceof Error ? err.message : String(err)}).`);
+      this.log.warn(`Model (auto): could not list VS Code chat models (${messageOf(err)}).`);
     }
     const next = models[0] ? LanguageModelProvider.forModel(models[0]) : (this.fallback ??= this.makeFallback());
     if (next.id !== this.current?.id) {

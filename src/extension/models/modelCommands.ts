@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
 import { openAiCompatibleSettingsSchema } from '../../core/models';
 import { reportError } from '../errorReporting';
 import type { ArborSettings, ModelProviderSetting } from '../settings';
@@ -40,7 +41,7 @@ async function selectModel(deps: ModelCommandDeps): Promise<ModelProviderSetting
   try {
     models = await listLanguageModels();
   } catch (err) {
-    deps.log.warn(`Could not list VS Code chat models: ${err instanceof Error ? err.message : String(err)}`);
+    deps.log.warn(`Could not list VS Code chat models: ${messageOf(err)}`);
   }
   const current = (is: boolean): string | undefined => (is ? 'current' : undefined);
   const items: ModelItem[] = [

@@ -2,9 +2,8 @@ import * as vscode from 'vscode';
 import { ArborError } from '../../core';
 import type { InteractionPrompt, InteractionProvider } from '../../core/interaction';
 import type { Answer, Question } from '../../core/sessions';
+import { acceptOutcome, OTHER_LABEL } from './pickAccept';
 import type { OpenPreview, ReviewPreviews } from './reviewPreview';
-
-const OTHER = 'Other…';
 
 /** A question put in front of the human: which agent asks, and the picker's title. */
 export interface OpenedPrompt {
@@ -21,8 +20,10 @@ interface Queued {
 /**
  * The question UI: each question is one quick pick (title = the asking agent and the header,
  * placeholder = the question, options with descriptions, multi-select where asked, and an
- * "Other…" item for a free answer). Prompts from several agents are queued and shown one at a
- * time. Escape dismisses (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
+ * "Other…" item for a free answer). Enter always settles the question or says what to do (see
+ * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
+ * Prompts from several agents are queued and shown one at a time. Escape dismisses
+ * (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
  * Only runtime roots ever reach this provider: the interaction service rejects everyone else.
  */
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
@@ -130,20 +131,28 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
       picker.canSelectMany = q.multiSelect === true;
       picker.matchOnDescription = true;
       const options: vscode.QuickPickItem[] = q.options.map((o) => ({ label: o.label, description: o.description }));
-      picker.items = [...options, { label: OTHER, description: 'Type your own answer', alwaysShow: true }];
+      picker.items = [...options, { label: OTHER_LABEL, description: 'Type your own answer', alwaysShow: true }];
       let accepted = false;
+      // A hint about what to do stays in the title until the human does something else.
+      const clearHint = (): void => {
+        picker.title = title;
+      };
+      picker.onDidChangeValue(clearHint);
+      picker.onDidChangeSelection(clearHint);
       picker.onDidAccept(async () => {
         const chosen = picker.canSelectMany ? picker.selectedItems : picker.activeItems.slice(0, 1);
-        if (chosen.length === 0) return;
+        const outcome = acceptOutcome(q, chosen.map((c) => c.label));
+        if (outcome.kind === 'explain') {
+          picker.title = `${title}: ${outcome.message}`;
+          return;
+        }
         accepted = true;
-        const labels = chosen.map((c) => c.label);
         picker.hide();
         picker.dispose();
-        const selected = labels.filter((l) => l !== OTHER);
-        if (!labels.includes(OTHER)) return resolve({ id: q.id, selected });
+        if (outcome.kind === 'answer') return resolve({ id: q.id, selected: outcome.selected });
         try {
           const custom = await this.freeText(item, title, q.question);
-          resolve({ id: q.id, selected, custom });
+          resolve({ id: q.id, selected: outcome.selected, custom });
         } catch (err) {
           reject(err);
         }

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ArborError, isArborError, type Runtime } from '../../core';
+import { ArborError, isArborError, messageOf, type Runtime } from '../../core';
 import type { JsonlSessionStore } from '../../core/sessions';
 import { parsedArgument, reportError } from '../errorReporting';
-import { filesChangedText, type ChangedFileNode, type ChangedFilesIndex } from './changedFiles';
+import { filesChangedText, type ChangedFileNode } from './changedFileNode';
+import type { ChangedFilesIndex } from './changedFiles';
 import { recordedUri } from './originalContent';
 import { parseChangedFile, parseChangesTarget, type ChangesTarget } from './reviewArguments';
 
@@ -108,7 +109,7 @@ export class ChangeReview {
       return 'changes-editor';
     } catch (err) {
       // An editor without the multi-file diff editor: one diff per file.
-      this.deps.log.info(`The multi-file diff editor is not available (${err instanceof Error ? err.message : String(err)}); opening one diff per file.`);
+      this.deps.log.info(`The multi-file diff editor is not available (${messageOf(err)}); opening one diff per file.`);
       for (const [now, original] of resources) {
         await vscode.commands.executeCommand('vscode.diff', original, now, diffTitle(now, label), { preview: false });
       }
@@ -172,7 +173,7 @@ export class ChangeReview {
           refused.push(file);
           outcome.refused.push(file.path);
         } else {
-          const message = err instanceof Error ? err.message : String(err);
+          const message = messageOf(err);
           this.deps.log.error(`Undo of ${file.path} (${label}): ${message}`);
           outcome.failed.push({ path: file.path, message });
         }
@@ -238,6 +239,7 @@ export class ChangeReview {
   private async labelOf(sessionId: string): Promise<string> {
     const live = this.deps.runtime.agents.get(sessionId);
     if (live) return `"${live.label}"`;
+    // An unreadable session folder costs only the label: the session is named by its id.
     const entry = (await this.deps.store?.sessionEntries([sessionId]).catch(() => undefined))?.sessions[0];
     return entry ? `"${entry.header.label}"` : `session ${sessionId}`;
   }

@@ -1,15 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChangeSets } from '../../core/workspace';
-
-/** A changed file under its agent in the Agents view (and a command argument for per-file Keep/Undo). */
-export interface ChangedFileNode {
-  readonly type: 'changed-file';
-  readonly sessionId: string;
-  /** Workspace-relative, as the change set names it. */
-  readonly path: string;
-  /** The agent created the file (Undo deletes it). */
-  readonly created: boolean;
-}
+import type { ChangedFileNode } from './changedFileNode';
 
 /**
  * What the tree needs to know of each change set, synchronously: the files, without their
@@ -74,9 +65,4 @@ export class ChangedFilesIndex implements vscode.Disposable {
 
 function sameFiles(a: readonly ChangedFileNode[], b: readonly ChangedFileNode[]): boolean {
   return a.length === b.length && a.every((f, i) => f.path === b[i].path && f.created === b[i].created);
-}
-
-/** "1 file changed", "3 files changed". */
-export function filesChangedText(count: number): string {
-  return `${count} file${count === 1 ? '' : 's'} changed`;
 }

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { Agent } from '../../core/agents';
 import { ArborError, lazySchema } from '../../core';
-import type { ChangedFileNode } from './changedFiles';
+import type { ChangedFileNode } from './changedFileNode';
 
 const idSchema = lazySchema(() => z.string().min(1).max(1000));
 

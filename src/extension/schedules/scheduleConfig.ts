@@ -1,6 +1,7 @@
 // Schedules as the user writes them (the `arbor.schedules` setting, `.arbor/schedules.json`):
 // a trust boundary like every file and setting. Each entry is parsed on its own, so one bad
 // entry is named in a problem and skipped while the others still run. Pure: no 'vscode' import.
+import { messageOf } from '../../core';
 import { parseCronExpression } from 'cron-schedule';
 import * as z from 'zod';
 import { lazySchema, runLimitsSchema, type RunLimitsInput } from '../../core';
@@ -93,7 +94,7 @@ function cronPattern(expression: string): CronPattern | string {
   try {
     cron = parseCronExpression(expression);
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return messageOf(err);
   }
   const pattern: CronPattern = {
     nextRun(after) {

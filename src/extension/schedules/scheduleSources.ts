@@ -4,13 +4,14 @@
 // new problem is reported once.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { messageOf } from '../../core';
+import { Disposable } from '../disposable';
 import { mergeSchedules, parseSchedules, type ParsedSchedules } from './scheduleConfig';
 
 export const SCHEDULES_SETTING = 'schedules';
 export const SCHEDULES_FILE = '.arbor/schedules.json';
 
-export class ScheduleSources implements vscode.Disposable {
-  private readonly subscriptions: vscode.Disposable[] = [];
+export class ScheduleSources extends Disposable {
   private reported = new Set<string>();
   private reading: Promise<void> = Promise.resolve();
 
@@ -18,18 +19,21 @@ export class ScheduleSources implements vscode.Disposable {
     private readonly onSchedules: (parsed: ParsedSchedules) => void,
     private readonly onProblem: (problem: string) => void,
   ) {
+    super();
     const reread = (): void => void this.read();
-    this.subscriptions.push(
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`arbor.${SCHEDULES_SETTING}`)) reread();
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(reread),
     );
+    this._register(vscode.workspace.onDidGrantWorkspaceTrust(reread));
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (folder) {
       // The folder too: when `.arbor` is deleted whole, the editor reports only the folder's deletion.
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, `{${path.posix.dirname(SCHEDULES_FILE)},${SCHEDULES_FILE}}`));
-      this.subscriptions.push(watcher, watcher.onDidCreate(reread), watcher.onDidChange(reread), watcher.onDidDelete(reread));
+      const watcher = this._register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, `{${path.posix.dirname(SCHEDULES_FILE)},${SCHEDULES_FILE}}`)));
+      this._register(watcher.onDidCreate(reread));
+      this._register(watcher.onDidChange(reread));
+      this._register(watcher.onDidDelete(reread));
     }
   }
 
@@ -43,10 +47,6 @@ export class ScheduleSources implements vscode.Disposable {
   read(): Promise<void> {
     this.reading = this.reading.then(() => this.readOnce());
     return this.reading;
-  }
-
-  dispose(): void {
-    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
   }
 
   private async readOnce(): Promise<void> {
@@ -73,7 +73,7 @@ export class ScheduleSources implements vscode.Disposable {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      return { schedules: [], problems: [`${SCHEDULES_FILE} is not valid JSON (${err instanceof Error ? err.message : String(err)}); none of it was read.`] };
+      return { schedules: [], problems: [`${SCHEDULES_FILE} is not valid JSON (${messageOf(err)}); none of it was read.`] };
     }
     return parseSchedules(json, SCHEDULES_FILE);
   }

@@ -11,6 +11,7 @@
 //   time it was paused, so resuming never counts as a missed run.
 // - Timers wait at most MAX_TIMER_MS and check the clock again, so a suspended machine or a
 //   clock change is seen within that time.
+import { messageOf } from '../../core';
 import * as z from 'zod';
 import { lazySchema } from '../../core';
 import type { Schedule } from './scheduleConfig';
@@ -194,7 +195,7 @@ export class Scheduler {
       running = Promise.reject(err);
     }
     running.then(finish, (err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       this.deps.log(`Schedule "${schedule.name}" could not start its run: ${message}`);
       finish({ at: iso(this.deps.now()), reason: 'failed-to-start', summary: message, blocked: [] });
     });

@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ArborError } from '../../core';
 import {
+  ConfinedFiles,
+  MAX_FILE_BYTES,
   NodeWorkspace,
   checkExpected,
   decodeText,
   isInside,
-  notFound,
   resolveWorkspacePath,
   ripgrepListFiles,
   ripgrepSearch,
@@ -31,6 +32,13 @@ import {
  * Listing and search run the ripgrep that ships with the editor, with the user's
  * `files.exclude` and `search.exclude`; without it they fall back to the Node scan.
  * Diagnostics are the Problems panel's errors and warnings.
+ *
+ * Confinement: paths are resolved to their real location (resolveWorkspacePath); a file not open
+ * in the editor is read through ConfinedFiles, which refuses a link swapped in since. The editor
+ * writes by path and follows links itself, so right before each step that touches the disk
+ * (opening the document, applying the edit, saving) the path is confirmed to still hold no link
+ * (`ConfinedFiles.confirm`): a swap is refused with PATH_OUTSIDE_WORKSPACE. What stays open is the
+ * instant between that check and the editor's own write, which only the Node port closes.
  */
 export class VsCodeWorkspace implements WorkspacePort {
   private found?: { rg: string | undefined };
@@ -58,27 +66,11 @@ export class VsCodeWorkspace implements WorkspacePort {
     signal?.throwIfAborted();
     const open = openDocument(p);
     if (open) return { text: open.getText(), source: open.isDirty ? 'buffer' : 'disk' };
-    const uri = vscode.Uri.file(p.absolute);
-    let stat: vscode.FileStat;
-    try {
-      stat = await vscode.workspace.fs.stat(uri);
-    } catch {
-      throw notFound(p.relative);
-    }
-    if (stat.type & vscode.FileType.Directory) {
-      throw new ArborError('FILE_NOT_FOUND', `"${p.relative}" is a folder, not a file. Use list_files to see what it holds.`, { path: p.relative });
-    }
-    return { text: decodeText(await vscode.workspace.fs.readFile(uri), p.relative), source: 'disk' };
+    return { text: decodeText(await confined.readFile(p, MAX_FILE_BYTES), p.relative), source: 'disk' };
   }
 
   async exists(p: WorkspacePath): Promise<boolean> {
-    if (openDocument(p)) return true;
-    try {
-      await vscode.workspace.fs.stat(vscode.Uri.file(p.absolute));
-      return true;
-    } catch {
-      return false;
-    }
+    return openDocument(p) !== undefined || (await confined.exists(p));
   }
 
   async writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
@@ -87,21 +79,25 @@ export class VsCodeWorkspace implements WorkspacePort {
     if (!(await this.exists(p))) {
       if (options.expected !== undefined) checkExpected(p.relative, null, options.expected);
       edit.createFile(uri, { contents: new TextEncoder().encode(text), overwrite: false, ignoreIfExists: false });
+      await confined.confirm(p);
       if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused to create "${p.relative}".`, { path: p.relative });
       return;
     }
+    await confined.confirm(p);
     const document = await vscode.workspace.openTextDocument(uri);
     // Checked on the document the edit applies to, right before it: nothing can come between.
     if (options.expected !== undefined) checkExpected(p.relative, document.getText(), options.expected);
     const hadUnsavedChanges = document.isDirty;
     edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
+    await confined.confirm(p);
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused the edit of "${p.relative}".`, { path: p.relative });
-    if (!hadUnsavedChanges && document.isDirty && !(await saveEdited(document))) {
+    if (!hadUnsavedChanges && document.isDirty && !(await saveEdited(document, () => confined.confirm(p)))) {
       throw new ArborError('TOOL_FAILED', `"${p.relative}" was changed in the editor but could not be saved.`, { path: p.relative });
     }
   }
 
   async deleteFile(p: WorkspacePath): Promise<void> {
+    await confined.confirm(p);
     const edit = new vscode.WorkspaceEdit();
     edit.deleteFile(vscode.Uri.file(p.absolute), { ignoreIfNotExists: true });
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused to delete "${p.relative}".`, { path: p.relative });
@@ -158,6 +154,9 @@ export class VsCodeWorkspace implements WorkspacePort {
   }
 }
 
+/** Reads and checks of the disk that re-check confinement at each use. */
+const confined = new ConfinedFiles();
+
 function openDocument(p: WorkspacePath): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && !d.isClosed && d.uri.fsPath === p.absolute);
 }
@@ -193,6 +192,7 @@ export function findRipgrep(appRoot: string): string | undefined {
       fs.accessSync(c, fs.constants.X_OK);
       return true;
     } catch {
+      // Not there, or not executable: the next candidate.
       return false;
     }
   });
@@ -207,8 +207,10 @@ const SAVE_RETRY_MS = 300;
  * the workbench is still busy with the edit (seen under heavy load: the first attempt returns
  * false, one a moment later succeeds), so it is tried again a few times before giving up.
  */
-async function saveEdited(document: vscode.TextDocument): Promise<boolean> {
+async function saveEdited(document: vscode.TextDocument, confirm: () => Promise<void>): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
+    // The save writes by path: the path is confirmed right before each attempt.
+    await confirm();
     if ((await document.save()) || !document.isDirty) return true;
     if (attempt === SAVE_ATTEMPTS) return false;
     await new Promise((resolve) => setTimeout(resolve, SAVE_RETRY_MS));

@@ -60,3 +60,34 @@ export function holdCloses() {
   });
   return { asked, release: () => release(), restore: () => (fs.promises.open = original) };
 }
+
+/**
+ * Holds the first open of `file` by the async writer after the open itself has happened (a file
+ * it creates exists on disk) and before the writer hears of it: `opened` resolves then, the
+ * writer goes on at `release`, and `closed` resolves once it has closed that handle. `restore`
+ * stops watching new opens.
+ */
+export function holdOpenOf(file: string) {
+  const original = fs.promises.open;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let markOpened: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (markOpened = resolve));
+  let markClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let held = false;
+  fs.promises.open = (async (...args: Parameters<typeof original>) => {
+    const handle = await original(...args);
+    if (held || args[0] !== file) return handle;
+    held = true;
+    const close = handle.close.bind(handle);
+    handle.close = async () => {
+      await close();
+      markClosed();
+    };
+    markOpened();
+    await released;
+    return handle;
+  });
+  return { opened, closed, release: () => release(), restore: () => (fs.promises.open = original) };
+}

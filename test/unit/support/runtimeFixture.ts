@@ -4,6 +4,7 @@ import type { Answer } from '../../../src/core/sessions/types';
 import type { RunLimitsInput } from '../../../src/core/limits';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
+import { warnProcess, type OnProblem } from '../../../src/core/problems';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
 
 /** The scripted model, recording every request (with a copy of its messages) and every abort it saw. */
@@ -22,12 +23,20 @@ export function recordingModel(script: ModelScript) {
   return { model, aborts, calls };
 }
 
-/** A runtime on the recording scripted model, with readable session ids (`label#n`). */
+/**
+ * A runtime on the recording scripted model, with readable session ids (`label#n`); `problems`
+ * are what it reported to its onProblem, each also a process warning as by default.
+ */
 export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsInput; tools?: RuntimeTool[]; workspace?: string } = {}) {
   const { model, aborts, calls } = recordingModel(script);
   let n = 0;
-  const runtime = new Runtime({ model, limits: options.limits, tools: options.tools, workspace: options.workspace, newId: (label) => `${label}#${++n}` });
-  return { runtime, aborts, calls };
+  const problems: Array<[problem: string, err: unknown]> = [];
+  const onProblem: OnProblem = (problem, err) => {
+    problems.push([problem, err]);
+    warnProcess(problem, err);
+  };
+  const runtime = new Runtime({ model, limits: options.limits, tools: options.tools, workspace: options.workspace, newId: (label) => `${label}#${++n}`, onProblem });
+  return { runtime, aborts, calls, problems };
 }
 
 export { reasons, toolResults, userMessages } from '../../support/sessionQueries';

@@ -1,0 +1,125 @@
+/**
+ * W1, the fan-out: a root delegates to K = 1,000 one-shot subagents, each making 3 model calls
+ * (two tool calls, then its answer) on the zero-latency scripted model, K * 3 + 2 calls in all.
+ *
+ *  - `fanOut`: in memory, wall time until the root is idle, and the runtime's overhead per model
+ *    call: that wall time minus the same number of bare scripted-model calls made right after
+ *    in the same process, divided by the calls. Creating and ending each subagent is in it.
+ *    Also the process's CPU time until the root is idle, which a busy machine moves less.
+ *  - `durable`: the same fan-out with every session in a JSONL store against in memory, in
+ *    alternating rounds: the durable time until every session is on disk (the store's
+ *    flushAll() resolved) over the in-memory wall time, the median of the rounds' ratios; after
+ *    the last durable round every session is read back by another store and must be whole.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Core, ModelRequest, RuntimeTool, ScriptedModel } from './core';
+import { cpuMs, heapUsed, median, ms, now, us } from './measure';
+
+const K = 1000;
+
+function fanOutScript(k: number): unknown {
+  const calls = Array.from({ length: k }, (_, i) => ({ name: 'delegate_task', arguments: { label: 'worker', prompt: `task ${i}` } }));
+  const usage = { inputTokens: 1, outputTokens: 1 };
+  return {
+    version: 1,
+    agents: {
+      root: { turns: [[{ toolCalls: calls, usage }, { text: 'all done', usage }]] },
+      worker: {
+        turns: [
+          [
+            { toolCalls: [{ name: 'noop', arguments: {} }], usage },
+            { toolCalls: [{ name: 'noop', arguments: {} }], usage },
+            { text: 'done', usage },
+          ],
+        ],
+      },
+    },
+  };
+}
+
+function noopTool(core: Core): RuntimeTool {
+  return { name: 'noop', description: 'does nothing', schema: core.z.object({}), readOnly: true, run: () => ({ content: 'ok' }) };
+}
+
+/** The same number of model calls straight on the scripted model, as the workers make them. */
+async function bareModelCalls(model: ScriptedModel, calls: number): Promise<bigint> {
+  const signal = new AbortController().signal;
+  const t0 = now();
+  for (let i = 0; i < calls; i++) {
+    const request: ModelRequest = { agentId: 'w', agentLabel: 'worker', call: 1, turn: 1, step: (i % 3) + 1, system: '', messages: [{ role: 'user', content: 'task' }], tools: [], signal };
+    for await (const _ of model.stream(request)) void _;
+  }
+  return now() - t0;
+}
+
+interface Round {
+  /** Until the root is idle (ms). */
+  wall: number;
+  /** Until every session is also on disk (ms; the same as `wall` in memory). */
+  written: number;
+  /** Runtime overhead per model call against bare model calls (µs). */
+  overhead: number;
+  /** CPU time of the process until the root is idle (ms; steadier than wall time on a busy machine). */
+  cpu: number;
+}
+
+async function round(core: Core, k: number, durable: boolean, check = false): Promise<Round> {
+  const model = new core.ScriptedModel(fanOutScript(k));
+  const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-compare-')) : undefined;
+  const store = dir ? new core.JsonlSessionStore(dir) : undefined;
+  const runtime = new core.Runtime({ model, tools: [noopTool(core)], limits: { maxLiveChildren: k, maxTurns: 10 }, sessions: store });
+  heapUsed(); // no collection of an earlier round's garbage inside this one
+  const c0 = process.cpuUsage();
+  const t0 = now();
+  const root = runtime.startRoot({ prompt: 'fan out', label: 'root' });
+  await root.whenIdle();
+  const wall = now() - t0;
+  const cpu = cpuMs(c0);
+  if (store) await store.flushAll();
+  const written = now() - t0;
+  if (root.lastTurnEnd?.reason !== 'completed') throw new Error(`fan-out did not complete: ${JSON.stringify(root.lastTurnEnd)}`);
+  const calls = k * 3 + 2;
+  const bare = await bareModelCalls(new core.ScriptedModel(fanOutScript(k)), calls);
+  await runtime.dispose();
+  if (store && dir) {
+    await store.dispose();
+    if (check) await checkWritten(core, dir, k);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { wall: ms(wall), written: ms(written), overhead: (us(wall) - us(bare)) / calls, cpu };
+}
+
+/** Every session of a durable fan-out, read back from its file by another store: all there and ended. */
+async function checkWritten(core: Core, dir: string, k: number): Promise<void> {
+  const reader = new core.JsonlSessionStore(dir);
+  const { sessions, diagnostics } = await reader.listSessions();
+  const unfinished = sessions.filter((s) => s.summary.lastTurnEndReason !== 'completed');
+  await reader.dispose();
+  if (diagnostics.length > 0 || sessions.length !== k + 1 || unfinished.length > 0) {
+    throw new Error(`durable fan-out: ${sessions.length} of ${k + 1} sessions on disk, ${unfinished.length} not ended, ${diagnostics.length} unreadable`);
+  }
+}
+
+export async function fanOut(core: Core, rounds = 3): Promise<Record<string, number>> {
+  await round(core, 100, false); // warm-up of the JIT
+  await round(core, K, false);
+  const measured: Round[] = [];
+  for (let r = 0; r < rounds; r++) measured.push(await round(core, K, false));
+  return { w1WallMs: median(measured.map((r) => r.wall)), w1CpuMs: median(measured.map((r) => r.cpu)), overheadPerCallUs: median(measured.map((r) => r.overhead)) };
+}
+
+export async function durable(core: Core, pairs = 2): Promise<Record<string, number>> {
+  await round(core, K, false); // warm-up of both paths
+  await round(core, K, true);
+  const onDisk: number[] = [];
+  const idle: number[] = [];
+  for (let r = 0; r < pairs; r++) {
+    const memory = await round(core, K, false);
+    const stored = await round(core, K, true, r === pairs - 1);
+    onDisk.push(stored.written / memory.wall);
+    idle.push(stored.wall / memory.wall);
+  }
+  return { durableOnDiskRatio: median(onDisk), durableIdleRatio: median(idle) };
+}

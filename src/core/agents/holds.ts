@@ -1,0 +1,176 @@
+import { isoNow } from '../clock';
+import type { RunBudget } from '../limits';
+
+/**
+ * Holds: every reason an agent is kept from running, as one small value with a reason and the
+ * rule that releases it. "Why is this agent not running?" is answered by its holds alone.
+ *
+ * Invariants:
+ * - A hold is plain data (strings and one flag), so it can be written to the session as it is.
+ * - Each reason has one release rule (RELEASE): `stop`, `branch` and `reload` end with a waking
+ *   send; `budget` with a raise of the run's limits; `runaway` with a person's message (or the
+ *   person's Resume).
+ * - Queue holds (`stop`, `branch`, `reload`) keep the queue from being claimed for a new turn.
+ *   `stop` and `reload` lapse when the agent is idle with nothing queued; `branch` stays until a
+ *   waking send, so a report that arrives later only queues.
+ * - Run holds (`budget`, `runaway`) let a turn start but end it at once, before any model call
+ *   and before the tools of a reply that streamed in: the message it claimed stays in the
+ *   conversation, the turn ends like a Stop.
+ * - An agent holds one hold per reason; holding a reason it already holds changes nothing, except
+ *   that it may mark the hold `interrupted`.
+ * - An agent without a hold carries no list at all (see Agent), so an idle agent stays small.
+ */
+
+export type HoldReason = 'stop' | 'branch' | 'reload' | 'budget' | 'runaway';
+export type HoldRelease = 'waking-send' | 'raise' | 'person-message';
+
+export interface Hold {
+  readonly reason: HoldReason;
+  /** When the hold was put (ISO 8601). */
+  readonly since: string;
+  readonly release: HoldRelease;
+  /** What was hit, in words: the budget that is spent, what a runaway guard found. */
+  readonly detail?: string;
+  /** An unattended root at its cap: its BLOCKED report, the final result its held turn ends with. */
+  readonly report?: string;
+  /** The hold cut work short (a turn was running, or one ended against it): its release resumes the agent. */
+  readonly interrupted?: true;
+}
+
+export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze({
+  stop: 'waking-send',
+  branch: 'waking-send',
+  reload: 'waking-send',
+  budget: 'raise',
+  runaway: 'person-message',
+});
+
+/**
+ * Where the gate is asked: `claim` before a new turn takes a queued message; `turn` and
+ * `modelCall` inside the turn loop before each; `tools` before the tools of a reply that streamed in.
+ */
+export type GateStep = 'claim' | 'turn' | 'modelCall' | 'tools';
+
+/**
+ * What a run may hold every agent of it with, asked before each turn and each model call: a
+ * budget counted in turns or model calls is spent when the next one would go past it. Every run
+ * the runtime starts gets budgets/budgetGate.ts; the hold it returns is not put on the agent (the
+ * turn it ends reports it, and the budget guard then pauses the run).
+ */
+export interface RunGate {
+  gate(run: RunBudget, next: 'turn' | 'modelCall'): Hold | undefined;
+}
+
+/** What budgets and guards put on an agent and take off it: the dependency points from them to agents. */
+export interface HoldTarget {
+  readonly holds: readonly Hold[];
+  putHold(hold: Hold): void;
+  /** Takes off every hold that `rule` releases; returns them. */
+  releaseHolds(rule: HoldRelease): readonly Hold[];
+}
+
+export function newHold(reason: HoldReason, extra: { detail?: string; report?: string; interrupted?: boolean } = {}): Hold {
+  const hold: { -readonly [K in keyof Hold]: Hold[K] } = { reason, since: isoNow(), release: RELEASE[reason] };
+  if (extra.detail !== undefined) hold.detail = extra.detail;
+  if (extra.report !== undefined) hold.report = extra.report;
+  if (extra.interrupted) hold.interrupted = true;
+  return hold;
+}
+
+export function isQueueHold(hold: Hold): boolean {
+  return hold.reason === 'stop' || hold.reason === 'branch' || hold.reason === 'reload';
+}
+
+/** A Stop's and a reload's hold lapse when the agent is idle with nothing queued: the next message starts a turn as usual. */
+export function lapsesWhenEmpty(hold: Hold): boolean {
+  return hold.reason === 'stop' || hold.reason === 'reload';
+}
+
+/** The holds that say most about the agent come first: what the person has to do before a Send is enough. */
+const ORDER: readonly HoldReason[] = ['budget', 'runaway', 'branch', 'stop', 'reload'];
+/** The run holds in the order the turn loop meets them: a spent run before one agent's guard. */
+const RUN_ORDER: readonly HoldReason[] = ['budget', 'runaway'];
+const QUEUE_ORDER: readonly HoldReason[] = ['branch', 'stop', 'reload'];
+
+/** The one hold a view names for the agent, or undefined when it has none. */
+export function primaryHold(holds: readonly Hold[]): Hold | undefined {
+  return first(holds, ORDER);
+}
+
+/** The hold of `holds` that stops `step`, if any (the run's own gate is asked by the agent). */
+export function holdAt(holds: readonly Hold[], step: GateStep): Hold | undefined {
+  return first(holds, step === 'claim' ? QUEUE_ORDER : RUN_ORDER);
+}
+
+function first(holds: readonly Hold[], order: readonly HoldReason[]): Hold | undefined {
+  if (holds.length === 0) return undefined;
+  for (const reason of order) {
+    const hold = holds.find((h) => h.reason === reason);
+    if (hold) return hold;
+  }
+  return undefined;
+}
+
+/** An agent's holds, made only when it gets its first one (Agent keeps null otherwise). */
+export class AgentHolds {
+  private readonly list: Hold[] = [];
+
+  get all(): readonly Hold[] {
+    return this.list;
+  }
+
+  get empty(): boolean {
+    return this.list.length === 0;
+  }
+
+  has(reason: HoldReason): boolean {
+    return this.list.some((h) => h.reason === reason);
+  }
+
+  /** Returns whether something changed. A second hold of a held reason may only mark it interrupted. */
+  put(hold: Hold): boolean {
+    const i = this.list.findIndex((h) => h.reason === hold.reason);
+    if (i < 0) {
+      this.list.push(hold);
+      return true;
+    }
+    if (!hold.interrupted || this.list[i].interrupted) return false;
+    this.list[i] = { ...this.list[i], interrupted: true };
+    return true;
+  }
+
+  /** Takes off the holds `match` picks, in the order they were put; returns them. */
+  release(match: (hold: Hold) => boolean): Hold[] {
+    const released: Hold[] = [];
+    for (let i = 0; i < this.list.length; ) {
+      if (match(this.list[i])) released.push(...this.list.splice(i, 1));
+      else i++;
+    }
+    return released;
+  }
+}
+
+export const NO_HOLDS: readonly Hold[] = Object.freeze([]);
+
+/** How a hold is said, the same in the Agents view, the conversation view and History. */
+export interface HoldDescription {
+  /** A few words for a row: "stopped", "run paused: budget spent". */
+  readonly text: string;
+  /** A sentence that says what released it. */
+  readonly detail: string;
+}
+
+export function describeHold(hold: Hold): HoldDescription {
+  switch (hold.reason) {
+    case 'stop':
+      return { text: 'stopped', detail: 'Stopped: its queued messages wait, and the next message you send resumes them in order.' };
+    case 'reload':
+      return { text: 'stopped', detail: 'Reopened with queued messages: they wait, and the next message you send resumes them in order.' };
+    case 'branch':
+      return { text: 'stopped', detail: "Stopped with its branch: a subagent's report only queues, and the next message you send (or its parent sends) resumes it." };
+    case 'budget':
+      return { text: 'run paused: budget spent', detail: `Paused: ${hold.detail ?? 'a run budget is spent'}. Raise the limit to go on.` };
+    case 'runaway':
+      return { text: 'paused by a runaway guard', detail: `Paused: ${hold.detail ?? 'a runaway guard paused it'}. Send it a message to go on.` };
+  }
+}

@@ -1,0 +1,119 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { Agent, EngineTurn as AnyEngineTurn } from '../agents/agent';
+import { isoNow } from '../clock';
+import type { ToolCall } from '../models/types';
+
+type EngineTurn = AnyEngineTurn<Agent>;
+
+/**
+ * One turn's stream, written to the session as it comes: text and thoughts are gathered and
+ * written when the stream moves on to something else (a tool call, a plan, the other kind of
+ * text) or the turn ends; tool calls and their results as they start and finish.
+ */
+export class TurnTranscript {
+  private text = '';
+  private textKind: 'message' | 'thought' = 'message';
+  /** Text is written at most this long after it arrived, so views follow the stream live. */
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly messages: string[] = [];
+  private readonly open = new Map<string, { name: string }>();
+  /** A replay (`session/load`): the past conversation, written as such, never this turn's answer. */
+  private readonly isReplay: boolean;
+  private user = '';
+
+  constructor(
+    private readonly agent: EngineTurn['agent'],
+    options: { replay?: boolean } = {},
+  ) {
+    this.isReplay = options.replay === true;
+  }
+
+  /** The agent's message text of this turn: the result a parent receives. */
+  get finalText(): string {
+    return this.messages.join('');
+  }
+
+  update(update: acp.SessionUpdate): void {
+    switch (update.sessionUpdate) {
+      case 'user_message_chunk':
+        // Only a replay carries the person's own messages back: they are in the session already otherwise.
+        if (!this.isReplay || update.content.type !== 'text') return;
+        this.flush();
+        this.user += update.content.text;
+        return;
+      case 'agent_message_chunk':
+      case 'agent_thought_chunk': {
+        if (update.content.type !== 'text') return;
+        const kind = update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought';
+        if (kind !== this.textKind || this.user) this.flush();
+        this.textKind = kind;
+        this.text += update.content.text;
+        if (kind === 'message' && !this.isReplay) this.messages.push(update.content.text);
+        this.flushTimer ??= setTimeout(() => this.flush(), LIVE_TEXT_MS);
+        return;
+      }
+      case 'tool_call': {
+        this.flush();
+        const call: ToolCall = { id: update.toolCallId, name: update.title || update.kind || 'tool', arguments: JSON.stringify(update.rawInput ?? {}) };
+        this.open.set(update.toolCallId, { name: call.name });
+        this.append({ type: 'tool_call', at: isoNow(), call });
+        if (update.status === 'completed' || update.status === 'failed') this.finishTool(update.toolCallId, update.status, update.content, update.rawOutput);
+        return;
+      }
+      case 'tool_call_update':
+        if (update.status === 'completed' || update.status === 'failed') {
+          this.flush();
+          this.finishTool(update.toolCallId, update.status, update.content ?? undefined, update.rawOutput);
+        }
+        return;
+      case 'plan':
+        this.flush();
+        this.append({ type: 'assistant_text', at: isoNow(), text: `Plan:\n${update.entries.map((e) => `${PLAN_MARK[e.status]} ${e.content}`).join('\n')}` });
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The turn ended: what is gathered is written, tool calls still open are closed. */
+  close(): void {
+    this.flush();
+    for (const [id, { name }] of this.open) {
+      this.append({ type: 'tool_result', at: isoNow(), toolCallId: id, name, content: 'Ended with the turn before the agent reported its result.', isError: true });
+    }
+    this.open.clear();
+  }
+
+  private finishTool(id: string, status: 'completed' | 'failed', content: readonly acp.ToolCallContent[] | undefined, rawOutput: unknown): void {
+    const open = this.open.get(id);
+    if (!open) return;
+    this.open.delete(id);
+    const text = (content ?? [])
+      .map((c) => (c.type === 'content' && c.content.type === 'text' ? c.content.text : c.type === 'diff' ? `(edited ${c.path})` : c.type === 'terminal' ? `(terminal ${c.terminalId})` : ''))
+      .filter(Boolean)
+      .join('\n');
+    const output = text || (rawOutput !== undefined ? JSON.stringify(rawOutput) : status);
+    this.append({ type: 'tool_result', at: isoNow(), toolCallId: id, name: open.name, content: output, isError: status === 'failed' || undefined });
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.user !== '') {
+      this.append({ type: 'user_message', at: isoNow(), text: this.user, from: 'user' });
+      this.user = '';
+    }
+    if (this.text === '') return;
+    const text = this.textKind === 'thought' ? `Thinking: ${this.text}` : this.text;
+    this.text = '';
+    if (this.textKind === 'message' && !this.isReplay) this.agent.conversation.push({ role: 'assistant', content: text });
+    this.append({ type: 'assistant_text', at: isoNow(), text });
+  }
+
+  private append(event: Parameters<EngineTurn['agent']['append']>[0]): void {
+    this.agent.append(event);
+  }
+}
+
+const LIVE_TEXT_MS = 250;
+const PLAN_MARK: Record<acp.PlanEntryStatus, string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' };
