@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError } from '../errors';
+import { isoNow } from '../clock';
+import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
@@ -9,7 +10,7 @@ import { KnownSessionFiles } from './knownSessionFiles';
 import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, WindowLock } from './sessionLock';
-import { errorText, readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
+import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
 import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
 import { sessionFileName } from './sessionFileName';
 import { SESSION_FORMAT_VERSION, type SessionHeader, type SessionLogFactory } from './types';
@@ -236,7 +237,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       try {
         log.flushSync();
       } catch (e) {
-        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+        errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', messageOf(e)));
       }
     }
     return errors;
@@ -257,7 +258,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         try {
           log.closeSync();
         } catch (e) {
-          errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', errorText(e)));
+          errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', messageOf(e)));
         }
       }
     });
@@ -289,7 +290,7 @@ export class JsonlSessionStore implements SessionLogFactory {
 /** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
 async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
   const data = sessionFileBytes(parsed.header, parsed.events);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = isoNow().replace(/[:.]/g, '-');
   await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
   const temp = `${file}.${process.pid}-salvage.tmp`;
   await fs.promises.writeFile(temp, data);

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { errnoOf } from '../errors';
 import { exists, readdir, runAsync, runSync, type Steps } from './fileSteps';
 import { SESSION_FILE_EXTENSION } from './sessionFileName';
 
@@ -38,6 +39,7 @@ export class KnownSessionFiles {
     try {
       this.saw(runSync(sessionFileNames(this.root)) ?? []);
     } catch {
+      // The folder cannot be listed now: look for this one name instead, and list it next time.
       return runSync(exists(path.join(this.root, name)));
     }
     return this.known!.has(name);
@@ -64,7 +66,7 @@ export function* sessionFileNames(root: string): Steps<string[] | undefined> {
   try {
     return (yield* readdir(root)).filter((n) => n.endsWith(SESSION_FILE_EXTENSION));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoOf(e) === 'ENOENT') return undefined;
     throw e;
   }
 }

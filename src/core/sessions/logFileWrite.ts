@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError, isArborError } from '../errors';
+import { ArborError, errnoOf, isArborError } from '../errors';
 import { close, fstat, fsync, mkdir, open, readStart, rename, rm, stat, statWhileWriting, writeAll, type OpenFile, type Steps } from './fileSteps';
 
 /**
@@ -62,7 +62,7 @@ export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => b
     try {
       file = yield* open(w.file, fs.constants.O_WRONLY);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (errnoOf(e) !== 'ENOENT') throw e;
       return yield* rewriteSteps(w, batch, current, 'it was deleted');
     }
   } else {
@@ -176,12 +176,12 @@ function* openExclusive(file: string, id: string): Steps<OpenFile> {
     try {
       return yield* open(file, EXCLUSIVE);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (errnoOf(e) !== 'ENOENT') throw e;
       yield* mkdir(path.dirname(file));
       return yield* open(file, EXCLUSIVE);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw sessionExists(id);
+    if (errnoOf(e) === 'EEXIST') throw sessionExists(id);
     throw e;
   }
 }

@@ -1,4 +1,4 @@
-import { ArborError } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 
 /**
  * What is wrong with one session log, as its agent shows it: the first event refused (that
@@ -75,14 +75,13 @@ export function refusedEventError(id: string, file: string, event: unknown, issu
 /** A write that failed, with how many lines wait and when they are tried again. */
 export function writeFailedError(id: string, file: string, cause: unknown, unsaved: number, closed: boolean): ArborError {
   if (cause instanceof ArborError) return cause;
-  const reason = cause instanceof Error ? cause.message : String(cause);
   const retry = closed
     ? 'Arbor keeps them in memory and tries again every few seconds for a minute, and once more when the window closes'
     : 'Arbor keeps them in memory and tries again at the next write and when the window closes';
   return new ArborError(
     'SESSION_WRITE_FAILED',
-    `Could not write session ${id} to ${file}: ${reason}. ${unsaved} line(s) are not saved yet; ${retry}. Check that the disk has free space and the folder is writable.`,
-    { id, file, errno: (cause as NodeJS.ErrnoException | undefined)?.code },
+    `Could not write session ${id} to ${file}: ${messageOf(cause)}. ${unsaved} line(s) are not saved yet; ${retry}. Check that the disk has free space and the folder is writable.`,
+    { id, file, errno: errnoOf(cause) },
   );
 }
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ArborError, type ArborErrorCode } from '../errors';
+import { ArborError, errnoOf, messageOf, type ArborErrorCode } from '../errors';
 import { exists, runAsync, runSync } from './fileSteps';
 import type { FilePool } from './filePool';
 import type { JsonlSessionLog } from './jsonlSessionLog';
@@ -109,7 +109,7 @@ export class SessionCatalogReader {
       if (found) this.names.saw(found);
       names = found ?? [];
     } catch (e) {
-      diagnostics.push({ code: 'SESSION_UNREADABLE', message: `Cannot read the session folder: ${errorText(e)}.`, file: this.root });
+      diagnostics.push({ code: 'SESSION_UNREADABLE', message: `Cannot read the session folder: ${messageOf(e)}.`, file: this.root });
       names = [];
     }
     const liveByName = new Map([...this.open.values()].map((log) => [path.basename(log.file), log] as const));
@@ -192,7 +192,7 @@ export class SessionCatalogReader {
     try {
       stat = await this.pool.run(() => fs.promises.stat(file, { bigint: true }));
     } catch (e) {
-      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${messageOf(e)}.`, { file, errno: errnoOf(e) });
     }
     if (!stat.isFile()) throw new ArborError('SESSION_UNREADABLE', 'Cannot read the session file: it is not a file.', { file });
     const ino = String(stat.ino);
@@ -205,7 +205,7 @@ export class SessionCatalogReader {
       scan = await scanSessionFile(file, this.pool, { keepEvents: false, from: grew ? { header: entry.header, state: entry.state } : undefined });
     } catch (e) {
       if (e instanceof ArborError) throw e;
-      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: (e as NodeJS.ErrnoException).code });
+      throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${messageOf(e)}.`, { file, errno: errnoOf(e) });
     }
     const fresh: SessionIndexEntry = { ino, size: scan.size, mtimeMs, header: scan.header, state: scan.state };
     this.index.set(name, fresh);
@@ -220,11 +220,11 @@ export async function readSessionFile(file: string, expectedId: string | undefin
     scan = await scanSessionFile(file, pool, { keepEvents: true });
   } catch (e) {
     if (e instanceof ArborError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = errnoOf(e);
     if (expectedId !== undefined && code === 'ENOENT' && !(await isDanglingLink(file))) {
       throw new ArborError('SESSION_NOT_FOUND', `There is no session ${expectedId}.`, { id: expectedId });
     }
-    throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${errorText(e)}.`, { file, errno: code });
+    throw new ArborError('SESSION_UNREADABLE', `Cannot read the session file: ${messageOf(e)}.`, { file, errno: code });
   }
   if (expectedId !== undefined && scan.header.id !== expectedId) {
     throw new ArborError('SESSION_CORRUPT', `The file for session ${expectedId} holds session ${scan.header.id}.`, { file, line: 1 });
@@ -236,7 +236,7 @@ async function isDanglingLink(file: string): Promise<boolean> {
   try {
     return (await fs.promises.lstat(file)).isSymbolicLink();
   } catch {
-    return false;
+    return false; // nothing at the path at all, not even a link
   }
 }
 
@@ -253,7 +253,7 @@ function repairInMemory(parsed: ParsedSessionFile): LoadedSession {
 }
 
 function diagnosticOf(e: unknown, file: string, id: string | undefined): SessionDiagnostic {
-  const error = e instanceof ArborError ? e : new ArborError('SESSION_UNREADABLE', errorText(e));
+  const error = e instanceof ArborError ? e : new ArborError('SESSION_UNREADABLE', messageOf(e));
   const code: SessionDiagnosticCode =
     error.code === 'SESSION_CORRUPT' || error.code === 'SESSION_VERSION' ? error.code : 'SESSION_UNREADABLE';
   const diagnostic: SessionDiagnostic = { code, message: error.message, file };
@@ -263,10 +263,6 @@ function diagnosticOf(e: unknown, file: string, id: string | undefined): Session
   const version = error.details?.version;
   if (typeof version === 'number') diagnostic.version = version;
   return diagnostic;
-}
-
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 function compareDesc(a: string, b: string): number {

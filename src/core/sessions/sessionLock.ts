@@ -219,6 +219,7 @@ export class WindowLock {
     try {
       await this.writeAsync();
     } catch {
+      // The file still lists the refused claims: the next claim or release writes it again.
       this.rewrite = true;
     }
     for (const [c, other] of refused) c.reject(inUse(c.id, other));

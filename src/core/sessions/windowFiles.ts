@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { ArborError } from '../errors';
+import { ArborError, errnoOf } from '../errors';
 import { lazySchema } from '../lazySchema';
 import { mkdir, readdir, readText, rename, rm, rmdir, writeFile, type Steps } from './fileSteps';
 
@@ -65,7 +65,7 @@ export function* replaceWindowFileSteps(folder: string, file: string, data: stri
       break;
     } catch (e) {
       // No folder yet, or the last other window removed it just now.
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
+      if (errnoOf(e) !== 'ENOENT' || attempt >= 3) throw e;
       yield* mkdir(folder);
     }
   }
@@ -84,7 +84,7 @@ export function* otherWindowsSteps(folder: string, own: string): Steps<WindowFil
   try {
     names = yield* readdir(folder);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (errnoOf(e) === 'ENOENT') return [];
     throw e;
   }
   const found: WindowFile[] = [];
@@ -125,7 +125,7 @@ function parseWindowFile(text: string): WindowFile | undefined {
     const parsed = windowFileSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
-    return undefined;
+    return undefined; // not JSON: a file that cannot be parsed names no session
   }
 }
 
@@ -143,7 +143,7 @@ export function isProcessAlive(pid: number): boolean {
     return true;
   } catch (e) {
     // EPERM: it exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoOf(e) === 'EPERM';
   }
 }
 
