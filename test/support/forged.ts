@@ -11,8 +11,8 @@ export function forged<T>(value: unknown): T {
 
 /**
  * Writes the store's session index now instead of a few seconds after a listing, so a second
- * store opened at once reads it (the index is a private cache of the store).
+ * store opened at once reads it (the index is a private cache of the store's catalog reader).
  */
 export function saveSessionIndexNow(store: JsonlSessionStore): Promise<void> {
-  return forged<{ index: { save(): Promise<void> } }>(store).index.save();
+  return forged<{ catalog: { index: { save(): Promise<void> } } }>(store).catalog.index.save();
 }

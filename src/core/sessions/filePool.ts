@@ -1,3 +1,5 @@
+import { errnoOf } from '../errors';
+
 /**
  * Bounded file I/O. Every open, write and read of session files goes through one pool per
  * store, so a thousand agents ending at once hold at most `limit` file handles: the process's
@@ -11,7 +13,7 @@
 const TRANSIENT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY', 'EINTR']);
 
 export function isTransientFileError(e: unknown): boolean {
-  return TRANSIENT.has((e as NodeJS.ErrnoException | undefined)?.code ?? '');
+  return TRANSIENT.has(errnoOf(e) ?? '');
 }
 
 export interface RetryPolicy {

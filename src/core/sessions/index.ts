@@ -20,17 +20,10 @@ export { SESSION_FORMAT_VERSION } from './types';
 export { MemorySessionLog, memorySessionLogs } from './memoryLog';
 export { sessionEventSchema, sessionHeaderSchema } from './schema';
 export { sessionFileName, sessionIdFromFileName, SESSION_FILE_EXTENSION } from './sessionFileName';
-export { DEFAULT_WRITE_POLICY, JsonlSessionLog, type JsonlWritePolicy } from './jsonlSessionLog';
-export {
-  JsonlSessionStore,
-  type JsonlSessionStoreOptions,
-  type LoadedSession,
-  type SessionCatalog,
-  type SessionCatalogEntry,
-  type SessionDiagnostic,
-  type SessionDiagnosticCode,
-  type SessionRepairs,
-} from './jsonlSessionStore';
+export { JsonlSessionLog } from './jsonlSessionLog';
+export { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
+export { JsonlSessionStore, type JsonlSessionStoreOptions } from './jsonlSessionStore';
+export type { LoadedSession, SessionCatalog, SessionCatalogEntry, SessionDiagnostic, SessionDiagnosticCode, SessionRepairs } from './sessionCatalog';
 export { summarizeSession, previewOf, type SessionSummary } from './sessionSummary';
 export { describeDamage, salvagedSessionWarning, type SessionDamage } from './sessionFileParser';
 export { ancestorsOf, childrenOf } from './lineage';

@@ -1,3 +1,4 @@
+import { isoNow } from '../clock';
 import { SESSION_FORMAT_VERSION, type SessionHeader } from './types';
 
 /**
@@ -14,7 +15,7 @@ export function resumedSessionHeader(
     ...previous,
     version: SESSION_FORMAT_VERSION,
     id: next.id,
-    createdAt: next.createdAt ?? new Date().toISOString(),
+    createdAt: next.createdAt ?? isoNow(),
     interactionMode: next.interactionMode ?? previous.interactionMode,
     resumedFrom: previous.id,
   };

@@ -66,7 +66,7 @@ export function sessionIdFromFileName(fileName: string): string | undefined {
   try {
     id = decodeURIComponent(stem);
   } catch {
-    return undefined;
+    return undefined; // a stray % escape: no name this store writes
   }
   return sessionFileName(id) === fileName ? id : undefined;
 }

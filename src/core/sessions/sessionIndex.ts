@@ -119,7 +119,9 @@ export class SessionIndex {
         await fs.promises.rename(temp, this.file);
       });
     } catch {
+      // Not written: the files are scanned again next time, and the next save tries again.
       this.changed = true;
+      // The temporary file may never have been made; one left behind is never read.
       await fs.promises.rm(temp, { force: true }).catch(() => undefined);
     }
   }

@@ -1,15 +1,9 @@
-// Why this file stays whole: the claim protocol (list the claim in the window's own file,
-// then read the others), stale-owner takeover and the batching of writes are one algorithm
-// whose invariants (below) only hold together; splitting it would scatter its proof.
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import * as z from 'zod';
 import { isoNow } from '../clock';
-import { ArborError } from '../errors';
-import { once } from '../once';
+import { runAsync, runSync, type Steps } from './fileSteps';
 import { FilePool } from './filePool';
+import { findHolder, HOST, inUse, LOCK_FOLDER, otherWindowsSteps, replaceWindowFileSteps, windowFileName, type WindowFile, type SessionLockInfo } from './windowFiles';
 
 /**
  * One writer per session across processes. Two editor windows can share a session folder (the
@@ -38,38 +32,19 @@ import { FilePool } from './filePool';
  * - A window whose process is gone (same host, pid not alive) does not count, and its file is
  *   deleted: a crashed window's sessions are taken over. A window on another host holds (its
  *   process cannot be checked from here). A file that cannot be parsed names no session.
+ *   (Writing this window's file and reading the others' is windowFiles.)
+ * - The synchronous claim and release run the same steps (fileSteps) as the asynchronous
+ *   writes: one replacement of the file, one read of the others, each written once.
  */
-
-const windowFileSchema = once(() => z.object({
-  pid: z.number().int(),
-  host: z.string(),
-  owner: z.string(),
-  /** Session id -> when it was claimed. */
-  sessions: z.record(z.string(), z.string()),
-}));
-type WindowFile = z.infer<ReturnType<typeof windowFileSchema>>;
-
-/** Who holds a session, as a SESSION_IN_USE error names it. */
-export interface SessionLockInfo {
-  pid: number;
-  host: string;
-  owner: string;
-  since: string;
-}
 
 export interface LockOwner {
   /** Who holds the lock, in words a user recognises (for example "VS Code window for 'shop'"). */
   description: string;
 }
 
-/** The folder of the windows' lock files, inside the session folder. */
-export const LOCK_FOLDER = 'locks';
-const FILE_PREFIX = 'window-';
-const FILE_SUFFIX = '.lock';
 /** Unique per process without a random draw per store. */
 const PROCESS_NONCE = randomBytes(4).toString('hex');
 let storeCounter = 0;
-const HOST = os.hostname();
 
 interface Claim {
   id: string;
@@ -112,7 +87,7 @@ export class WindowLock {
     private readonly owner: LockOwner,
   ) {
     this.folder = path.join(root, LOCK_FOLDER);
-    this.file = path.join(this.folder, `${FILE_PREFIX}${process.pid}-${PROCESS_NONCE}${(++storeCounter).toString(36)}${FILE_SUFFIX}`);
+    this.file = path.join(this.folder, windowFileName(`${PROCESS_NONCE}${(++storeCounter).toString(36)}`));
   }
 
   holds(id: string): boolean {
@@ -143,7 +118,7 @@ export class WindowLock {
     this.held.set(id, isoNow());
     try {
       this.writeSync();
-      const other = findHolder(readOtherWindowsSync(this.folder, this.file), id);
+      const other = findHolder(runSync(otherWindowsSteps(this.folder, this.file)), id);
       if (other) throw inUse(id, other);
     } catch (e) {
       this.held.delete(id);
@@ -227,7 +202,7 @@ export class WindowLock {
 
   /** Holds each claim no other window lists; the others are withdrawn from the file, then refused. */
   private async settle(claims: readonly Claim[]): Promise<void> {
-    const others = await this.pool.run(() => readOtherWindows(this.folder, this.file));
+    const others = await this.pool.run(() => runAsync(otherWindowsSteps(this.folder, this.file)));
     this.checking.clear();
     const refused: [Claim, SessionLockInfo][] = [];
     for (const c of claims) {
@@ -244,6 +219,7 @@ export class WindowLock {
     try {
       await this.writeAsync();
     } catch {
+      // The file still lists the refused claims: the next claim or release writes it again.
       this.rewrite = true;
     }
     for (const [c, other] of refused) c.reject(inUse(c.id, other));
@@ -261,73 +237,21 @@ export class WindowLock {
 
   private async writeAsync(): Promise<void> {
     const syncWrites = this.syncWrites;
-    await this.pool.run(() => this.write());
+    await this.pool.run(() => runAsync(this.writeSteps()));
     // A synchronous write made meanwhile may have landed first: this one then undid it.
     if (this.syncWrites !== syncWrites) this.writeSync();
   }
 
-  /** Replaces the file with what it should list, or deletes it when that is nothing. */
-  private async write(): Promise<void> {
-    const data = this.content();
-    if (data === undefined) {
-      if (!this.written) return;
-      await fs.promises.rm(this.file, { force: true });
-      this.written = false;
-      // The folder goes with the last window's file (one another window writes meanwhile keeps it).
-      await fs.promises.rmdir(this.folder).catch(() => undefined);
-      return;
-    }
-    const temp = `${this.file}.${++this.temps}.tmp`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await fs.promises.writeFile(temp, data);
-        break;
-      } catch (e) {
-        // No folder yet, or the last other window removed it just now.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
-        await fs.promises.mkdir(this.folder, { recursive: true });
-      }
-    }
-    try {
-      await fs.promises.rename(temp, this.file);
-    } catch (e) {
-      await fs.promises.rm(temp, { force: true });
-      throw e;
-    }
-    this.written = true;
-  }
-
   private writeSync(): void {
     this.syncWrites++;
+    runSync(this.writeSteps());
+  }
+
+  /** Replaces the file with what it should list (read when the write runs), or deletes it when that is nothing. */
+  private *writeSteps(): Steps<void> {
     const data = this.content();
-    if (data === undefined) {
-      if (!this.written) return;
-      fs.rmSync(this.file, { force: true });
-      this.written = false;
-      try {
-        fs.rmdirSync(this.folder);
-      } catch {
-        // Another window's file is in it.
-      }
-      return;
-    }
-    const temp = `${this.file}.${++this.temps}.tmp`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        fs.writeFileSync(temp, data);
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
-        fs.mkdirSync(this.folder, { recursive: true });
-      }
-    }
-    try {
-      fs.renameSync(temp, this.file);
-    } catch (e) {
-      fs.rmSync(temp, { force: true });
-      throw e;
-    }
-    this.written = true;
+    if (data === undefined && !this.written) return;
+    this.written = yield* replaceWindowFileSteps(this.folder, this.file, data, () => `${this.file}.${++this.temps}.tmp`);
   }
 
   private tryWriteSync(): void {
@@ -369,109 +293,4 @@ export class SessionLock {
   releaseSync(): void {
     this.window.releaseSync(this.sessionId);
   }
-}
-
-function isWindowFile(name: string): boolean {
-  return name.startsWith(FILE_PREFIX) && name.endsWith(FILE_SUFFIX);
-}
-
-/** The lock files of the other live windows; those of dead processes are deleted. */
-async function readOtherWindows(folder: string, own: string): Promise<WindowFile[]> {
-  let names: string[];
-  try {
-    names = await fs.promises.readdir(folder);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  const found: WindowFile[] = [];
-  for (const file of otherLockFiles(folder, own, names)) {
-    let text: string;
-    try {
-      text = await fs.promises.readFile(file, 'utf8');
-    } catch {
-      continue; // deleted since the listing: that window let go of everything
-    }
-    const other = otherWindow(text);
-    if (other?.gone) await fs.promises.rm(file, { force: true }).catch(() => undefined);
-    else if (other) found.push(other.window);
-  }
-  return found;
-}
-
-/** The same, synchronously (a claim or release at the end of the process). */
-function readOtherWindowsSync(folder: string, own: string): WindowFile[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(folder);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  const found: WindowFile[] = [];
-  for (const file of otherLockFiles(folder, own, names)) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    const other = otherWindow(text);
-    if (other?.gone) fs.rmSync(file, { force: true });
-    else if (other) found.push(other.window);
-  }
-  return found;
-}
-
-/** The paths of the window lock files in the folder's listing, except this window's own. */
-function otherLockFiles(folder: string, own: string, names: readonly string[]): string[] {
-  return names.filter(isWindowFile).map((name) => path.join(folder, name)).filter((file) => file !== own);
-}
-
-/** Another window's lock file as read, and whether its process is gone; undefined when it names no window or this process. */
-function otherWindow(text: string): { window: WindowFile; gone: boolean } | undefined {
-  const window = parseWindowFile(text);
-  if (window === undefined || (window.pid === process.pid && window.host === HOST)) return undefined;
-  return { window, gone: isGone(window) };
-}
-
-function parseWindowFile(text: string): WindowFile | undefined {
-  try {
-    const parsed = windowFileSchema().safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Another host's process cannot be checked from here: its lock holds. */
-function isGone(window: WindowFile): boolean {
-  return window.host === HOST && !isProcessAlive(window.pid);
-}
-
-function findHolder(windows: readonly WindowFile[], id: string): SessionLockInfo | undefined {
-  for (const w of windows) {
-    const since = Object.hasOwn(w.sessions, id) ? w.sessions[id] : undefined;
-    if (since !== undefined) return { pid: w.pid, host: w.host, owner: w.owner, since };
-  }
-  return undefined;
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function inUse(id: string, info: SessionLockInfo): ArborError {
-  const where = info.host === HOST ? `process ${info.pid}` : `process ${info.pid} on ${info.host}`;
-  return new ArborError(
-    'SESSION_IN_USE',
-    `Session ${id} is open for writing in another window: ${info.owner} (${where}), since ${info.since}. End its agent there or close that window, then resume it here.`,
-    { id, owner: info.owner, pid: info.pid, host: info.host, since: info.since },
-  );
 }

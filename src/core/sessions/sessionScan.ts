@@ -168,7 +168,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return undefined;
+    return undefined; // not JSON: the caller reports the line as damaged
   }
 }
 

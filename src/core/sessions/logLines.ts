@@ -1,0 +1,76 @@
+import { checksummedLineBytes, LineBuffer, withChecksum } from './lineChecksum';
+import type { SessionEvent, SessionHeader } from './types';
+
+/**
+ * The lines of one session log as its file holds them: line 0 is the header, line i > 0 is
+ * event i - 1, each one checksummed JSON object. A line is made from the log's checked copy of
+ * its event when its batch is written, never earlier, so an agent's turn does not wait for
+ * serialization; the size threshold uses an estimate instead.
+ *
+ * Invariant: a new log's header line is its JSON as it was when the log was made, whatever the
+ * header object became afterwards.
+ */
+export class LogLines {
+  private readonly headerJson: string | undefined;
+
+  constructor(
+    private readonly header: SessionHeader,
+    private readonly events: readonly SessionEvent[],
+    /** A new file: its header line is frozen now. */
+    isNew: boolean,
+  ) {
+    if (isNew) this.headerJson = JSON.stringify(header);
+  }
+
+  /** Lines `from` to `to` (exclusive); `sizeHint` is only the buffer's first allocation. */
+  bytes(from: number, to: number, sizeHint: number): Buffer {
+    const buffer = new LineBuffer(sizeHint);
+    for (let line = from; line < to; line++) buffer.appendJson(line === 0 ? this.headerLine() : JSON.stringify(this.events[line - 1]));
+    return buffer.take();
+  }
+
+  /** About how many bytes line `line` takes (exactly, for the header). */
+  size(line: number): number {
+    return line === 0 ? checksummedLineBytes(this.headerLine()) : approximateLineBytes(this.events[line - 1]);
+  }
+
+  /** About how many bytes the line of `event` (just appended) takes. */
+  sizeOf(event: SessionEvent): number {
+    return approximateLineBytes(event);
+  }
+
+  /** The file as it should be with its first `lines` lines: the header and the events before. */
+  whole(lines: number): Buffer {
+    return sessionFileBytes(this.header, this.events.slice(0, lines - 1));
+  }
+
+  private headerLine(): string {
+    return this.headerJson ?? JSON.stringify(this.header);
+  }
+}
+
+/** A whole session file: the header and `events`, one checksummed line each. */
+export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
+  const parts = [withChecksum(JSON.stringify(header))];
+  for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
+  return Buffer.from(parts.join('\n') + '\n', 'utf8');
+}
+
+/**
+ * About how many bytes the line of a checked event takes: its strings' lengths and a few bytes
+ * for each key and value. Enough for the size threshold, without serializing the event twice.
+ * It stays beside its callers: every append calls it, and a call through another module's
+ * exports costs more than a method call where modules are loaded one by one (tests, benches).
+ */
+function approximateLineBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value !== 'object' || value === null) return 8;
+  let bytes = 20; // the checksum, braces and newline
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) bytes += approximateLineBytes(item) + 1;
+    return bytes;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) bytes += key.length + 4 + approximateLineBytes(record[key]);
+  return bytes;
+}

@@ -1,0 +1,297 @@
+import type { ArborError } from '../errors';
+import { runAsync, runSync } from './fileSteps';
+import type { FilePool } from './filePool';
+import type { FlushScheduler, FlushTarget } from './flushScheduler';
+import { writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
+import { LogLines } from './logLines';
+import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
+import type { SessionLock } from './sessionLock';
+import type { SessionEvent, SessionHeader } from './types';
+import type { JsonlWritePolicy } from './writePolicy';
+
+/**
+ * The write pipeline of one session log: which lines are durable, which are in the one write
+ * in flight, which wait. A timer, a flush or the size threshold starts one batched write at a
+ * time of the lines appended so far, serialized (each event once, with its checksum, into one
+ * buffer) when that write runs, so an agent's turn never waits for serialization. Each batch is
+ * written at the byte offset it was assigned, so a batch can be written again (a retry after a
+ * failed write, or the synchronous flush at exit while an asynchronous write is still in
+ * flight) without duplicating or reordering lines. Both kinds of write run the same steps
+ * (logFileWrite): asynchronously in the store's file pool, synchronously at exit.
+ *
+ * Invariants:
+ * - A write that fails is retried (transient errors inside the pool, others at the next
+ *   write); until it succeeds the log is dirty, its flushes reject, and its agent shows the
+ *   problem.
+ * - The session's lock is held before the first byte is written: taken asynchronously before
+ *   the write takes a slot of the pool (so the claims of many logs are written together), or
+ *   synchronously by the exit flush.
+ * - The synchronous flush writes from where the write in flight, if any, started (the same
+ *   bytes at the same offset); that write, when it lands, sees it is no longer current and
+ *   changes nothing, whether it wrote or failed.
+ */
+
+interface Batch {
+  offset: number;
+  /** The first line it writes (line 0 is the header). */
+  fromLine: number;
+  /** How many lines are durable once this batch is written. */
+  linesUpTo: number;
+  /** About how many bytes its lines take. */
+  bytes: number;
+  /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
+  data?: Buffer;
+}
+
+interface Waiter {
+  linesUpTo: number;
+  resolve: () => void;
+  reject: (error: ArborError) => void;
+}
+
+export interface LogWriterInit {
+  file: string;
+  header: SessionHeader;
+  /** The log's events, appended to by the log (line i > 0 is event i - 1). */
+  events: SessionEvent[];
+  policy: JsonlWritePolicy;
+  pool: FilePool;
+  scheduler: FlushScheduler;
+  lock?: SessionLock;
+  problems: LogProblems;
+  /** The length of the file holding the header and `events`, and its identity; else a new file. */
+  existing?: { bytes: number; identity: FileIdentity };
+  /** Whether the log was closed (a failure then says the write is tried again every few seconds). */
+  closed: () => boolean;
+}
+
+/** Delay between the tries to save what a failed close left. */
+const RETRY_MS = 5_000;
+/** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
+const always = (): boolean => true;
+
+export class LogWriter implements FlushTarget, LogFile {
+  readonly file: string;
+  readonly sessionId: string;
+  /** Read at every append: kept here rather than behind `log`. */
+  private readonly policy: JsonlWritePolicy;
+  private readonly scheduler: FlushScheduler;
+  private readonly lines: LogLines;
+  /** Lines handed to this writer (the header counts as one). */
+  private appendedLines: number;
+  /** Lines handed to a batch (written, or being written). */
+  private takenLines: number;
+  /** About how many bytes the lines not yet taken will take (exact for the header). */
+  private pendingBytes = 0;
+  /** Lines known to be written. */
+  private durableLines: number;
+  private nextOffset: number;
+  private identity: FileIdentity | undefined;
+  private inFlight: Batch | undefined;
+  /** The next try to save what a failed close left. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private waiters: Waiter[] = [];
+
+  constructor(private readonly log: LogWriterInit) {
+    this.file = log.file;
+    this.sessionId = log.header.id;
+    this.policy = log.policy;
+    this.scheduler = log.scheduler;
+    this.lines = new LogLines(log.header, log.events, !log.existing);
+    if (log.existing) {
+      this.appendedLines = this.takenLines = this.durableLines = 1 + log.events.length;
+      this.nextOffset = log.existing.bytes;
+      this.identity = log.existing.identity;
+    } else {
+      this.appendedLines = this.takenLines = this.durableLines = 0;
+      this.nextOffset = 0;
+      this.enqueue(this.lines.size(0));
+    }
+  }
+
+  /** True while some appended line is not yet written. */
+  get dirty(): boolean {
+    return this.durableLines < this.appendedLines;
+  }
+
+  /** The log appended `event` (the last of its events) to be written. */
+  added(event: SessionEvent): void {
+    this.enqueue(this.lines.sizeOf(event));
+  }
+
+  flush(): Promise<void> {
+    if (!this.dirty) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ linesUpTo: this.appendedLines, resolve, reject }));
+    this.startWrite();
+    return done;
+  }
+
+  /** Writes everything appended before returning; false if nothing waited. Throws SESSION_WRITE_FAILED. */
+  flushSync(): boolean {
+    this.stop();
+    if (!this.dirty) return false;
+    // From where the in-flight write, if any, started: the same bytes at the same offset.
+    const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
+    const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
+    const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
+    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.lines.bytes(fromLine, this.appendedLines, bytes) };
+    let end: number;
+    try {
+      if (this.log.lock && !this.log.lock.isHeld) this.log.lock.acquireSync();
+      // Nothing else runs meanwhile, so this write stays current and returns the file's length.
+      end = runSync(writeBatchSteps(this, { data: this.build(batch), offset, linesUpTo: batch.linesUpTo }, always)) as number;
+    } catch (e) {
+      // Nothing moved: the lines wait as before, behind the in-flight write if one still runs.
+      const error = this.writeError(e);
+      this.log.problems.writeFailed(error);
+      throw error;
+    }
+    // The in-flight write, if it still runs, sees it is no longer current and stops.
+    this.inFlight = undefined;
+    this.takenLines = this.appendedLines;
+    this.pendingBytes = 0;
+    this.nextOffset = end;
+    this.durableLines = this.appendedLines;
+    this.settleWaiters();
+    this.succeeded();
+    return true;
+  }
+
+  /** Tries a flush every few seconds, `tries` times, until one writes; then calls `written`. */
+  retry(tries: number, written: () => void): void {
+    if (tries <= 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.flush().then(written, () => this.retry(tries - 1, written));
+    }, RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  /** Withdraws from the store's timer and drops the next retry (a write starts, or the log is let go). */
+  stop(): void {
+    this.scheduler.cancel(this);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /** The store's flush timer fired with this log due. */
+  writeDue(): void {
+    this.startWrite();
+  }
+
+  /** Queues one line of about `bytes` bytes. */
+  private enqueue(bytes: number): void {
+    this.pendingBytes += bytes;
+    this.appendedLines++;
+    if (this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
+    else this.scheduleWrite();
+  }
+
+  /** Whether some appended line is not yet in a batch. */
+  private get hasPending(): boolean {
+    return this.takenLines < this.appendedLines;
+  }
+
+  /** The bytes of the batch about to be written. */
+  private build(batch: Batch): Buffer {
+    if (batch.data) return batch.data;
+    batch.data = this.lines.bytes(batch.fromLine, batch.linesUpTo, batch.bytes);
+    this.nextOffset = batch.offset + batch.data.length;
+    return batch.data;
+  }
+
+  private scheduleWrite(): void {
+    if (this.inFlight) return;
+    this.scheduler.schedule(this);
+  }
+
+  private startWrite(): void {
+    this.stop();
+    if (this.inFlight || !this.hasPending) return;
+    const batch: Batch = { offset: this.nextOffset, fromLine: this.takenLines, linesUpTo: this.appendedLines, bytes: this.pendingBytes };
+    this.takenLines = this.appendedLines;
+    this.pendingBytes = 0;
+    this.inFlight = batch;
+    const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
+    (this.log.lock && !this.log.lock.isHeld ? this.log.lock.acquire().then(write) : write()).then(
+      (end) => this.onBatchWritten(batch, end),
+      (e: unknown) => this.onBatchFailed(batch, e),
+    );
+  }
+
+  /** Writes one batch; resolves with the file's length after it (undefined: superseded). */
+  private async writeBatch(batch: Batch): Promise<number | undefined> {
+    if (this.inFlight !== batch) return undefined;
+    if (this.log.lock && !this.log.lock.isHeld) await this.log.lock.acquire();
+    if (this.inFlight !== batch) return undefined;
+    return runAsync(writeBatchSteps(this, { data: this.build(batch), offset: batch.offset, linesUpTo: batch.linesUpTo }, () => this.inFlight === batch));
+  }
+
+  // What the write steps ask of this log (LogFile).
+
+  fileIdentity(): FileIdentity | undefined {
+    return this.identity;
+  }
+
+  learned(identity: FileIdentity): void {
+    this.identity = identity;
+  }
+
+  /** Always, or when a flush waits for this write (a rewrite: only always). */
+  syncs(rewrite: boolean): boolean {
+    return this.policy.fsync || (!rewrite && this.policy.fsyncAtFlush === true && this.waiters.length > 0);
+  }
+
+  wholeFile(lines: number): Buffer {
+    return this.lines.whole(lines);
+  }
+
+  restored(why: string): void {
+    this.log.problems.inform(fileRestoredError(this.log.header.id, this.log.file, why));
+  }
+
+  private onBatchWritten(batch: Batch, end: number | undefined): void {
+    if (this.inFlight !== batch || end === undefined) return; // flushSync already wrote it
+    this.inFlight = undefined;
+    this.nextOffset = end;
+    this.durableLines = batch.linesUpTo;
+    this.settleWaiters();
+    this.succeeded();
+    if (!this.hasPending) return;
+    if (this.waiters.length > 0 || this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
+    else this.scheduleWrite();
+  }
+
+  private onBatchFailed(batch: Batch, cause: unknown): void {
+    if (this.inFlight !== batch) return;
+    this.inFlight = undefined;
+    // Its lines wait again: the next flush or append writes them again at the same offset.
+    this.takenLines = batch.fromLine;
+    this.nextOffset = batch.offset;
+    this.pendingBytes = 0;
+    for (let line = batch.fromLine; line < this.appendedLines; line++) this.pendingBytes += this.lines.size(line);
+    const error = this.writeError(cause);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(error);
+    this.log.problems.writeFailed(error);
+  }
+
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.linesUpTo <= this.durableLines) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  private succeeded(): void {
+    if (!this.dirty) this.log.problems.allWritten();
+  }
+
+  private writeError(cause: unknown): ArborError {
+    return writeFailedError(this.log.header.id, this.log.file, cause, this.appendedLines - this.durableLines, this.log.closed());
+  }
+}
