@@ -11,7 +11,7 @@ import type { ToolResult } from '../tools/types';
 import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
 import type { AgentRun } from './agentRun';
-import { TurnAbort } from './turnAbort';
+import { TurnAbort, whenAborted } from './turnAbort';
 import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
 
@@ -75,6 +75,16 @@ const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
 
 const now = isoNow;
 
+/** An agent's log: each append is the agent's `log` change. */
+class AgentLog extends ObservedLog {
+  constructor(inner: SessionLog, private readonly agent: Agent, private readonly host: AgentHost) {
+    super(inner);
+  }
+  protected appended(event: SessionEvent): void {
+    this.host.agentChanged(this.agent, { type: 'log', event });
+  }
+}
+
 /**
  * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat
  * until the model answers without tool calls. Messages queue in a FIFO inbox (inbox.ts); a turn
@@ -103,10 +113,10 @@ export class Agent implements HoldTarget {
   private readonly inbox: Inbox;
   /** Null while nothing holds the agent (most of its life): an idle agent carries no list. */
   private holdSet: AgentHolds | null = null;
-  private readonly abort = new TurnAbort();
   private modelCalls = 0;
   private turns: number;
-  private current: { turn: number; startedAt: number; stopping?: CancelCause } | undefined;
+  /** The running turn, with its abort (made per turn: an idle agent holds none). */
+  private current: { turn: number; startedAt: number; abort: TurnAbort; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Stops the session log's problem reports to this agent. */
@@ -118,7 +128,7 @@ export class Agent implements HoldTarget {
     this.kind = init.kind;
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
-    this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
+    this.log = new AgentLog(unwrapLog(init.log), this, init.host);
     this.stopProblemReports =
       unwrapLog(init.log).onProblem?.((problem) => {
         this.sessionProblem = problem;
@@ -203,9 +213,9 @@ export class Agent implements HoldTarget {
     if (!turn) return false;
     if (options.keepInbox) this.putHold(newHold('stop'));
     else this.dropQueue();
-    if (!this.abort.aborted) {
+    if (!turn.abort.aborted) {
       turn.stopping = cause;
-      this.abort.abort(cause);
+      turn.abort.abort(cause);
       this.host.agentChanged(this, STATUS_CHANGED);
     }
     return true;
@@ -267,7 +277,8 @@ export class Agent implements HoldTarget {
    * aborts; returns the unsubscribe. The one-shot children a turn holds are cancelled this way.
    */
   whenTurnAborted(signal: AbortSignal, callback: () => void): () => void {
-    return this.abort.whenAborted(signal, callback);
+    const turn = this.current;
+    return turn ? turn.abort.whenAborted(signal, callback) : whenAborted(signal, callback);
   }
 
   /** Resolves when no turn is running and none is about to start. */
@@ -291,8 +302,7 @@ export class Agent implements HoldTarget {
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.drop();
-    // Stryker disable next-line ConditionalExpression: between turns TurnAbort holds no controller, so abort() does nothing (a running turn that is not aborted is pinned by the dispose tests)
-    if (this.current) this.abort.abort('disposed');
+    this.current?.abort.abort('disposed');
     this.engine?.dispose();
     this.host.agentChanged(this, { type: 'disposed' });
   }
@@ -332,14 +342,14 @@ export class Agent implements HoldTarget {
   }
 
   private async runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
-    const [signal, turn] = [this.abort.begin(), ++this.turns];
-    this.current = { turn, startedAt: Date.now() };
+    const [abort, turn] = [new TurnAbort(), ++this.turns];
+    this.current = { turn, startedAt: Date.now(), abort };
     this.host.agentChanged(this, STATUS_CHANGED);
     if (this.engine && !('resumedCall' in first)) {
-      return this.finishTurn(await runEngineTurn(this.engine, this, first, turn, signal, (change) => this.host.agentChanged(this, change)));
+      return this.finishTurn(await runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)));
     }
-    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, this.abort, this.modelCalls);
-    const end = await loop.run(first, turn, signal);
+    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, abort, this.modelCalls);
+    const end = await loop.run(first, turn);
     this.modelCalls = loop.modelCalls;
     this.finishTurn(end);
   }
@@ -347,7 +357,7 @@ export class Agent implements HoldTarget {
   private finishTurn(end: TurnEnd): void {
     this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
     this.lastTurnEnd = end;
-    this.abort.end(!this.disposedFlag);
+    this.current?.abort.end(!this.disposedFlag);
     this.current = undefined;
     const id = this.id; // not the agent: the write may finish long after it is gone
     this.log.flush().catch((err) => console.error(`Arbor: could not save session ${id}`, err));

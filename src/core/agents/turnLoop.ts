@@ -79,7 +79,8 @@ export class TurnLoop<O extends TurnOwner> {
    * `first` is the message the turn claims, or a tool call the turn runs again first: one that
    * waited for the human when the session stopped, whose call is already in the conversation.
    */
-  async run(first: InboxItem | { resumedCall: ToolCall }, turn: number, signal: AbortSignal): Promise<TurnEnd> {
+  async run(first: InboxItem | { resumedCall: ToolCall }, turn: number): Promise<TurnEnd> {
+    const signal = this.abort.signal;
     this.owner.append({ type: 'turn_start', at: now(), turn });
     this.host.agentChanged(this.owner, { type: 'turn_start', turn });
     const run = this.owner.run;
@@ -97,7 +98,7 @@ export class TurnLoop<O extends TurnOwner> {
         throw new BudgetExceeded(`the run allows at most ${run.limits.maxTurns} turns per agent`);
       }
       for (let step = 1; ; step++) {
-        if (signal.aborted) throw signal.reason;
+        if (this.abort.aborted) throw signal.reason;
         for (const item of this.inbox.claimAtNextStep()) this.claim(item);
         if (step > run.limits.maxStepsPerTurn) {
           throw new BudgetExceeded(`a turn may make at most ${run.limits.maxStepsPerTurn} model calls`);
@@ -196,7 +197,7 @@ export class TurnLoop<O extends TurnOwner> {
     let finished = false;
     try {
       for (;;) {
-        if (signal.aborted) throw signal.reason;
+        if (this.abort.aborted) throw signal.reason;
         const next = await this.abort.read(iterator);
         this.abort.waited();
         if (next.done) {
@@ -234,14 +235,13 @@ export class TurnLoop<O extends TurnOwner> {
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
     const results = await this.abort.wait(
       Promise.all(calls.map((call) => this.host.runTool(this.owner, call, signal).catch((err): ToolResult => toolFailure(err)))),
-      signal,
     );
     this.abort.waited();
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
     this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
-    if (signal.aborted) throw signal.reason;
+    if (this.abort.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn);
   }
