@@ -77,6 +77,27 @@ describe('what an agent at rest keeps of its own', () => {
     await runtime.dispose();
   });
 
+  it('a stopped continuable child owns no map, set, function, promise or signal (its Activation included)', async () => {
+    const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
+    const model = new ScriptedModel(script);
+    const runtime = new Runtime({ model });
+    const root = runtime.startRoot({ prompt: 'go', label: 'root' });
+    await root.whenIdle();
+    const [a, b] = [runtime.startContinuable(root, 'paused', 'wait 1'), runtime.startContinuable(root, 'paused', 'wait 2')];
+    await until(() => a.status === 'running' && b.status === 'running', 'both children to run');
+    await new Promise((r) => setImmediate(r));
+    runtime.stop(a);
+    runtime.stop(b);
+    await Promise.all([a.whenIdle(), b.whenIdle()]);
+    await until(() => root.pendingCount === 2, 'both reports to reach the parent');
+    assert.equal(a.lastTurnEnd?.reason, 'aborted');
+    const [actA, actB] = [runtime.subagents.get(a.id)!, runtime.subagents.get(b.id)!];
+    const own = ownObjects(a, [actA], sharedBetween(runtime, model, a, b, [actA], [actB]));
+    assert.deepEqual(unusedKinds(own), []);
+    assert.ok(own.includes(actA), 'the Activation is the child\'s own');
+    await runtime.dispose();
+  });
+
   it('idle agents keep no turn signal of their own: the signals of finished turns are not kept one per agent', async () => {
     const signals: AbortSignal[] = [];
     const model = {
