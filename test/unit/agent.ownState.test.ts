@@ -98,6 +98,29 @@ describe('what an agent at rest keeps of its own', () => {
     await runtime.dispose();
   });
 
+  it('a queued message is kept once (the inbox holds the event its log recorded), and an agent that used no tokens keeps no usage record', async () => {
+    const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
+    const model = new ScriptedModel(script);
+    const runtime = new Runtime({ model });
+    const root = runtime.startRoot({ prompt: 'go', label: 'root' });
+    await root.whenIdle();
+    const child = runtime.startContinuable(root, 'paused', 'wait');
+    await until(() => child.status === 'running', 'the child to run');
+    await new Promise((r) => setImmediate(r));
+    runtime.stop(child);
+    await child.whenIdle();
+    await until(() => root.pendingCount === 1, 'the report to reach the parent');
+    const report = [...root.log.events].reverse().find((e) => e.type === 'queued');
+    assert.ok(report?.type === 'queued' && report.from === 'child');
+    const fence = new Set<object>([runtime, model, child]);
+    const holdingReport = ownObjects(root, [], fence).filter((o) => (o as { text?: unknown }).text === report.text);
+    assert.deepEqual(holdingReport, [report]);
+    const ownUsage = ownObjects(child, [], new Set([runtime, model, root])).filter((o) => 'inputTokens' in o && 'outputTokens' in o);
+    assert.deepEqual(ownUsage, []);
+    assert.deepEqual(child.usage, { inputTokens: 0, outputTokens: 0 });
+    await runtime.dispose();
+  });
+
   it('idle agents keep no turn signal of their own: the signals of finished turns are not kept one per agent', async () => {
     const signals: AbortSignal[] = [];
     const model = {

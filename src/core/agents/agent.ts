@@ -72,6 +72,9 @@ export interface AgentInit {
 
 /** Changes without data are shared, not allocated per notification. */
 const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
+const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
+/** Conversations up to this long are kept at their size at rest: for them the room push keeps is most of the array. */
+const SHORT_CONVERSATION = 16;
 
 const now = isoNow;
 
@@ -101,8 +104,10 @@ export class Agent implements HoldTarget {
   /** Creation order within the process (a counter, not a time). */
   readonly creationOrder: number;
   planMode: boolean;
-  readonly conversation: ChatMessage[];
-  readonly usage = { inputTokens: 0, outputTokens: 0 };
+  /** The conversation the model sees; kept at its size while the agent rests (see startNextTurn). */
+  private messages: ChatMessage[];
+  /** Tokens used, made at the first response that reports any (an agent that never spent shares NO_USAGE). */
+  private spent: { inputTokens: number; outputTokens: number } | undefined;
   lastTurnEnd: TurnEnd | undefined;
   /** The latest problem saving this agent's session (shown on its node), if any. */
   sessionProblem: ArborError | undefined;
@@ -138,7 +143,7 @@ export class Agent implements HoldTarget {
     this.run = init.run;
     this.creationOrder = init.creationOrder;
     this.planMode = init.planMode ?? false;
-    this.conversation = init.conversation ?? [];
+    this.messages = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
     if (init.pending?.length) this.putHold(newHold('reload'));
@@ -151,6 +156,19 @@ export class Agent implements HoldTarget {
   }
   get status(): AgentStatus {
     return this.current ? 'running' : 'idle';
+  }
+  get conversation(): ChatMessage[] {
+    return this.messages;
+  }
+  /** Tokens in and out used by the agent so far. */
+  get usage(): Readonly<{ inputTokens: number; outputTokens: number }> {
+    return this.spent ?? NO_USAGE;
+  }
+  /** Counts the tokens of one response (the turn loop; a resumed session's past usage). */
+  addUsage(inputTokens: number, outputTokens: number): void {
+    const spent = (this.spent ??= { inputTokens: 0, outputTokens: 0 });
+    spent.inputTokens += inputTokens;
+    spent.outputTokens += outputTokens;
   }
   get disposed(): boolean {
     return this.disposedFlag;
@@ -190,8 +208,8 @@ export class Agent implements HoldTarget {
     if (this.disposedFlag) {
       throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
     }
-    const item = this.inbox.send(text, options.from, options.atNextStep ?? false);
-    this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
+    const item = this.inbox.send(text, options.from, options.atNextStep ?? false, now());
+    this.append(item);
     if (item.from === 'user') this.releaseHolds('person-message');
     const wake = options.wake ?? true;
     if (wake === false) {
@@ -332,6 +350,9 @@ export class Agent implements HoldTarget {
     const next = this.disposedFlag || this.gate('claim') ? undefined : this.inbox.claimNext();
     if (!next) {
       if (this.inbox.size === 0) this.dropHolds(lapsesWhenEmpty);
+      // At rest: an array grown by push keeps room for 17 items, so a short conversation is
+      // copied to its size (the next turn's first push makes room again).
+      if (this.messages.length <= SHORT_CONVERSATION) this.messages = this.messages.slice();
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
       this.host.agentChanged(this, STATUS_CHANGED);

@@ -68,10 +68,7 @@ export class AgentFactory {
       lastQueueId: past?.lastQueueId,
       engine: spec.engine,
     });
-    if (past?.usage) {
-      agent.usage.inputTokens = past.usage.inputTokens;
-      agent.usage.outputTokens = past.usage.outputTokens;
-    }
+    if (past?.usage) agent.addUsage(past.usage.inputTokens, past.usage.outputTokens);
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
   }

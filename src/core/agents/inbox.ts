@@ -1,12 +1,17 @@
+import type { SessionEvent } from '../sessions/types';
+
 export type MessageSource = 'user' | 'parent' | 'child' | 'system';
 
 export interface InboxItem {
   /** Numbers the message in the session log, so a reopened session knows what was never claimed. */
-  id: number;
-  text: string;
-  from: MessageSource;
-  atNextStep: boolean;
+  readonly id: number;
+  readonly text: string;
+  readonly from: MessageSource;
+  readonly atNextStep?: boolean;
 }
+
+/** The `queued` session event a message is recorded with; it is also the message's item in the inbox. */
+export type QueuedEvent = Extract<SessionEvent, { type: 'queued' }>;
 
 /**
  * How a send treats a sleeping agent. `true` is a waking send: it releases the holds a waking
@@ -50,9 +55,12 @@ export class Inbox {
     return this.items?.length ?? 0;
   }
 
-  /** Queues a message under the next queue id. */
-  send(text: string, from: MessageSource, atNextStep: boolean): InboxItem {
-    const item: InboxItem = { id: ++this.lastId, text, from, atNextStep };
+  /**
+   * Queues a message under the next queue id and returns the event that records it, which is
+   * also what the inbox keeps: a queued message costs one object, not an item and an event.
+   */
+  send(text: string, from: MessageSource, atNextStep: boolean, at: string): QueuedEvent {
+    const item: QueuedEvent = { type: 'queued', at, id: ++this.lastId, text, from, atNextStep: atNextStep || undefined };
     (this.items ??= []).push(item);
     return item;
   }

@@ -29,7 +29,7 @@ export interface TurnOwner {
   readonly label: string;
   readonly run: RunBudget & { readonly model?: ModelProvider };
   readonly conversation: ChatMessage[];
-  readonly usage: { inputTokens: number; outputTokens: number };
+  addUsage(inputTokens: number, outputTokens: number): void;
   append(event: SessionEvent): void;
   /** The one gate the loop asks: the hold that stops this step, if any (Agent.gate). */
   gate(step: Exclude<GateStep, 'claim'>): Hold | undefined;
@@ -216,8 +216,7 @@ export class TurnLoop<O extends TurnOwner> {
           }
         } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
         else {
-          owner.usage.inputTokens += chunk.inputTokens;
-          owner.usage.outputTokens += chunk.outputTokens;
+          owner.addUsage(chunk.inputTokens, chunk.outputTokens);
           owner.run.recordUsage(owner.id, model.label, chunk.inputTokens, chunk.outputTokens);
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
           this.host.agentChanged(owner, USAGE_CHANGED);
