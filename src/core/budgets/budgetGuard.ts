@@ -7,7 +7,7 @@ import { Emitter, type Disposable } from '../events';
 import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
 import { blockedReport } from './blockedReport';
 import { budgetGate } from './budgetGate';
-import { budgetStatus, spentBudget, type BudgetStatus } from './budgetStatus';
+import { budgetLevel, budgetStatus, spentBudget, type BudgetStatus } from './budgetStatus';
 import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
@@ -134,11 +134,11 @@ export class BudgetGuard {
     }
     const entry = this.entry(run);
     if (entry.warned) return;
-    const status = budgetStatus(run, this.now());
-    if (status.level === 'warning') {
-      entry.warned = true;
-      this.events.fire({ type: 'warning', run, root: entry.root, status });
-    }
+    const now = this.now();
+    // The level alone first: the status with its texts is built only for the warning it sends.
+    if (budgetLevel(run, now) !== 'warning') return;
+    entry.warned = true;
+    this.events.fire({ type: 'warning', run, root: entry.root, status: budgetStatus(run, now) });
   }
 
   /**
