@@ -232,9 +232,11 @@ export class TurnLoop<O extends TurnOwner> {
   }
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const results = await this.abort.wait(
-      Promise.all(calls.map((call) => this.host.runTool(this.owner, call, signal).catch((err): ToolResult => toolFailure(err)))),
-    );
+    // One call (the usual step) is waited for alone: no array of promises and no aggregate.
+    const results =
+      calls.length === 1
+        ? [await this.abort.wait(this.runTool(calls[0], signal))]
+        : await this.abort.wait(Promise.all(calls.map((call) => this.runTool(call, signal))));
     this.abort.waited();
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
@@ -243,6 +245,10 @@ export class TurnLoop<O extends TurnOwner> {
     if (this.abort.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn);
+  }
+
+  private runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+    return this.host.runTool(this.owner, call, signal).catch(toolFailure);
   }
 
   private recordToolResult(call: ToolCall, result: ToolResult): void {

@@ -11,16 +11,26 @@ import type { ToolDefinition, ToolResult } from './types';
  */
 export class ToolCatalog<C> {
   private readonly tools = new Map<string, { def: ToolDefinition<C>; spec?: ToolSpec }>();
+  private changes = 0;
 
   add(def: ToolDefinition<C>): this {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
     this.tools.set(def.name, { def });
+    this.changes++;
     return this;
   }
 
   /** Withdraws a tool, only if `def` is the one registered under its name. */
   remove(def: ToolDefinition<C>): void {
-    if (this.tools.get(def.name)?.def === def) this.tools.delete(def.name);
+    if (this.tools.get(def.name)?.def === def) {
+      this.tools.delete(def.name);
+      this.changes++;
+    }
+  }
+
+  /** Counts every add and remove: a list worked out from the tools at another count is stale. */
+  get version(): number {
+    return this.changes;
   }
 
   get(name: string): ToolDefinition<C> | undefined {
@@ -43,10 +53,10 @@ export class ToolCatalog<C> {
    * not match, and unknown or hidden tools become error results that name the problem; the
    * turn goes on.
    */
-  async execute(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>) => boolean): Promise<ToolResult> {
+  async execute(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>, ctx: C) => boolean): Promise<ToolResult> {
     const def = this.tools.get(call.name)?.def;
-    if (!def || !visible(def)) {
-      const offered = this.specs(visible).map((s) => s.name);
+    if (!def || !visible(def, ctx)) {
+      const offered = this.specs((d) => visible(d, ctx)).map((s) => s.name);
       return errorResult(
         new ArborError('TOOL_UNKNOWN', `There is no tool named "${call.name}" available to you. Available tools: ${offered.join(', ') || 'none'}.`),
       );
