@@ -257,12 +257,14 @@ export class Runtime implements AgentHost {
     this.checkDelegation(parent);
     const child = this.createChild(parent, 'one-shot', label);
     this.agents.add(child, { owner: parent });
-    const release = (done: Agent): void => {
-      // A child the shutdown already removed still gets its log closed.
-      if (!this.agents.remove(done)) this.agentLeft(done);
-    };
-    return runOneShot(child, prompt, signal, release, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
+    return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
+
+  /** A one-shot child is done: it leaves the registry (one made for the runtime, not per child). */
+  private readonly releaseOneShot = (done: Agent): void => {
+    // A child the shutdown already removed still gets its log closed.
+    if (!this.agents.remove(done)) this.agentLeft(done);
+  };
 
   /** Start a continuable child of `parent`; with an engine it is an external agent. */
   startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
