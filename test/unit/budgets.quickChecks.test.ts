@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { budgetLevel, budgetStatus } from '../../src/core/budgets/budgetStatus';
+import { budgetLevel, budgetStatus, hasRunBudget, spentBudget } from '../../src/core/budgets/budgetStatus';
 import { RunawayDetector, runawaySettingsSchema } from '../../src/core/budgets';
 import { RunBudget, resolveLimits } from '../../src/core/limits';
 
@@ -13,7 +13,7 @@ function random(seed: number): () => number {
 }
 
 describe('the quick checks the guards make after every response', () => {
-  it('the budget level is the level of the whole budget status, for any use against any limits', () => {
+  it('the budget level is the level of the whole budget status, and a run with no budget of its own has none to warn of or spend, for any use against any limits', () => {
     const next = random(7);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
     for (let i = 0; i < 5000; i++) {
@@ -33,6 +33,10 @@ describe('the quick checks the guards make after every response', () => {
       run.liveSubagents = pick([0, 1, 2, 4, 5, 6]);
       const now = 1_000_000 + pick([0, 500, 800, 1000, 30_000, 48_000, 60_000, 90_000]);
       assert.equal(budgetLevel(run, now), budgetStatus(run, now).level, `case ${i}: ${JSON.stringify({ limits, run, now })}`);
+      if (!hasRunBudget(limits)) {
+        assert.equal(budgetStatus(run, now).level, 'ok', `case ${i}: a run without a budget never warns`);
+        for (const next of [undefined, 'turn', 'modelCall'] as const) assert.equal(spentBudget(run, now, next), undefined, `case ${i}: a run without a budget spends none`);
+      }
     }
   });
 

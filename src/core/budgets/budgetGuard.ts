@@ -7,7 +7,7 @@ import { Emitter, type Disposable } from '../events';
 import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
 import { blockedReport } from './blockedReport';
 import { budgetGate } from './budgetGate';
-import { budgetLevel, budgetStatus, spentBudget, type BudgetStatus } from './budgetStatus';
+import { budgetLevel, budgetStatus, hasRunBudget, spentBudget, type BudgetStatus } from './budgetStatus';
 import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
@@ -126,7 +126,7 @@ export class BudgetGuard {
    * is parked all the same, so what arrives while that turn closes waits for the raise.
    */
   check(run: RunBudget, streaming?: Agent): void {
-    if (this.holdOf(run)) return;
+    if (!hasRunBudget(run.limits) || this.holdOf(run)) return;
     const spent = spentBudget(run, this.now());
     if (spent) {
       this.pause(run, spent, streaming);

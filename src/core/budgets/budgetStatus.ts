@@ -74,6 +74,11 @@ function levelWith(level: BudgetLevel, used: number, limit: number, cumulative: 
   return fraction >= WARNING_FRACTION && level === 'ok' ? 'warning' : level;
 }
 
+/** Whether the run has a budget of its own to spend at all: most runs have none, and then nothing can warn or be spent. */
+export function hasRunBudget(l: RunBudget['limits']): boolean {
+  return l.maxTokens > 0 || l.maxCost > 0 || l.maxWallTimeSeconds > 0 || l.maxRunTurns > 0 || l.maxModelCalls > 0 || l.maxLiveSubagents > 0;
+}
+
 /**
  * The first run budget that is spent, as a sentence for the model and the human ("the run's
  * token budget of 40 is spent"), or undefined while every budget has room. Tokens, cost and wall
