@@ -316,7 +316,7 @@ export class Runtime implements AgentHost {
     let lists = this.offered.get(policy);
     if (!lists || lists.version !== this.tools.version) this.offered.set(policy, (lists = { version: this.tools.version }));
     const key = agent.planMode ? 'plan' : 'work';
-    return (lists[key] ??= Object.freeze(this.tools.specs((def) => isToolVisible(agent, def))));
+    return (lists[key] ??= this.tools.specs((def) => isToolVisible(agent, def)));
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {

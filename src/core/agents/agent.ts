@@ -362,17 +362,19 @@ export class Agent implements HoldTarget {
     void this.runAndFinishTurn(next);
   }
 
-  private async runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
+  /** Starts the turn; its end is recorded when the loop settles (no frame of its own waits for it). */
+  private runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
     const [abort, turn] = [new TurnAbort(), ++this.turns];
     this.current = { turn, startedAt: Date.now(), abort };
     this.host.agentChanged(this, STATUS_CHANGED);
     if (this.engine && !('resumedCall' in first)) {
-      return this.finishTurn(await runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)));
+      return runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)).then((end) => this.finishTurn(end));
     }
     const loop = new TurnLoop<Agent>(this, this.host, this.inbox, abort, this.modelCalls);
-    const end = await loop.run(first, turn);
-    this.modelCalls = loop.modelCalls;
-    this.finishTurn(end);
+    return loop.run(first, turn).then((end) => {
+      this.modelCalls = loop.modelCalls;
+      this.finishTurn(end);
+    });
   }
 
   private finishTurn(end: TurnEnd): void {

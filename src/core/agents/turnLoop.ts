@@ -106,10 +106,11 @@ export class TurnLoop<O extends TurnOwner> {
         this.checkGate('modelCall');
         const reply = await this.callModel(turn, step, signal);
         if (reply.text) finalText = reply.text;
-        this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+        // The conversation keeps the calls at their size (the list they streamed into has room for 17).
+        this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls.slice() : undefined });
         if (reply.text) this.owner.append({ type: 'assistant_text', at: now(), text: reply.text });
         if (reply.toolCalls.length === 0) break;
-        unanswered = reply.toolCalls.slice();
+        unanswered = reply.toolCalls;
         for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
         this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
         // A hold came while this reply streamed: its calls are not run.
