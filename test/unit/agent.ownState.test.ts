@@ -121,6 +121,25 @@ describe('what an agent at rest keeps of its own', () => {
     await runtime.dispose();
   });
 
+  it('the events an agent records keep no field left undefined (a completed turn, a Stop, queued messages)', async () => {
+    const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
+    const model = new ScriptedModel(script);
+    const runtime = new Runtime({ model });
+    const root = runtime.startRoot({ prompt: 'go', label: 'root' });
+    await root.whenIdle();
+    const child = runtime.startContinuable(root, 'paused', 'wait');
+    await until(() => child.status === 'running', 'the child to run');
+    await new Promise((r) => setImmediate(r));
+    runtime.stop(child);
+    await child.whenIdle();
+    await until(() => root.pendingCount === 1, 'the report to reach the parent');
+    const events = [...root.log.events, ...child.log.events];
+    assert.ok(['queued', 'turn_end', 'interrupt'].every((type) => events.some((e) => e.type === type)), events.map((e) => e.type).join());
+    const withUndefined = events.filter((e) => Object.values(e).includes(undefined));
+    assert.deepEqual(withUndefined, []);
+    await runtime.dispose();
+  });
+
   it('idle agents keep no turn signal of their own: the signals of finished turns are not kept one per agent', async () => {
     const signals: AbortSignal[] = [];
     const model = {

@@ -78,6 +78,16 @@ const SHORT_CONVERSATION = 16;
 
 const now = isoNow;
 
+/**
+ * The event that records a turn's end, with only the fields it has: an event is kept for the
+ * session's life, and a field left undefined still takes its slot (the JSON is the same).
+ */
+function turnEndEvent({ turn, reason, cause, message }: TurnEnd): SessionEvent {
+  const at = now();
+  if (cause === undefined) return message === undefined ? { type: 'turn_end', at, turn, reason } : { type: 'turn_end', at, turn, reason, message };
+  return message === undefined ? { type: 'turn_end', at, turn, reason, cause } : { type: 'turn_end', at, turn, reason, cause, message };
+}
+
 /** An agent's log: each append is the agent's `log` change. */
 class AgentLog extends ObservedLog {
   constructor(inner: SessionLog, private readonly agent: Agent, private readonly host: AgentHost) {
@@ -259,7 +269,7 @@ export class Agent implements HoldTarget {
    */
   interrupt(authority: 'user' | 'ancestor', by?: string): boolean {
     if (!this.cancel(authority === 'user' ? 'user' : 'parent', { keepInbox: true })) return false;
-    this.append({ type: 'interrupt', at: now(), authority, by });
+    this.append(by === undefined ? { type: 'interrupt', at: now(), authority } : { type: 'interrupt', at: now(), authority, by });
     return true;
   }
 
@@ -378,7 +388,7 @@ export class Agent implements HoldTarget {
   }
 
   private finishTurn(end: TurnEnd): void {
-    this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
+    this.append(turnEndEvent(end));
     this.lastTurnEnd = end;
     this.current?.abort.end(!this.disposedFlag);
     this.current = undefined;

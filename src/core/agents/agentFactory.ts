@@ -35,22 +35,7 @@ export class AgentFactory {
 
   create(spec: AgentSpec): Agent {
     const { label, kind, run, parent, past } = spec;
-    const log =
-      past?.log ??
-      this.createLog({
-        type: 'header',
-        version: SESSION_FORMAT_VERSION,
-        id: this.newId(label),
-        // The string events of the same millisecond share (clock.ts), not one per agent.
-        createdAt: isoNow(),
-        parentSession: parent?.id,
-        delegationDepth: parent ? parent.delegationDepth + 1 : 0,
-        kind,
-        label,
-        workspace: this.workspace,
-        interactionMode: run.policy.mode,
-        ...(spec.engine ? { external: spec.engine.name } : {}),
-      });
+    const log = past?.log ?? this.createLog(this.header(spec));
     const agent = new Agent({
       id: log.header.id,
       label,
@@ -71,6 +56,18 @@ export class AgentFactory {
     if (past?.usage) agent.addUsage(past.usage.inputTokens, past.usage.outputTokens);
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
+  }
+
+  private header({ label, kind, run, parent, engine }: AgentSpec): SessionHeader {
+    const id = this.newId(label);
+    // The string events of the same millisecond share (clock.ts), not one per agent.
+    const createdAt = isoNow();
+    const delegationDepth = parent ? parent.delegationDepth + 1 : 0;
+    const [parentSession, workspace, interactionMode] = [parent?.id, this.workspace, run.policy.mode];
+    // Written out whole (no spread): a header is kept for the session's life, at its size.
+    return engine
+      ? { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode, external: engine.name }
+      : { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode };
   }
 
   /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */

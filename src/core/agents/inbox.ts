@@ -60,7 +60,9 @@ export class Inbox {
    * also what the inbox keeps: a queued message costs one object, not an item and an event.
    */
   send(text: string, from: MessageSource, atNextStep: boolean, at: string): QueuedEvent {
-    const item: QueuedEvent = { type: 'queued', at, id: ++this.lastId, text, from, atNextStep: atNextStep || undefined };
+    const id = ++this.lastId;
+    // Only the fields it has: a field left undefined still takes its slot.
+    const item: QueuedEvent = atNextStep ? { type: 'queued', at, id, text, from, atNextStep } : { type: 'queued', at, id, text, from };
     (this.items ??= []).push(item);
     return item;
   }

@@ -16,8 +16,6 @@ export class Activation {
 
   constructor(
     readonly agent: Agent,
-    /** The durable address of the direct parent (its session id). */
-    readonly parentSessionId: string,
     /** The direct parent as it was at creation; authority for delivery, and its nearest ancestor. */
     readonly parent: Agent,
     /**
@@ -27,6 +25,11 @@ export class Activation {
      */
     readonly fartherAncestors: readonly WeakRef<Agent>[],
   ) {}
+
+  /** The durable address of the direct parent (its session id). */
+  get parentSessionId(): string {
+    return this.parent.id;
+  }
 
   /** Reports that could not reach the parent because it was not live. */
   get undelivered(): readonly string[] {
@@ -90,5 +93,5 @@ export function newActivation(
     }
   }
   const farther = found.length > 1 ? found.slice(1).map((a) => new WeakRef(a)) : NO_ANCESTORS;
-  return new Activation(child, parent.id, parent, farther);
+  return new Activation(child, parent, farther);
 }
