@@ -61,8 +61,9 @@ export class RunBudget {
   deepest = 0;
   /** When the run started (ms since the epoch): its wall time counts from here. */
   readonly startedAt: number;
-  private readonly agentWarnings = new Map<string, string>();
-  private readonly costs = new Map<string, number>();
+  /** Made on first use: most runs have no warning and no priced model (a run of one idle root stays small). */
+  private agentWarnings: Map<string, string> | undefined;
+  private costs: Map<string, number> | undefined;
 
   constructor(
     public limits: RunLimits,
@@ -86,21 +87,22 @@ export class RunBudget {
       return;
     }
     this.cost += cost;
-    this.costs.set(agentId, (this.costs.get(agentId) ?? 0) + cost);
+    const costs = (this.costs ??= new Map());
+    costs.set(agentId, (costs.get(agentId) ?? 0) + cost);
   }
 
   /** What one agent's tokens cost so far (0 when none was priced). */
   costOf(agentId: string): number {
-    return this.costs.get(agentId) ?? 0;
+    return this.costs?.get(agentId) ?? 0;
   }
 
   /** A runaway guard's warning about this agent, shown on its node until a person speaks to it. */
   agentWarning(agentId: string): string | undefined {
-    return this.agentWarnings.get(agentId);
+    return this.agentWarnings?.get(agentId);
   }
 
   warnAgent(agentId: string, warning: string | undefined): void {
-    if (warning === undefined) this.agentWarnings.delete(agentId);
-    else this.agentWarnings.set(agentId, warning);
+    if (warning === undefined) this.agentWarnings?.delete(agentId);
+    else (this.agentWarnings ??= new Map()).set(agentId, warning);
   }
 }

@@ -12,7 +12,7 @@ import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
 import { ArborError } from './errors';
 import { Emitter } from './events';
-import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
+import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { warnProcess, type OnProblem } from './problems';
@@ -59,6 +59,8 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   return Promise.race([promise.then(() => undefined, () => undefined), late]).finally(() => clearTimeout(timer));
 }
 
+const visibleInContext = (def: RuntimeTool, ctx: RuntimeToolContext): boolean => isToolVisible(ctx.agent, def);
+
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
   private readonly events = new Emitter<RuntimeEvent>((problem, err) => this.onProblem(problem, err));
@@ -70,6 +72,8 @@ export class Runtime implements AgentHost {
   readonly approvals: ApprovalService;
   private readonly ownsInteraction: boolean;
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
+  /** The tools offered under each policy, with and without plan mode, as of a version of the tools. */
+  private readonly offered = new WeakMap<RunInteractionPolicy, { version: number; plan?: readonly ToolSpec[]; work?: readonly ToolSpec[] }>();
   /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
   private readonly store: DurableSessionStore | undefined;
   private readonly endedLogs = new EndedAgentLogs((problem, err) => this.onProblem(problem, err));
@@ -258,12 +262,14 @@ export class Runtime implements AgentHost {
     this.checkDelegation(parent);
     const child = this.createChild(parent, 'one-shot', label);
     this.agents.add(child, { owner: parent });
-    const release = (done: Agent): void => {
-      // A child the shutdown already removed still gets its log closed.
-      if (!this.agents.remove(done)) this.agentLeft(done);
-    };
-    return runOneShot(child, prompt, signal, release, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
+    return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
+
+  /** A one-shot child is done: it leaves the registry (one made for the runtime, not per child). */
+  private readonly releaseOneShot = (done: Agent): void => {
+    // A child the shutdown already removed still gets its log closed.
+    if (!this.agents.remove(done)) this.agentLeft(done);
+  };
 
   /** Start a continuable child of `parent`; with an engine it is an external agent. */
   startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
@@ -306,14 +312,22 @@ export class Runtime implements AgentHost {
 
   // --- AgentHost -----------------------------------------------------------------------
 
+  /**
+   * What a tool sees is its policy's and plan mode's to say (visibility.ts), so the list for each
+   * pair is made once per set of tools and every model call of such an agent is offered the same.
+   */
   toolSpecs(agent: Agent): readonly ToolSpec[] {
-    return this.tools.specs((def) => isToolVisible(agent, def));
+    const policy = agent.run.policy;
+    let lists = this.offered.get(policy);
+    if (!lists || lists.version !== this.tools.version) this.offered.set(policy, (lists = { version: this.tools.version }));
+    const key = agent.planMode ? 'plan' : 'work';
+    return (lists[key] ??= this.tools.specs((def) => isToolVisible(agent, def)));
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
     const policy = agent.run.policy;
     const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: this, policy, interaction: this.interaction, approvals: this.approvals };
-    return this.tools.execute(call, ctx, (def) => isToolVisible(agent, def));
+    return this.tools.execute(call, ctx, visibleInContext);
   }
 
   systemPrompt(agent: Agent): string {

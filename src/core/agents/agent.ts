@@ -11,7 +11,7 @@ import type { ToolResult } from '../tools/types';
 import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
 import type { AgentRun } from './agentRun';
-import { TurnAbort } from './turnAbort';
+import { TurnAbort, whenAborted } from './turnAbort';
 import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
 
@@ -74,8 +74,31 @@ export interface AgentInit {
 
 /** Changes without data are shared, not allocated per notification. */
 const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
+const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
+/** Conversations up to this long are kept at their size at rest: for them the room push keeps is most of the array. */
+const SHORT_CONVERSATION = 16;
 
 const now = isoNow;
+
+/**
+ * The event that records a turn's end, with only the fields it has: an event is kept for the
+ * session's life, and a field left undefined still takes its slot (the JSON is the same).
+ */
+function turnEndEvent({ turn, reason, cause, message }: TurnEnd): SessionEvent {
+  const at = now();
+  if (cause === undefined) return message === undefined ? { type: 'turn_end', at, turn, reason } : { type: 'turn_end', at, turn, reason, message };
+  return message === undefined ? { type: 'turn_end', at, turn, reason, cause } : { type: 'turn_end', at, turn, reason, cause, message };
+}
+
+/** An agent's log: each append is the agent's `log` change. */
+class AgentLog extends ObservedLog {
+  constructor(inner: SessionLog, private readonly agent: Agent, private readonly host: AgentHost) {
+    super(inner);
+  }
+  protected appended(event: SessionEvent): void {
+    this.host.agentChanged(this.agent, { type: 'log', event });
+  }
+}
 
 /**
  * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat
@@ -93,8 +116,10 @@ export class Agent implements HoldTarget {
   /** Creation order within the process (a counter, not a time). */
   readonly creationOrder: number;
   planMode: boolean;
-  readonly conversation: ChatMessage[];
-  readonly usage = { inputTokens: 0, outputTokens: 0 };
+  /** The conversation the model sees; kept at its size while the agent rests (see startNextTurn). */
+  private messages: ChatMessage[];
+  /** Tokens used, made at the first response that reports any (an agent that never spent shares NO_USAGE). */
+  private spent: { inputTokens: number; outputTokens: number } | undefined;
   lastTurnEnd: TurnEnd | undefined;
   /** The latest problem saving this agent's session (shown on its node), if any. */
   sessionProblem: ArborError | undefined;
@@ -105,10 +130,10 @@ export class Agent implements HoldTarget {
   private readonly inbox: Inbox;
   /** Null while nothing holds the agent (most of its life): an idle agent carries no list. */
   private holdSet: AgentHolds | null = null;
-  private readonly abort = new TurnAbort();
   private modelCalls = 0;
   private turns: number;
-  private current: { turn: number; startedAt: number; stopping?: CancelCause } | undefined;
+  /** The running turn, with its abort (made per turn: an idle agent holds none). */
+  private current: { turn: number; startedAt: number; abort: TurnAbort; stopping?: CancelCause } | undefined;
   private disposedFlag = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Stops the session log's problem reports to this agent. */
@@ -120,7 +145,7 @@ export class Agent implements HoldTarget {
     this.kind = init.kind;
     this.delegationDepth = init.delegationDepth;
     // Every append, including those tools make through ctx.agent.log, reaches the views.
-    this.log = new ObservedLog(unwrapLog(init.log), (event) => this.host.agentChanged(this, { type: 'log', event }));
+    this.log = new AgentLog(unwrapLog(init.log), this, init.host);
     this.stopProblemReports =
       unwrapLog(init.log).onProblem?.((problem) => {
         this.sessionProblem = problem;
@@ -130,7 +155,7 @@ export class Agent implements HoldTarget {
     this.run = init.run;
     this.creationOrder = init.creationOrder;
     this.planMode = init.planMode ?? false;
-    this.conversation = init.conversation ?? [];
+    this.messages = init.conversation ?? [];
     this.turns = init.turnsSoFar ?? 0;
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
     if (init.pending?.length) this.putHold(newHold('reload'));
@@ -143,6 +168,19 @@ export class Agent implements HoldTarget {
   }
   get status(): AgentStatus {
     return this.current ? 'running' : 'idle';
+  }
+  get conversation(): ChatMessage[] {
+    return this.messages;
+  }
+  /** Tokens in and out used by the agent so far. */
+  get usage(): Readonly<{ inputTokens: number; outputTokens: number }> {
+    return this.spent ?? NO_USAGE;
+  }
+  /** Counts the tokens of one response (the turn loop; a resumed session's past usage). */
+  addUsage(inputTokens: number, outputTokens: number): void {
+    const spent = (this.spent ??= { inputTokens: 0, outputTokens: 0 });
+    spent.inputTokens += inputTokens;
+    spent.outputTokens += outputTokens;
   }
   get disposed(): boolean {
     return this.disposedFlag;
@@ -182,8 +220,8 @@ export class Agent implements HoldTarget {
     if (this.disposedFlag) {
       throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
     }
-    const item = this.inbox.send(text, options.from, options.atNextStep ?? false);
-    this.append({ type: 'queued', at: now(), id: item.id, text, from: item.from, atNextStep: item.atNextStep || undefined });
+    const item = this.inbox.send(text, options.from, options.atNextStep ?? false, now());
+    this.append(item);
     if (item.from === 'user') this.releaseHolds('person-message');
     const wake = options.wake ?? true;
     if (wake === false) {
@@ -205,9 +243,9 @@ export class Agent implements HoldTarget {
     if (!turn) return false;
     if (options.keepInbox) this.putHold(newHold('stop'));
     else this.dropQueue();
-    if (!this.abort.aborted) {
+    if (!turn.abort.aborted) {
       turn.stopping = cause;
-      this.abort.abort(cause);
+      turn.abort.abort(cause);
       this.host.agentChanged(this, STATUS_CHANGED);
     }
     return true;
@@ -233,7 +271,7 @@ export class Agent implements HoldTarget {
    */
   interrupt(authority: 'user' | 'ancestor', by?: string): boolean {
     if (!this.cancel(authority === 'user' ? 'user' : 'parent', { keepInbox: true })) return false;
-    this.append({ type: 'interrupt', at: now(), authority, by });
+    this.append(by === undefined ? { type: 'interrupt', at: now(), authority } : { type: 'interrupt', at: now(), authority, by });
     return true;
   }
 
@@ -269,7 +307,8 @@ export class Agent implements HoldTarget {
    * aborts; returns the unsubscribe. The one-shot children a turn holds are cancelled this way.
    */
   whenTurnAborted(signal: AbortSignal, callback: () => void): () => void {
-    return this.abort.whenAborted(signal, callback);
+    const turn = this.current;
+    return turn ? turn.abort.whenAborted(signal, callback) : whenAborted(signal, callback);
   }
 
   /** Resolves when no turn is running and none is about to start. */
@@ -293,7 +332,7 @@ export class Agent implements HoldTarget {
     if (options.dropQueue) this.dropQueue();
     this.disposedFlag = true;
     this.inbox.drop();
-    if (this.current) this.abort.abort('disposed');
+    this.current?.abort.abort('disposed');
     this.engine?.dispose();
     this.host.agentChanged(this, { type: 'disposed' });
   }
@@ -323,6 +362,9 @@ export class Agent implements HoldTarget {
     const next = this.disposedFlag || this.gate('claim') ? undefined : this.inbox.claimNext();
     if (!next) {
       if (this.inbox.size === 0) this.dropHolds(lapsesWhenEmpty);
+      // At rest: an array grown by push keeps room for 17 items, so a short conversation is
+      // copied to its size (the next turn's first push makes room again).
+      if (this.messages.length <= SHORT_CONVERSATION) this.messages = this.messages.slice();
       const waiter = this.idleWaiter;
       this.idleWaiter = undefined;
       this.host.agentChanged(this, STATUS_CHANGED);
@@ -332,23 +374,25 @@ export class Agent implements HoldTarget {
     void this.runAndFinishTurn(next);
   }
 
-  private async runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
-    const [signal, turn] = [this.abort.begin(), ++this.turns];
-    this.current = { turn, startedAt: Date.now() };
+  /** Starts the turn; its end is recorded when the loop settles (no frame of its own waits for it). */
+  private runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
+    const [abort, turn] = [new TurnAbort(), ++this.turns];
+    this.current = { turn, startedAt: Date.now(), abort };
     this.host.agentChanged(this, STATUS_CHANGED);
     if (this.engine && !('resumedCall' in first)) {
-      return this.finishTurn(await runEngineTurn(this.engine, this, first, turn, signal, (change) => this.host.agentChanged(this, change)));
+      return runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)).then((end) => this.finishTurn(end));
     }
-    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, this.abort, this.modelCalls);
-    const end = await loop.run(first, turn, signal);
-    this.modelCalls = loop.modelCalls;
-    this.finishTurn(end);
+    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, abort, this.modelCalls);
+    return loop.run(first, turn).then((end) => {
+      this.modelCalls = loop.modelCalls;
+      this.finishTurn(end);
+    });
   }
 
   private finishTurn(end: TurnEnd): void {
-    this.append({ type: 'turn_end', at: now(), turn: end.turn, reason: end.reason, cause: end.cause, message: end.message });
+    this.append(turnEndEvent(end));
     this.lastTurnEnd = end;
-    this.abort.end(!this.disposedFlag);
+    this.current?.abort.end(!this.disposedFlag);
     this.current = undefined;
     const [id, host] = [this.id, this.host]; // not the agent: the write may finish long after it is gone
     this.log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));

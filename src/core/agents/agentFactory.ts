@@ -37,21 +37,7 @@ export class AgentFactory {
 
   create(spec: AgentSpec): Agent {
     const { label, kind, run, parent, past } = spec;
-    const log =
-      past?.log ??
-      this.createLog({
-        type: 'header',
-        version: SESSION_FORMAT_VERSION,
-        id: this.newId(label),
-        createdAt: isoNow(this.now),
-        parentSession: parent?.id,
-        delegationDepth: parent ? parent.delegationDepth + 1 : 0,
-        kind,
-        label,
-        workspace: this.workspace,
-        interactionMode: run.policy.mode,
-        ...(spec.engine ? { external: spec.engine.name } : {}),
-      });
+    const log = past?.log ?? this.createLog(this.header(spec));
     const agent = new Agent({
       id: log.header.id,
       label,
@@ -69,12 +55,21 @@ export class AgentFactory {
       lastQueueId: past?.lastQueueId,
       engine: spec.engine,
     });
-    if (past?.usage) {
-      agent.usage.inputTokens = past.usage.inputTokens;
-      agent.usage.outputTokens = past.usage.outputTokens;
-    }
+    if (past?.usage) agent.addUsage(past.usage.inputTokens, past.usage.outputTokens);
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
+  }
+
+  private header({ label, kind, run, parent, engine }: AgentSpec): SessionHeader {
+    const id = this.newId(label);
+    // The string events of the same millisecond share (clock.ts), not one per agent.
+    const createdAt = isoNow(this.now);
+    const delegationDepth = parent ? parent.delegationDepth + 1 : 0;
+    const [parentSession, workspace, interactionMode] = [parent?.id, this.workspace, run.policy.mode];
+    // Written out whole (no spread): a header is kept for the session's life, at its size.
+    return engine
+      ? { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode, external: engine.name }
+      : { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode };
   }
 
   /** Session creation is exclusive: an id another window (or a past session) holds gets a new id. */
@@ -93,13 +88,21 @@ export class AgentFactory {
 /**
  * Session ids unique across reloads and windows: the label, the time, and a random part drawn
  * once per runtime followed by a counter (a random draw per id showed up in fan-out profiles).
+ * The id is joined into one flat string: built with + or a template it would be a tree of
+ * pieces (about 180 bytes where the flat string takes 50), kept for the agent's whole life.
  */
 export function sessionIdMaker(): (label: string) => string {
   const nonce = randomBytes(4).toString('hex');
   let count = 0;
+  let lastLabel: string | undefined;
+  let lastSlug = '';
   return (label) => {
-    const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
-    return `${slug}-${Date.now().toString(36)}-${nonce}${(++count).toString(36)}`;
+    // Siblings of a fan-out share their label: its slug is worked out once.
+    if (label !== lastLabel) {
+      lastLabel = label;
+      lastSlug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
+    }
+    return [lastSlug, '-', Date.now().toString(36), '-', nonce, (++count).toString(36)].join('');
   };
 }
 

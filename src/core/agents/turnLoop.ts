@@ -32,7 +32,7 @@ export interface TurnOwner {
   readonly label: string;
   readonly run: { readonly budget: RunBudget; readonly model?: ModelProvider };
   readonly conversation: ChatMessage[];
-  readonly usage: { inputTokens: number; outputTokens: number };
+  addUsage(inputTokens: number, outputTokens: number): void;
   append(event: SessionEvent): void;
   /** The one gate the loop asks: the hold that stops this step, if any (Agent.gate). */
   gate(step: Exclude<GateStep, 'claim'>): Hold | undefined;
@@ -82,7 +82,8 @@ export class TurnLoop<O extends TurnOwner> {
    * `first` is the message the turn claims, or a tool call the turn runs again first: one that
    * waited for the human when the session stopped, whose call is already in the conversation.
    */
-  async run(first: InboxItem | { resumedCall: ToolCall }, turn: number, signal: AbortSignal): Promise<TurnEnd> {
+  async run(first: InboxItem | { resumedCall: ToolCall }, turn: number): Promise<TurnEnd> {
+    const signal = this.abort.signal;
     this.owner.append({ type: 'turn_start', at: now(), turn });
     this.host.agentChanged(this.owner, { type: 'turn_start', turn });
     const budget = this.owner.run.budget;
@@ -100,7 +101,7 @@ export class TurnLoop<O extends TurnOwner> {
         throw new BudgetExceeded(`the run allows at most ${budget.limits.maxTurns} turns per agent`);
       }
       for (let step = 1; ; step++) {
-        if (signal.aborted) throw signal.reason;
+        if (this.abort.aborted) throw signal.reason;
         for (const item of this.inbox.claimAtNextStep()) this.claim(item);
         if (step > budget.limits.maxStepsPerTurn) {
           throw new BudgetExceeded(`a turn may make at most ${budget.limits.maxStepsPerTurn} model calls`);
@@ -108,10 +109,11 @@ export class TurnLoop<O extends TurnOwner> {
         this.checkGate('modelCall');
         const reply = await this.callModel(turn, step, signal);
         if (reply.text) finalText = reply.text;
-        this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+        // The conversation keeps the calls at their size (the list they streamed into has room for 17).
+        this.owner.conversation.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls.length ? reply.toolCalls.slice() : undefined });
         if (reply.text) this.owner.append({ type: 'assistant_text', at: now(), text: reply.text });
         if (reply.toolCalls.length === 0) break;
-        unanswered = reply.toolCalls.slice();
+        unanswered = reply.toolCalls;
         for (const call of reply.toolCalls) this.owner.append({ type: 'tool_call', at: now(), call });
         this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
         // A hold came while this reply streamed: its calls are not run.
@@ -200,7 +202,7 @@ export class TurnLoop<O extends TurnOwner> {
     let finished = false;
     try {
       for (;;) {
-        if (signal.aborted) throw signal.reason;
+        if (this.abort.aborted) throw signal.reason;
         const next = await this.abort.read(iterator);
         this.abort.waited();
         if (next.done) {
@@ -219,8 +221,7 @@ export class TurnLoop<O extends TurnOwner> {
           }
         } else if (chunk.type === 'tool_call') toolCalls.push(chunk.call);
         else {
-          owner.usage.inputTokens += chunk.inputTokens;
-          owner.usage.outputTokens += chunk.outputTokens;
+          owner.addUsage(chunk.inputTokens, chunk.outputTokens);
           owner.run.budget.recordUsage(owner.id, model.label, chunk.inputTokens, chunk.outputTokens);
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
           this.host.agentChanged(owner, USAGE_CHANGED);
@@ -236,18 +237,23 @@ export class TurnLoop<O extends TurnOwner> {
   }
 
   private async runTools(calls: ToolCall[], signal: AbortSignal, unanswered: ToolCall[]): Promise<void> {
-    const results = await this.abort.wait(
-      Promise.all(calls.map((call) => this.host.runTool(this.owner, call, signal).catch((err): ToolResult => toolFailure(err)))),
-      signal,
-    );
+    // One call (the usual step) is waited for alone: no array of promises and no aggregate.
+    const results =
+      calls.length === 1
+        ? [await this.abort.wait(this.runTool(calls[0], signal))]
+        : await this.abort.wait(Promise.all(calls.map((call) => this.runTool(call, signal))));
     this.abort.waited();
     // Results go into the conversation in the order the model asked for them.
     for (let i = 0; i < calls.length; i++) this.recordToolResult(calls[i], results[i]);
     unanswered.length = 0;
     this.host.agentChanged(this.owner, ACTIVITY_CHANGED);
-    if (signal.aborted) throw signal.reason;
+    if (this.abort.aborted) throw signal.reason;
     const limit = results.find((r) => r.endsTurn);
     if (limit) throw new BudgetExceeded(limit.endsTurn);
+  }
+
+  private runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+    return this.host.runTool(this.owner, call, signal).catch(toolFailure);
   }
 
   private recordToolResult(call: ToolCall, result: ToolResult): void {

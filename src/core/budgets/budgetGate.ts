@@ -1,6 +1,6 @@
 import { newHold, type Hold, type RunGate } from '../agents/holds';
 import type { RunBudget } from '../limits';
-import { spentBudget } from './budgetStatus';
+import { hasRunBudget, spentBudget } from './budgetStatus';
 
 /**
  * Every run's gate (agents/holds.ts `RunGate`): before a turn or a model call, a budget counted in
@@ -11,6 +11,7 @@ import { spentBudget } from './budgetStatus';
  */
 export const budgetGate: RunGate = {
   gate(run: RunBudget, next: 'turn' | 'modelCall'): Hold | undefined {
+    if (!hasRunBudget(run.limits)) return undefined;
     const spent = spentBudget(run, run.clock(), next);
     return spent === undefined ? undefined : newHold('budget', { detail: spent });
   },

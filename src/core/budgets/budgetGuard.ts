@@ -7,7 +7,7 @@ import { Emitter, type Disposable } from '../events';
 import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
 import { blockedReport } from './blockedReport';
 import { budgetGate } from './budgetGate';
-import { budgetStatus, spentBudget, type BudgetStatus } from './budgetStatus';
+import { budgetLevel, budgetStatus, hasRunBudget, spentBudget, type BudgetStatus } from './budgetStatus';
 import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
@@ -128,7 +128,7 @@ export class BudgetGuard {
    * is parked all the same, so what arrives while that turn closes waits for the raise.
    */
   check(run: AgentRun, streaming?: Agent): void {
-    if (this.holdOf(run)) return;
+    if (!hasRunBudget(run.budget.limits) || this.holdOf(run)) return;
     const spent = spentBudget(run.budget, this.now());
     if (spent) {
       this.pause(run, spent, streaming);
@@ -136,11 +136,11 @@ export class BudgetGuard {
     }
     const entry = this.entry(run);
     if (entry.warned) return;
-    const status = budgetStatus(run.budget, this.now());
-    if (status.level === 'warning') {
-      entry.warned = true;
-      this.events.fire({ type: 'warning', run, root: entry.root, status });
-    }
+    const now = this.now();
+    // The level alone first: the status with its texts is built only for the warning it sends.
+    if (budgetLevel(run.budget, now) !== 'warning') return;
+    entry.warned = true;
+    this.events.fire({ type: 'warning', run, root: entry.root, status: budgetStatus(run.budget, now) });
   }
 
   /**

@@ -47,12 +47,36 @@ export function budgetStatus(run: RunBudget, now: number): BudgetStatus {
   let highest: BudgetMeasure | undefined;
   for (const m of measures) if (m.limit > 0 && (!highest || m.fraction > highest.fraction)) highest = m;
   let level: BudgetLevel = 'ok';
-  for (const m of measures) {
-    if (m.limit <= 0) continue;
-    if (m.fraction >= 1 && CUMULATIVE.has(m.key)) level = 'exhausted';
-    else if (m.fraction >= WARNING_FRACTION && level === 'ok') level = 'warning';
-  }
+  for (const m of measures) level = levelWith(level, m.used, m.limit, CUMULATIVE.has(m.key));
   return { level, measures, highest };
+}
+
+/**
+ * The level budgetStatus gives, without its measures and their texts: the budget guard asks
+ * after every response that reports usage, and most runs have no limit near (or at all).
+ */
+export function budgetLevel(run: RunBudget, now: number): BudgetLevel {
+  const l = run.limits;
+  let level: BudgetLevel = 'ok';
+  level = levelWith(level, run.tokensUsed, l.maxTokens, true);
+  level = levelWith(level, run.turnsUsed, l.maxRunTurns, true);
+  level = levelWith(level, run.modelCallsUsed, l.maxModelCalls, true);
+  if (l.maxWallTimeSeconds > 0) level = levelWith(level, Math.max(0, (now - run.startedAt) / 1000), l.maxWallTimeSeconds, true);
+  level = levelWith(level, run.cost, l.maxCost, true);
+  return levelWith(level, run.liveSubagents, l.maxLiveSubagents, false);
+}
+
+/** One measure's say in the level: a spent cumulative budget exhausts the run, one at 80% warns. */
+function levelWith(level: BudgetLevel, used: number, limit: number, cumulative: boolean): BudgetLevel {
+  if (limit <= 0) return level;
+  const fraction = used / limit;
+  if (fraction >= 1 && cumulative) return 'exhausted';
+  return fraction >= WARNING_FRACTION && level === 'ok' ? 'warning' : level;
+}
+
+/** Whether the run has a budget of its own to spend at all: most runs have none, and then nothing can warn or be spent. */
+export function hasRunBudget(l: RunBudget['limits']): boolean {
+  return l.maxTokens > 0 || l.maxCost > 0 || l.maxWallTimeSeconds > 0 || l.maxRunTurns > 0 || l.maxModelCalls > 0 || l.maxLiveSubagents > 0;
 }
 
 /**

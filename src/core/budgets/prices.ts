@@ -17,6 +17,8 @@ export type ModelPrice = z.output<typeof modelPriceSchema>;
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 export function priceFor(prices: PriceTable, model: string): ModelPrice | undefined {
+  // Every response that reports usage asks; the usual table is empty and has nothing to match.
+  if (isEmpty(prices)) return undefined;
   const wanted = model.trim().toLowerCase();
   const name = wanted.replace(/\s*\([^()]*\)$/, '');
   let byName: ModelPrice | undefined;
@@ -26,6 +28,11 @@ export function priceFor(prices: PriceTable, model: string): ModelPrice | undefi
     if (k === name) byName = price;
   }
   return byName;
+}
+
+function isEmpty(prices: PriceTable): boolean {
+  for (const key in prices) if (Object.hasOwn(prices, key)) return false;
+  return true;
 }
 
 /** The cost of one response's tokens, or undefined when the model has no price. */

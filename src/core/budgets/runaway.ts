@@ -41,7 +41,10 @@ export type RunawaySettingsInput = z.input<ReturnType<typeof runawaySettingsSche
 export const DEFAULT_RUNAWAY: RunawaySettings = Object.freeze({ ...DEFAULTS });
 
 export class RunawayDetector {
-  private lastCall: string | undefined;
+  /** The last call: its tool, its arguments as sent, and their canonical form once it was needed. */
+  private lastName: string | undefined;
+  private lastArguments = '';
+  private lastCanonical: string | undefined;
   private repeats = 0;
   private stepsWithoutChange = 0;
   /** Whether the step under way changed something; undefined until its first call. */
@@ -60,9 +63,7 @@ export class RunawayDetector {
   toolCalled(call: ToolCall): string | undefined {
     if (this.awaiting === 0) this.endStep();
     this.awaiting++;
-    const signature = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
-    this.repeats = signature === this.lastCall ? this.repeats + 1 : 1;
-    this.lastCall = signature;
+    this.repeats = this.sameAsLast(call) ? this.repeats + 1 : 1;
     const { sameCallRepeats, stepsWithoutChange } = this.settings();
     if (sameCallRepeats > 0 && this.repeats >= sameCallRepeats) {
       return `the same call (${call.name} with the same arguments) ${this.repeats} times in a row`;
@@ -83,12 +84,33 @@ export class RunawayDetector {
 
   /** The agent answered without tools, or a person spoke to it: nothing is running away. */
   reset(): void {
-    this.lastCall = undefined;
+    this.lastName = undefined;
+    this.lastArguments = '';
+    this.lastCanonical = undefined;
     this.repeats = 0;
     this.stepsWithoutChange = 0;
     this.stepChanged = undefined;
     this.stepWaited = false;
     this.awaiting = 0;
+  }
+
+  /**
+   * Whether `call` is the last call again (the same tool, the same arguments by meaning), and it
+   * becomes the last call. Arguments are put in canonical form only when the tool is the same and
+   * the text differs: the same text is the same call, another tool another call.
+   */
+  private sameAsLast(call: ToolCall): boolean {
+    let same = false;
+    if (call.name !== this.lastName) this.lastCanonical = undefined;
+    else if (call.arguments === this.lastArguments) same = true;
+    else {
+      const canonical = canonicalArguments(call.arguments);
+      same = canonical === (this.lastCanonical ?? canonicalArguments(this.lastArguments));
+      this.lastCanonical = canonical;
+    }
+    this.lastName = call.name;
+    this.lastArguments = call.arguments;
+    return same;
   }
 
   private endStep(): void {

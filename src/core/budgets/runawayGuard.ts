@@ -18,6 +18,8 @@ const AGENT_RESUME_NOTE = '[Arbor] You were paused and the user let you go on. C
 export class RunawayGuard {
   private readonly detectors = new Map<Agent, RunawayDetector>();
   private settings: RunawaySettings;
+  /** What every detector reads its settings through: one function for all of them, not one each. */
+  private readonly currentSettings = (): RunawaySettings => this.settings;
 
   constructor(
     private readonly isReadOnlyTool: (name: string) => boolean,
@@ -89,7 +91,7 @@ export class RunawayGuard {
   private detector(agent: Agent): RunawayDetector {
     let detector = this.detectors.get(agent);
     if (!detector) {
-      detector = new RunawayDetector(() => this.settings, this.isReadOnlyTool);
+      detector = new RunawayDetector(this.currentSettings, this.isReadOnlyTool);
       this.detectors.set(agent, detector);
     }
     return detector;

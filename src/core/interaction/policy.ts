@@ -76,12 +76,12 @@ export function resolveInteractionPolicy(context: RunContext = {}): RunInteracti
         { interactionMode: mode },
       );
     }
-    return createPolicy(mode, 'interactionMode');
+    return policyFor(mode, 'interactionMode');
   }
-  if (ctx.nonInteractive === true) return createPolicy('scheduled', 'nonInteractive');
-  if (ctx.channelName === 'github') return createPolicy('webhook', 'channelName');
-  if (ctx.disableClarification === true) return createPolicy('autonomous', 'disableClarification');
-  return createPolicy('interactive', 'default');
+  if (ctx.nonInteractive === true) return policyFor('scheduled', 'nonInteractive');
+  if (ctx.channelName === 'github') return policyFor('webhook', 'channelName');
+  if (ctx.disableClarification === true) return policyFor('autonomous', 'disableClarification');
+  return policyFor('interactive', 'default');
 }
 
 /** The key a problem of the run context is about. */
@@ -109,6 +109,20 @@ const UNATTENDED_RULE =
 const INTERACTIVE_GUIDANCE =
   'A human is available. Ask (ask_user_question) only for decisions you cannot settle from the context, ' +
   'and batch related questions. If asking is refused, include the open question in your final result.';
+
+/**
+ * A policy is frozen and made of its mode and source alone, so each of the few there are is made
+ * once and every run that resolves to it shares it: a run (a root agent) carries no policy of
+ * its own, closures and set included.
+ */
+const policies = new Map<string, RunInteractionPolicy>();
+
+function policyFor(mode: InteractionMode, source: PolicySource): RunInteractionPolicy {
+  const key = `${mode}:${source}`;
+  let policy = policies.get(key);
+  if (!policy) policies.set(key, (policy = createPolicy(mode, source)));
+  return policy;
+}
 
 function createPolicy(mode: InteractionMode, source: PolicySource): RunInteractionPolicy {
   const unattended = mode !== 'interactive';

@@ -33,6 +33,8 @@ const MAX_SHOWN = 80;
  * field, the problem and the value received. `source` names the model in the message.
  */
 export function parseModelChunk(value: unknown, source: string): ModelChunk {
+  const fitting = fittingChunk(value);
+  if (fitting) return fitting;
   const parsed = modelChunkSchema().safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -46,6 +48,44 @@ export function parseModelChunk(value: unknown, source: string): ModelChunk {
     `The model ${source} sent a malformed ${kind}: ${field} is invalid (${issue?.message ?? 'unknown problem'}; got ${got}). The turn was ended and nothing of that chunk was recorded.`,
     { field: path.join('.'), received: got },
   );
+}
+
+/**
+ * The schema's output for a chunk that fits it, made without the schema; undefined for anything
+ * else, which the schema then parses and refuses with its own message. Every chunk of every
+ * model call passes here, and the schema's generic parse cost about as much as the rest of the
+ * turn loop's work on a chunk. It accepts exactly what the schema accepts (a unit test holds the
+ * two to the same answers): an object that is not an array, of a known type, whose fields have
+ * the schema's types and bounds.
+ */
+function fittingChunk(value: unknown): ModelChunk | undefined {
+  if (!isObject(value)) return undefined;
+  switch (value.type) {
+    case 'text':
+      return typeof value.text === 'string' ? { type: 'text', text: value.text } : undefined;
+    case 'tool_call': {
+      const call = value.call;
+      if (!isObject(call)) return undefined;
+      const { id, name, arguments: args } = call;
+      if (typeof id !== 'string' || id === '' || typeof name !== 'string' || name === '' || typeof args !== 'string') return undefined;
+      return { type: 'tool_call', call: { id, name, arguments: args } };
+    }
+    case 'usage': {
+      const { inputTokens, outputTokens } = value;
+      return isTokenCount(inputTokens) && isTokenCount(outputTokens) ? { type: 'usage', inputTokens, outputTokens } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** What zod reads as an object: not null, not an array. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isTokenCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -2,13 +2,12 @@ import type { SessionEvent, SessionLog } from './types';
 
 /**
  * A session log that reports each append, so every event an agent writes (tools included,
- * through `ctx.agent.log`) reaches the views. It adds nothing to the log itself.
+ * through `ctx.agent.log`) reaches the views. It adds nothing to the log itself. What hears the
+ * appends is a subclass's `appended`, not a closure: one is made per agent, and a closure with
+ * its context would cost every agent as much again as the log object.
  */
-export class ObservedLog implements SessionLog {
-  constructor(
-    readonly inner: SessionLog,
-    private readonly appended: (event: SessionEvent) => void,
-  ) {}
+export abstract class ObservedLog implements SessionLog {
+  constructor(readonly inner: SessionLog) {}
   get header(): SessionLog['header'] {
     return this.inner.header;
   }
@@ -22,6 +21,7 @@ export class ObservedLog implements SessionLog {
   flush(): Promise<void> {
     return this.inner.flush();
   }
+  protected abstract appended(event: SessionEvent): void;
 }
 
 /** The underlying log of a (possibly observed) log, for reuse by a resumed agent. */

@@ -212,7 +212,7 @@ export class ContinuationManager {
     const parent = activation.parent;
     const text = formatReport(reportOf(child.label, child.id, end, settled));
     if (!this.host.agents.isLive(parent)) {
-      activation.undelivered.push(text);
+      activation.keepUndelivered(text);
       return;
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.

@@ -69,7 +69,7 @@ export function interruptTarget(
     if (activation.agent.log.header.parentSession !== authority.parentSessionId) {
       throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} does not belong to parent ${authority.parentSessionId}.`);
     }
-  } else if (!activation.ancestry.has(authority.agent)) {
+  } else if (!activation.hasAncestor(authority.agent)) {
     throw new ArborError('SUBAGENT_UNAUTHORIZED', `Agent ${targetSessionId} is not one of your descendants.`);
   }
   if (activation.disposing) return { accepted: true };

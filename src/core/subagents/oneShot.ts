@@ -12,28 +12,54 @@ export type OneShotOutcome =
  * Run a one-shot child to completion inside the parent's turn. The child is owned by the
  * parent: aborting the parent's turn (its `signal`) aborts the child. `watch` subscribes to that
  * abort; the runtime passes the parent's own (`Agent.whenTurnAborted`), which costs no listener
- * on the signal per child.
+ * on the signal per child. Once the child is idle it is ended and released, and its last turn
+ * is the outcome; if starting it throws, it is ended and released all the same and the promise
+ * rejects. No frame waits for the child (a fan-out holds a thousand at once): its idle promise
+ * carries the rest.
  */
-export async function runOneShot(
+export function runOneShot(
   child: Agent,
   prompt: string,
   signal: AbortSignal,
   release: (child: Agent) => void,
   watch: (signal: AbortSignal, onAbort: () => void) => () => void = whenAborted,
 ): Promise<OneShotOutcome> {
-  const onAbort = (): void => {
-    child.cancel(abortCauseOf(signal) === 'disposed' ? 'disposed' : 'parent');
-  };
-  const unsubscribe = watch(signal, onAbort);
+  let unsubscribe: () => void;
+  let idle: Promise<void>;
   try {
-    if (signal.aborted) onAbort();
-    else child.send(prompt, { from: 'parent' });
-    await child.whenIdle();
-  } finally {
-    unsubscribe();
-    child.dispose();
-    release(child);
+    unsubscribe = watch(signal, () => cancelForParent(child, signal));
+  } catch (err) {
+    return Promise.reject(err);
   }
+  try {
+    if (signal.aborted) cancelForParent(child, signal);
+    else child.send(prompt, { from: 'parent' });
+    idle = child.whenIdle();
+  } catch (err) {
+    try {
+      endOneShot(child, unsubscribe, release);
+    } catch (failure) {
+      return Promise.reject(failure);
+    }
+    return Promise.reject(err);
+  }
+  return idle.then(() => {
+    endOneShot(child, unsubscribe, release);
+    return outcomeOf(child, signal);
+  });
+}
+
+function cancelForParent(child: Agent, signal: AbortSignal): void {
+  child.cancel(abortCauseOf(signal) === 'disposed' ? 'disposed' : 'parent');
+}
+
+function endOneShot(child: Agent, unsubscribe: () => void, release: (child: Agent) => void): void {
+  unsubscribe();
+  child.dispose();
+  release(child);
+}
+
+function outcomeOf(child: Agent, signal: AbortSignal): OneShotOutcome {
   const end = child.lastTurnEnd;
   if (!end) return { status: 'aborted', agentId: child.id, cause: abortCauseOf(signal) ?? 'parent', partial: '' };
   const how = describeTurnEnd(end);

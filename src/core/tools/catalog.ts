@@ -11,16 +11,26 @@ import type { ToolDefinition, ToolResult } from './types';
  */
 export class ToolCatalog<C> {
   private readonly tools = new Map<string, { def: ToolDefinition<C>; spec?: ToolSpec }>();
+  private changes = 0;
 
   add(def: ToolDefinition<C>): this {
     if (this.tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice.`);
     this.tools.set(def.name, { def });
+    this.changes++;
     return this;
   }
 
   /** Withdraws a tool, only if `def` is the one registered under its name. */
   remove(def: ToolDefinition<C>): void {
-    if (this.tools.get(def.name)?.def === def) this.tools.delete(def.name);
+    if (this.tools.get(def.name)?.def === def) {
+      this.tools.delete(def.name);
+      this.changes++;
+    }
+  }
+
+  /** Counts every add and remove: a list worked out from the tools at another count is stale. */
+  get version(): number {
+    return this.changes;
   }
 
   get(name: string): ToolDefinition<C> | undefined {
@@ -41,12 +51,31 @@ export class ToolCatalog<C> {
   /**
    * Parse the model's arguments with the tool's schema and run it. Bad JSON, arguments that do
    * not match, and unknown or hidden tools become error results that name the problem; the
-   * turn goes on.
+   * turn goes on. An ArborError the tool throws is its error result; anything else it throws,
+   * and anything thrown before it runs, rejects. No frame waits for the tool: a call that runs a
+   * subagent lasts as long as the subagent, and a thousand of them must not each hold one.
    */
-  async execute(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>) => boolean): Promise<ToolResult> {
+  execute(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>, ctx: C) => boolean): Promise<ToolResult> {
+    let running: ToolResult | Promise<ToolResult>;
+    try {
+      const ready = this.prepare(call, ctx, visible);
+      if (!('def' in ready)) return Promise.resolve(ready);
+      try {
+        running = ready.def.run(ready.args, ctx);
+      } catch (err) {
+        return Promise.resolve(runFailure(err));
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return isPromiseLike(running) ? Promise.resolve(running).catch(runFailure) : Promise.resolve(running);
+  }
+
+  /** The tool and its parsed arguments, or the error result that says why it cannot run. */
+  private prepare(call: ToolCall, ctx: C, visible: (def: ToolDefinition<C>, ctx: C) => boolean): ToolResult | { def: ToolDefinition<C>; args: unknown } {
     const def = this.tools.get(call.name)?.def;
-    if (!def || !visible(def)) {
-      const offered = this.specs(visible).map((s) => s.name);
+    if (!def || !visible(def, ctx)) {
+      const offered = this.specs((d) => visible(d, ctx)).map((s) => s.name);
       return errorResult(
         new ArborError('TOOL_UNKNOWN', `There is no tool named "${call.name}" available to you. Available tools: ${offered.join(', ') || 'none'}.`),
       );
@@ -65,15 +94,20 @@ export class ToolCatalog<C> {
         new ArborError('TOOL_ARGUMENTS_INVALID', `The arguments for ${call.name} do not match its schema:\n${z.prettifyError(parsed.error)}`),
       );
     }
-    try {
-      return await def.run(parsed.data, ctx);
-    } catch (err) {
-      if (err instanceof ArborError) {
-        return err.code === 'LIMIT_EXCEEDED' ? { ...errorResult(err), endsTurn: err.message } : errorResult(err);
-      }
-      throw err;
-    }
+    return { def, args: parsed.data };
   }
+}
+
+/** What a tool that threw returns: an ArborError is its error result (a limit also ends the turn); anything else is thrown on. */
+function runFailure(err: unknown): ToolResult {
+  if (err instanceof ArborError) {
+    return err.code === 'LIMIT_EXCEEDED' ? { ...errorResult(err), endsTurn: err.message } : errorResult(err);
+  }
+  throw err;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function generatedParameters(schema: z.ZodType): Record<string, unknown> {

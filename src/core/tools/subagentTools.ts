@@ -2,8 +2,10 @@ import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
 import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
+import type { OneShotOutcome } from '../subagents/oneShot';
 import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
+import type { ToolResult } from './types';
 
 const MAX_LABEL_LENGTH = 60;
 const prompt = once(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
@@ -40,11 +42,15 @@ export const delegateTaskTool = defineTool({
     'The subagent cannot ask the user anything; it puts open questions in its result.',
   schema: taskArgs,
   readOnly: false,
-  async run(args, ctx) {
-    const outcome = await ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal);
-    return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
+  // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
+  run(args, ctx) {
+    return ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal).then(oneShotResult);
   },
 });
+
+function oneShotResult(outcome: OneShotOutcome): ToolResult {
+  return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
+}
 
 export const startSubagentTool = defineTool({
   name: 'start_subagent',
