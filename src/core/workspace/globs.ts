@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import { ArborError } from '../errors';
-import { isInside, noWorkspace, toPosix } from './paths';
+import { isInside, noWorkspace, realOfDeepestExisting, realpathOr, toPosix } from './paths';
 
 /**
  * Confines a listing or search glob to the workspace folders before anything walks it. Both
@@ -149,32 +149,6 @@ export async function dropOutside<T>(folder: string, items: readonly T[], pathOf
     }),
   );
   return items.filter((_, i) => kept[i]);
-}
-
-/** The real path of `p` (or of its deepest existing ancestor with the missing tail appended). */
-async function realOfDeepestExisting(p: string): Promise<{ real: string; exists: boolean }> {
-  let current = p;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      return { real: path.join(await fs.promises.realpath(current), ...tail.reverse()), exists: tail.length === 0 };
-    } catch {
-      // Not there (yet): the real path of its parent, with the missing names after it.
-      const parent = path.dirname(current);
-      if (parent === current) return { real: p, exists: false };
-      tail.push(path.basename(current));
-      current = parent;
-    }
-  }
-}
-
-async function realpathOr(p: string): Promise<string> {
-  try {
-    return await fs.promises.realpath(p);
-  } catch {
-    // Not there (yet): the path as given.
-    return p;
-  }
 }
 
 function refused(glob: string, why: string): ArborError {

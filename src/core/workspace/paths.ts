@@ -33,7 +33,7 @@ export async function resolveWorkspacePath(folders: readonly string[], input: st
   // When the whole path exists the system's realpath is that walk, done at once; otherwise (a
   // missing name, a dangling link, a failure to type) the walk below does it step by step. Then
   // the platform's own spelling of what exists (the case of names on a case-insensitive disk).
-  const real = (await fs.promises.realpath(absolute).catch(() => undefined)) ?? (await realOfDeepestExisting(await walkReal(realFolder, path.relative(folder, absolute), input)));
+  const real = (await fs.promises.realpath(absolute).catch(() => undefined)) ?? (await realOfDeepestExisting(await walkReal(realFolder, path.relative(folder, absolute), input))).real;
   if (!isInside(realFolder, real)) {
     throw outside(input, 'it leads through a symbolic link to a place outside the workspace');
   }
@@ -129,24 +129,28 @@ function namesOf(p: string): string[] {
   return p.split(SEPARATORS).filter((name) => name !== '');
 }
 
-/** The real path of `p`, or of its deepest existing ancestor with the missing tail appended. */
-async function realOfDeepestExisting(p: string): Promise<string> {
+/**
+ * The real path of `p`, or of its deepest existing ancestor with the missing tail appended, and
+ * whether `p` itself exists. Shared by path and glob confinement.
+ */
+export async function realOfDeepestExisting(p: string): Promise<{ real: string; exists: boolean }> {
   let current = p;
   const tail: string[] = [];
   for (;;) {
     try {
-      return path.join(await fs.promises.realpath(current), ...tail.reverse());
+      return { real: path.join(await fs.promises.realpath(current), ...tail.reverse()), exists: tail.length === 0 };
     } catch {
       // Not there (yet): the real path of its parent, with the missing names after it.
       const parent = path.dirname(current);
-      if (parent === current) return p;
+      if (parent === current) return { real: p, exists: false };
       tail.push(path.basename(current));
       current = parent;
     }
   }
 }
 
-async function realpathOr(p: string): Promise<string> {
+/** The real path of `p`, or `p` as given while it does not exist. */
+export async function realpathOr(p: string): Promise<string> {
   try {
     return await fs.promises.realpath(p);
   } catch {
