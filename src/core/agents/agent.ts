@@ -5,12 +5,13 @@
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
-import { ObservedLog, unwrapLog } from '../sessions/observedLog';
+import { unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
 import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
 import type { AgentRun } from './agentRun';
+import { AgentLog, turnEndEvent } from './agentLog';
 import { TurnAbort, whenAborted } from './turnAbort';
 import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
@@ -79,26 +80,6 @@ const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 const SHORT_CONVERSATION = 16;
 
 const now = isoNow;
-
-/**
- * The event that records a turn's end, with only the fields it has: an event is kept for the
- * session's life, and a field left undefined still takes its slot (the JSON is the same).
- */
-function turnEndEvent({ turn, reason, cause, message }: TurnEnd): SessionEvent {
-  const at = now();
-  if (cause === undefined) return message === undefined ? { type: 'turn_end', at, turn, reason } : { type: 'turn_end', at, turn, reason, message };
-  return message === undefined ? { type: 'turn_end', at, turn, reason, cause } : { type: 'turn_end', at, turn, reason, cause, message };
-}
-
-/** An agent's log: each append is the agent's `log` change. */
-class AgentLog extends ObservedLog {
-  constructor(inner: SessionLog, private readonly agent: Agent, private readonly host: AgentHost) {
-    super(inner);
-  }
-  protected appended(event: SessionEvent): void {
-    this.host.agentChanged(this.agent, { type: 'log', event });
-  }
-}
 
 /**
  * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat

@@ -5,7 +5,7 @@ import { AbortedError, type CancelCause } from '../errors';
  * The abort of one turn: made when the turn starts and dropped when it ends, so an agent between
  * turns holds none. Only the agent aborts its turn, so everything that must react to that abort
  * is reached directly, without a listener per waiter on the signal:
- * - the turn's current wait (a read from the model's stream, or its tools) is rejected at once,
+ * - the turn's current wait (reading the model's stream, or its tools) is rejected at once,
  *   even when the provider or a tool is slow to honour the signal, and nothing the wait
  *   resolved with stays reachable after it;
  * - callbacks registered for the turn (one-shot children to cancel) are called from one set: a
@@ -83,17 +83,58 @@ export class TurnAbort {
     });
   }
 
-  /** The next item of a model's stream, rejected at once when the turn is aborted. */
-  read<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
-    return new Promise<IteratorResult<T>>((resolve, reject) => {
+  /**
+   * Reads a model's stream to its end, handing each item to `take` as it arrives: resolved when
+   * the stream is done, rejected at once when the turn is aborted (the pending read is left to
+   * the provider), when `take` throws or when the stream fails. One wait covers the whole
+   * stream: a wait per item would cost a promise, its functions and a turn of the queue each.
+   * Nothing an item came in is kept once `take` has had it.
+   */
+  consume<T>(iterator: AsyncIterator<T>, take: (item: T) => void): Promise<void> {
+    if (this.abortedFlag) return Promise.reject(this.signal.reason);
+    return new Promise<void>((resolve, reject) => {
       this.rejectWait = reject;
-      iterator.next().then(resolve, reject);
+      new StreamRead(this, iterator, take, resolve, reject).pull();
     });
   }
 
   /** The wait settled: an abort from now on has nothing to reject. */
   waited(): void {
     this.rejectWait = undefined;
+  }
+}
+
+/** One consume(): the next item is asked for only once the last one was taken. */
+class StreamRead<T> {
+  private readonly arrived: (result: IteratorResult<T>) => void;
+
+  constructor(
+    private readonly turn: TurnAbort,
+    private readonly iterator: AsyncIterator<T>,
+    private readonly take: (item: T) => void,
+    private readonly resolve: () => void,
+    private readonly reject: (reason: unknown) => void,
+  ) {
+    this.arrived = (result) => this.onArrived(result);
+  }
+
+  pull(): void {
+    try {
+      this.iterator.next().then(this.arrived, this.reject);
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  private onArrived(result: IteratorResult<T>): void {
+    if (this.turn.aborted) return;
+    if (result.done) return this.resolve();
+    try {
+      this.take(result.value);
+    } catch (err) {
+      return this.reject(err);
+    }
+    if (!this.turn.aborted) this.pull();
   }
 }
 

@@ -201,18 +201,12 @@ export class TurnLoop<O extends TurnOwner> {
     const toolCalls: ToolCall[] = [];
     let finished = false;
     try {
-      for (;;) {
-        if (this.abort.aborted) throw signal.reason;
-        const next = await this.abort.read(iterator);
-        this.abort.waited();
-        if (next.done) {
-          finished = true;
-          break;
-        }
+      // Each chunk is taken as it comes, in one wait for the whole stream (turnAbort.ts).
+      await this.abort.consume(iterator, (value) => {
         // Every provider's output passes here: nothing unparsed reaches the log or the counters.
-        const chunk = parseModelChunk(next.value, model.label);
+        const chunk = parseModelChunk(value, model.label);
         if (chunk.type === 'text') {
-          if (chunk.text === '') continue;
+          if (chunk.text === '') return;
           if (text === '' && pieces === undefined) text = chunk.text;
           else if (pieces === undefined) pieces = [chunk.text];
           else if (pieces.push(chunk.text) === TEXT_BATCH) {
@@ -226,7 +220,8 @@ export class TurnLoop<O extends TurnOwner> {
           owner.append({ type: 'usage', at: now(), inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens });
           this.host.agentChanged(owner, USAGE_CHANGED);
         }
-      }
+      });
+      finished = true;
     } finally {
       this.abort.waited();
       // Aborted, or a malformed chunk: close the provider's stream (and its connection).

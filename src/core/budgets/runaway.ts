@@ -78,8 +78,9 @@ export class RunawayDetector {
   toolFinished(toolName: string, isError: boolean | undefined): void {
     if (this.awaiting > 0) this.awaiting--;
     if (!isError && toolName === WAIT_TOOL) this.stepWaited = true;
-    if (!isError && !this.isReadOnly(toolName)) this.stepChanged = true;
-    else if (this.stepChanged === undefined) this.stepChanged = false;
+    // One store whichever way it goes: a branch taken only now and then (a subagent's result
+    // after many reads) would throw away the optimized code of every guard that inlines this.
+    this.stepChanged = (!isError && !this.isReadOnly(toolName)) || (this.stepChanged ?? false);
   }
 
   /** The agent answered without tools, or a person spoke to it: nothing is running away. */

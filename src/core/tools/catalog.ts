@@ -7,10 +7,10 @@ import type { ToolDefinition, ToolResult } from './types';
  * The tools a runtime offers. Each tool's JSON Schema is generated once from its zod schema,
  * so what the model sees and what the runtime parses can never drift apart; it is generated
  * when the tool is first offered to a model, not when the runtime is made (the editor's
- * activation does not pay for it).
+ * activation does not pay for it), and once per definition however many runtimes offer it.
  */
 export class ToolCatalog<C> {
-  private readonly tools = new Map<string, { def: ToolDefinition<C>; spec?: ToolSpec }>();
+  private readonly tools = new Map<string, { def: ToolDefinition<C> }>();
   private changes = 0;
 
   add(def: ToolDefinition<C>): this {
@@ -44,7 +44,7 @@ export class ToolCatalog<C> {
   /** The specs of the tools `visible` accepts, in definition order. */
   specs(visible: (def: ToolDefinition<C>) => boolean): ToolSpec[] {
     const out: ToolSpec[] = [];
-    for (const entry of this.tools.values()) if (visible(entry.def)) out.push((entry.spec ??= specOf(entry.def)));
+    for (const entry of this.tools.values()) if (visible(entry.def)) out.push(specOf(entry.def));
     return out;
   }
 
@@ -142,6 +142,14 @@ export function jsonResult(value: unknown): ToolResult {
   return { content: JSON.stringify(value) };
 }
 
+/**
+ * A tool's spec is made of its definition alone, so it is made once per definition, not per
+ * runtime: the built-in tools are the same objects in every runtime of the process.
+ */
+const made = new WeakMap<object, ToolSpec>();
+
 function specOf<C>(def: ToolDefinition<C>): ToolSpec {
-  return { name: def.name, description: def.description, parameters: def.parameters ?? generatedParameters(def.schema()) };
+  let spec = made.get(def);
+  if (!spec) made.set(def, (spec = { name: def.name, description: def.description, parameters: def.parameters ?? generatedParameters(def.schema()) }));
+  return spec;
 }
