@@ -169,7 +169,9 @@ describe('Review, Keep and Undo of what an agent changed', function () {
     const agent = await editsShoppingList('Editor');
     await waitFor(() => fileRows(agent).length === 1, 'the file row');
     if (ui.available) {
-      await t.treeView.reveal(fileRows(agent)[0], { select: false, focus: false });
+      // Selected, as a person's click on it would leave it, the row shows its actions even when the
+      // pointer's hover is lost to a repaint.
+      await t.treeView.reveal(fileRows(agent)[0], { select: true, focus: false });
       await ui.clickInlineAction('shoppingList.js', 'Undo');
     } else {
       assert.strictEqual(await vscode.commands.executeCommand<FileUndoOutcome>('arbor.undoFileChange', fileRows(agent)[0]), 'undone');

@@ -230,6 +230,17 @@ async function suitesStalled(ms) {
 /** The loopback HTTP server that performs the browser actions tests ask for (one at a time). */
 async function startBridge() {
   const row = (rowText) => page.locator('.monaco-list-row').filter({ hasText: rowText, visible: true }).first();
+  /** What the page shows where a row should be: for an error that says why a row could not be used. */
+  const describeRow = async (target, rowText) => {
+    const matching = await page.locator('.monaco-list-row').filter({ hasText: rowText }).count();
+    const box = await target.boundingBox({ timeout: 1_000 }).catch(() => null);
+    if (!box) return `${matching} rows contain "${rowText}", none of them visible`;
+    const atCentre = await page.evaluate(({ x, y }) => {
+      const element = document.elementFromPoint(x, y);
+      return element ? `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} "${(element.textContent ?? '').slice(0, 60)}"` : 'nothing';
+    }, { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+    return `${matching} rows contain "${rowText}"; the first visible one is at ${Math.round(box.x)},${Math.round(box.y)} (${Math.round(box.width)}x${Math.round(box.height)}), where the page has ${atCentre}`;
+  };
   // VS Code nests a webview's page two frames deep: the workbench's `iframe.webview.ready` hosts
   // VS Code's own frame, whose `iframe#active-frame` holds the extension's page.
   const webviewPage = (outer) => outer.contentFrame().locator('iframe#active-frame').contentFrame();
@@ -274,18 +285,24 @@ async function startBridge() {
       await row(rowText).click();
     },
     async clickInlineAction({ rowText, actionLabel }) {
-      // A row's inline actions show while the pointer is over it; a row repainted under the
-      // pointer (its agent's turn ending) hides them until the pointer moves again, so hover
-      // afresh before each try, as a person would.
-      const deadline = Date.now() + 15_000;
+      // A row's inline actions show while the pointer is over it, or while it is selected or
+      // focused. A row repainted under the pointer (its agent's turn ending) hides them until the
+      // pointer moves again, so hover afresh before each try, as a person would; a hover the
+      // page refuses (a tooltip or a repaint in the way) still leaves the action to click on a
+      // row the test selected.
+      const deadline = Date.now() + 20_000;
+      let lastError;
       for (;;) {
         const target = row(rowText);
+        const action = target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`);
         try {
-          await target.hover({ timeout: 5_000 });
-          await target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`).click({ timeout: 3_000 });
+          await target.hover({ timeout: 4_000 }).catch((error) => (lastError = error));
+          await action.click({ timeout: 3_000 });
           return;
         } catch (error) {
-          if (Date.now() > deadline) throw error;
+          lastError = error;
+          if (Date.now() > deadline) throw new Error(`${error.message.split('\n')[0]}; ${await describeRow(target, rowText)}`, { cause: lastError });
+          await page.keyboard.press('Escape').catch(() => undefined);
           await page.mouse.move(0, 0);
         }
       }
@@ -353,7 +370,8 @@ async function startBridge() {
           if (!page) throw new Error('the workbench page is not open');
           reply = { ok: true, value: await actions[op](args ?? {}) };
         } catch (error) {
-          reply = { ok: false, error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+          // The first line says what failed; Playwright's call log after it says why, in a few lines.
+          reply = { ok: false, error: error instanceof Error ? error.message.split('\n').slice(0, 8).join('\n') : String(error) };
         }
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
       });
