@@ -18,6 +18,7 @@ import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
+import { LiveRecorder, restoreLive, type LiveRecordFiles, type RestoreLiveOptions, type RestoreReport } from './restore';
 import { memorySessionLogs } from './sessions/memoryLog';
 import type { AgentKind } from './sessions/types';
 import { stopBranches, type BranchStopResult } from './subagents/branchStop';
@@ -40,6 +41,9 @@ export type { SubagentService };
 export type { ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions };
 export type { RuntimeEvent };
 export type { BranchStopResult };
+
+/** The note a turn the window cut short is continued with (Runtime.resumeInterrupted). */
+export const INTERRUPTED_NOTE = '[Arbor] The window closed while your last turn was running. Continue where you left off.';
 
 /**
  * The agent runtime: the composition root that creates agents, hosts their turns, and owns
@@ -92,6 +96,9 @@ export class Runtime implements AgentHost {
   private readonly shutdownWaitMs: number;
   /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
   readonly onProblem: OnProblem;
+  /** Keeps each live root's live-state record, when the runtime has durable sessions and a place for them. */
+  readonly liveRecords: LiveRecorder | undefined;
+  private readonly liveRecordFiles: LiveRecordFiles | undefined;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -126,6 +133,10 @@ export class Runtime implements AgentHost {
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
+    this.liveRecordFiles = this.store ? options.liveRecords : undefined;
+    this.liveRecords = this.liveRecordFiles
+      ? new LiveRecorder({ files: this.liveRecordFiles, agents: this.agents, onEvent: this.onEvent, onBudgetEvent: this.budgets.onEvent, pauseOf: (a) => this.budgets.holdOf(a.run), onProblem: this.onProblem, delayMs: options.liveRecordDelayMs })
+      : undefined;
   }
 
   /**
@@ -202,6 +213,47 @@ export class Runtime implements AgentHost {
       void log.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Puts back every root that was live in this folder when its window last went away (a reload,
+   * a quit, a crash), each with its live subtree, states, queues, usage and holds, from the
+   * live-state records and the sessions' logs (restore/restoreLive.ts). Never throws: what
+   * cannot be put back is in the report's problems. Without durable sessions and live-state
+   * records there is nothing to restore.
+   */
+  restoreLive(options: RestoreLiveOptions = {}): Promise<RestoreReport> {
+    const store = this.store;
+    const files = this.liveRecordFiles;
+    if (!store || !files || this.disposed) return Promise.resolve({ roots: [], interrupted: [], problems: [], agents: [] });
+    return restoreLive(
+      {
+        store,
+        files,
+        agents: this.agents,
+        onProblem: this.onProblem,
+        defaultLimits: () => this.defaultLimits,
+        newRunBudget: () => this.budgets.newRunBudget(),
+        restorePause: (run, hold) => this.budgets.restorePause(run, hold),
+        makeRoot: (label, run, past, planMode, engine) => this.factory.create({ label, kind: 'root', run, past, planMode, engine }),
+        makeChild: (parent, label, past, engine) => this.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
+        addRoot: (agent) => this.agents.add(agent),
+        adoptChild: (parent, child) => this.manager.adopt(parent, child),
+        isOpen: () => !this.disposed,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Continues an agent whose turn the window cut short (held `reload`, interrupted): the hold
+   * comes off and a turn starts with a note to go on, after any queued messages. Any waking
+   * send does the same with its own message. An agent not held so is left as it is.
+   */
+  resumeInterrupted(agent: Agent): void {
+    if (!this.agents.isLive(agent)) throw new ArborError('AGENT_DISPOSED', `"${agent.label}" is no longer live.`);
+    if (!agent.holds.some((h) => h.reason === 'reload' && h.interrupted)) return;
+    agent.send(INTERRUPTED_NOTE, { from: 'system', wake: true });
   }
 
   /**
@@ -286,6 +338,8 @@ export class Runtime implements AgentHost {
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
+    // First, while turns still run: a turn in flight is recorded as one, so the next window holds it interrupted.
+    this.liveRecords?.flushSync();
     this.disposed = true;
     this.budgets.dispose();
     this.manager.dispose();
