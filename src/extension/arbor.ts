@@ -27,6 +27,11 @@ import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
+import { restoreAtStart } from './agents/restoreAtStart';
+import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
+import { reportError } from './errorReporting';
+import { ScriptedModel } from '../core/models';
+import type { WorktreeRuns } from './worktrees/worktreeRuns';
 import { once } from '../core';
 import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
 import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
@@ -55,8 +60,9 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push({ dispose: () => approvals?.dispose() }, ...commandsOnFirstUse([MANAGE_APPROVALS_COMMAND], () => ({ [MANAGE_APPROVALS_COMMAND]: () => manageApprovals().show() })), vscodeTools);
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
-  // Made the first time a worktree command runs: only then does its part load.
-  const worktrees = once(() => new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log));
+  // Made the first time a worktree command runs (or a restored root had a worktree): only then does its part load.
+  let worktreeRuns: WorktreeRuns | undefined;
+  const worktrees = once(() => (worktreeRuns = new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log)));
   const externalAgents = registerExternalAgents(context, runtime, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
   const usageBar = new UsageStatusBar(runtime);
@@ -91,6 +97,20 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  // The tree the window had when it last went away comes back by itself, without holding up the start.
+  const restored = restoreAtStart({
+    runtime,
+    ended: tree.ended,
+    worktreeOf: (root) => worktreeRuns?.get(root.id)?.worktree,
+    adoptWorktree: (root, worktree) => worktrees().adopt(root, worktree),
+    log,
+    warn: (message) => void vscode.window.showWarningMessage(message),
+    modelFor: (run, label) => (run.model === 'scripted' && label === DEMO_ROOT_LABEL ? new ScriptedModel(demoScript) : undefined),
+    externalEngine: externalAgents.engineForResume,
+  }).catch((err: unknown) => {
+    reportError(log, 'Could not put back the agents of the last window', err);
+    return undefined;
+  });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, restored }) });
   return api;
 }

@@ -40,6 +40,7 @@ export class LiveRecordFiles {
     try {
       names = await fs.promises.readdir(this.folder);
     } catch {
+      // No folder yet: no window has recorded a live root here.
       return { records: [], problems: [] };
     }
     const records: LiveRootRecord[] = [];
@@ -82,6 +83,7 @@ export class LiveRecordFiles {
 
   /** Moves a record that could not be used out of the way (kept beside, never read again), so it is reported once. */
   async setAside(file: string): Promise<void> {
+    // Gone already (another window set it aside): nothing is left to move.
     await fs.promises.rename(file, `${file}.damaged-${Date.now()}`).catch(() => undefined);
   }
 
@@ -105,6 +107,7 @@ async function readRecord(file: string): Promise<{ record: LiveRootRecord } | { 
   try {
     json = JSON.parse(raw);
   } catch {
+    // Not JSON: a record cut short or damaged, said as such.
     return { error: new ArborError('LIVE_RECORD_UNREADABLE', `The live-state record ${file} is cut or damaged (not JSON); its agents were not put back. Resume them from History.`, { file }) };
   }
   const version = (json as { version?: unknown } | null)?.version;
@@ -124,6 +127,7 @@ function idOf(name: string): string | undefined {
   try {
     return decodeURIComponent(stem);
   } catch {
+    // A stray % escape: not a name this module writes.
     return undefined;
   }
 }

@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/agent';
+import { isoNow } from '../clock';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { BudgetEvent } from '../budgets';
@@ -139,7 +140,7 @@ export class LiveRecorder {
     return {
       version: LIVE_RECORD_VERSION,
       root: root.id,
-      writtenAt: new Date().toISOString(),
+      writtenAt: isoNow(),
       pid: process.pid,
       run: {
         mode: run.policy.mode,

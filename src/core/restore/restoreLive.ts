@@ -3,7 +3,7 @@ import type { ClosableSessionLog, DurableSessionStore } from '../agents/endedAge
 import { newHold } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
 import { readSessionSnapshot, type SessionSnapshot } from '../agents/sessionSnapshot';
-import { ArborError, asArborError, isArborError, type ArborErrorCode } from '../errors';
+import { ArborError, asArborError, errnoOf, isArborError, type ArborErrorCode } from '../errors';
 import { resolveInteractionPolicy } from '../interaction';
 import { resolveLimits, type RunLimits } from '../limits';
 import type { ModelProvider } from '../models/types';
@@ -139,6 +139,7 @@ async function open(host: RestoreHost, id: string, options: RestoreLiveOptions):
     if (!options.externalEngine) throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}, which is not started again here; resume it from History.`);
     return { log, engine: await options.externalEngine(log) };
   } catch (error) {
+    // The session was not taken: letting it go is all that is left, and its failure is the store's to report.
     void log.close().catch(() => undefined);
     return { error };
   }
@@ -146,6 +147,7 @@ async function open(host: RestoreHost, id: string, options: RestoreLiveOptions):
 
 function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent> }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {
   const closeAll = (): void => {
+    // Shut down while restoring: the sessions go back as they were, and the store reports a failed write.
     for (const o of [root, ...opened]) if (!('error' in o)) void o.log.close().catch(() => undefined);
   };
   if (!host.isOpen()) return closeAll();
@@ -169,6 +171,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
       return;
     }
     if (!parent) {
+      // Its parent was not put back: the child's session is let go, untouched (the store reports a failed write).
       void o.log.close().catch(() => undefined);
       return;
     }
@@ -207,6 +210,7 @@ function newRun(host: RestoreHost, record: LiveRunRecord, label: string, options
   try {
     limits = resolveLimits(record.limits);
   } catch {
+    // Limits this version no longer accepts: the run goes on under today's defaults.
     limits = host.defaultLimits();
   }
   const workspace = record.folder ? { folder: record.folder, files: new NodeWorkspace({ folders: [record.folder] }) } : undefined;
@@ -229,6 +233,6 @@ function processRuns(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it runs, as another user's process.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoOf(err) === 'EPERM';
   }
 }

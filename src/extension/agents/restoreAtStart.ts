@@ -1,0 +1,74 @@
+// Putting the Agents tree back when Arbor starts in a window: every root that was live here when
+// the window last went away (a reload, a quit, a crash), with its subtree, from the core's
+// live-state records (Runtime.restoreLive). Pure (no 'vscode' import): activation hands it the
+// runtime, the tree's ended rows, the worktree runs and its log, and runs it without waiting.
+//
+// Invariants:
+// - Never blocks activation and never throws: it runs after the views and commands exist, and
+//   the rows appear as the agents are registered; what could not be put back is logged and
+//   said once, in one warning.
+// - The editor's own parts of the record (ended rows, worktree links) are said to the core here
+//   (describeWith) and put back here, so the record stays one file per root.
+// - Interrupted agents stay held until `afterRestore` decides (the after-reload setting); by
+//   default they stay as they are, and a Send or Resume continues them.
+import type { Runtime, RestoreReport } from '../../core';
+import type { Agent, TurnEngine } from '../../core/agents';
+import type { ModelProvider } from '../../core/models';
+import type { LiveRunRecord } from '../../core/restore';
+import type { SessionLog } from '../../core/sessions';
+import type { GitWorktree } from '../../core/workspace';
+import { isEndedHow, type EndedSubagents } from './endedSubagents';
+
+export interface RestoreAtStartDeps {
+  readonly runtime: Runtime;
+  readonly ended: EndedSubagents;
+  /** The worktree runs, when they are loaded (undefined otherwise: none has a worktree yet). */
+  readonly worktreeOf: (root: Agent) => GitWorktree | undefined;
+  /** Loads the worktree runs to give a restored root its worktree back. */
+  readonly adoptWorktree: (root: Agent, worktree: GitWorktree) => void;
+  readonly log: { info(line: string): void; warn(line: string): void };
+  /** Says once what could not be put back (a warning message). */
+  readonly warn: (message: string) => void;
+  readonly modelFor?: (run: LiveRunRecord, rootLabel: string) => ModelProvider | undefined;
+  readonly externalEngine?: (log: SessionLog) => TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
+  /**
+   * What happens to agents whose turn the window cut short (the `arbor.sessions.afterReload`
+   * setting decides it); without it they stay held and a Send or Resume continues them.
+   */
+  readonly afterRestore?: (interrupted: readonly Agent[]) => void | Promise<void>;
+}
+
+/** Tells the core what the editor keeps of each agent, so every live-state record carries it. */
+export function describeEditorParts(deps: Pick<RestoreAtStartDeps, 'runtime' | 'ended' | 'worktreeOf'>): void {
+  deps.runtime.liveRecords?.describeWith({
+    ended: (agent) => deps.ended.of(agent).map(({ id, label, kind, how, tokens, cost, creationOrder }) => ({ id, label, kind, how, tokens, cost, creationOrder })),
+    worktree: (root) => {
+      const worktree = deps.worktreeOf(root);
+      return worktree && { repo: worktree.repo, root: worktree.root, folder: worktree.folder, branch: worktree.branch, base: worktree.base };
+    },
+  });
+}
+
+/** Restores the tree, puts the editor's parts back, and hands the interrupted agents on. */
+export async function restoreAtStart(deps: RestoreAtStartDeps): Promise<RestoreReport> {
+  describeEditorParts(deps);
+  const report = await deps.runtime.restoreLive({ modelFor: deps.modelFor, externalEngine: deps.externalEngine, log: (line) => deps.log.info(line) });
+  for (const { agent, ended, worktree } of report.agents) {
+    if (!deps.runtime.agents.isLive(agent)) continue;
+    // A row whose agent is live again (a child restored in its own right) is not shown twice.
+    deps.ended.restore(agent, ended.flatMap((row) => (isEndedHow(row.how) && !deps.runtime.agents.get(row.id) ? [{ ...row, how: row.how }] : [])));
+    if (worktree) deps.adoptWorktree(agent, worktree);
+  }
+  const problems = report.problems.filter((p) => p.code !== 'SESSION_IN_USE');
+  for (const p of report.problems) deps.log.warn(`Not put back${p.sessionId ? ` (${p.sessionId})` : ''}: ${p.message}`);
+  if (problems.length > 0) {
+    deps.warn(
+      problems.length === 1
+        ? `Arbor could not put back one agent after the window reopened: ${problems[0].message}`
+        : `Arbor could not put back ${problems.length} agents after the window reopened; the Arbor log names them. Their sessions are in History.`,
+    );
+  }
+  if (report.roots.length > 0) deps.log.info(`Put back ${report.roots.length} root agent(s); ${report.interrupted.length} were interrupted by the window closing.`);
+  if (report.interrupted.length > 0) await deps.afterRestore?.(report.interrupted);
+  return report;
+}
