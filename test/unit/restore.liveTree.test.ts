@@ -6,7 +6,7 @@ import type { Agent } from '../../src/core/agents/agent';
 import { describeHold, newHold } from '../../src/core/agents/holds';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { LiveRecordFiles, type LiveRootRecord, type RestoreReport } from '../../src/core/restore';
+import { LiveRecordFiles, type RestoreReport } from '../../src/core/restore';
 import { INTERRUPTED_NOTE, Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { FileChangeSetStorage } from '../../src/core/workspace/changeSets';
@@ -191,6 +191,28 @@ describe('restore: the Agents tree survives a reload', () => {
     assert.ok(!b2.holds.some((h) => h.reason === 'reload'));
   });
 
+  it('after a crash mid-turn (no shutdown, a record a moment old) the log is the truth: the turn comes back interrupted', async () => {
+    const crashed = openWindow(dir, script);
+    const busy = crashed.runtime.startRoot({ prompt: 'work', label: 'Busy' });
+    await until(() => busy.log.events.some((e) => e.type === 'tool_result'), 'busy got its tool result');
+    // The record was last written before the turn began; then the process dies: what it flushed stays, nothing else runs.
+    const stale = crashed.runtime.liveRecords!.recordOf(busy);
+    crashed.files.writeSync({ ...stale, agents: stale.agents.map((a) => ({ ...a, running: false })) });
+    crashed.runtime.liveRecords!.stop();
+    crashed.store.flushAllSync();
+    // Its window lock goes with the process.
+    fs.rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
+
+    const next = track(openWindow(dir, script));
+    windows.push(crashed);
+    const report = await next.restore();
+    const back = byLabel(next.runtime, 'Busy');
+    assert.deepStrictEqual(report.interrupted, [back]);
+    assert.strictEqual(back.lastTurnEnd?.reason, 'interrupted', 'the open turn was closed as interrupted on load');
+    assert.strictEqual(describeHold(back.holds.find((h) => h.reason === 'reload')!).text, 'interrupted (window closed)');
+    assert.ok(back.conversation.some((m) => m.role === 'assistant' && m.content.includes('streamed before the close')));
+  });
+
   it('End takes a root out of what is restored', async () => {
     const first = track(openWindow(dir, script));
     const kept = first.runtime.startRoot({ prompt: 'a', label: 'Guarded' });
@@ -293,4 +315,3 @@ describe('restore: the Agents tree survives a reload', () => {
   });
 });
 
-export type { LiveRootRecord };

@@ -97,6 +97,7 @@ export class LiveRecorder {
    * still under way is dropped, so each record is rewritten here), and nothing after.
    */
   flushSync(): void {
+    if (this.stopped) return;
     const [, ended] = this.take();
     this.stop();
     const roots = this.deps.agents.all().filter((a) => a.kind === 'root');

@@ -1,0 +1,86 @@
+import * as assert from 'assert';
+import * as fs from 'node:fs';
+import type { Agent } from '../../src/core/agents/agent';
+import type { ModelScript } from '../../src/core/models/scriptedModel';
+import { LiveRecordFiles } from '../../src/core/restore';
+import { Runtime } from '../../src/core/runtime';
+import { JsonlSessionStore } from '../../src/core/sessions';
+import type { GitWorktree } from '../../src/core/workspace';
+import { EndedSubagents } from '../../src/extension/agents/endedSubagents';
+import { restoreAtStart } from '../../src/extension/agents/restoreAtStart';
+import { makeTempDir } from './sessions.fixtures';
+import { recordingModel, until } from './support/runtimeFixture';
+
+const script: ModelScript = {
+  version: 1,
+  agents: {
+    Lead: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { label: 'Kid', prompt: 'count' } }] }, { text: 'waiting for the kid' }], [{ text: 'thanks' }]] },
+    Kid: { turns: [[{ text: 'three' }]] },
+    Busy: { turns: [[{ hang: true }]] },
+    Broken: { turns: [[{ text: 'ok' }]] },
+  },
+};
+
+/** A window as activation makes it: a runtime on durable sessions, the tree's ended rows, the worktree runs and the log. */
+function editorWindow(dir: string) {
+  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+  let n = 0;
+  const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecords: new LiveRecordFiles(dir), liveRecordDelayMs: 5, newId: (l) => `${l.toLowerCase()}-${Date.now().toString(36)}-${++n}`, onProblem: () => undefined });
+  const ended = new EndedSubagents(runtime.agents, (parent) => runtime.liveRecords?.changed(parent));
+  runtime.onEvent((e) => ended.observe(e));
+  const worktrees = new Map<string, GitWorktree>();
+  const warnings: string[] = [];
+  const lines: string[] = [];
+  const handed: Agent[][] = [];
+  const deps = {
+    runtime,
+    ended,
+    worktreeOf: (root: Agent) => worktrees.get(root.id),
+    adoptWorktree: (root: Agent, worktree: GitWorktree) => worktrees.set(root.id, worktree),
+    log: { info: (l: string) => lines.push(l), warn: (l: string) => lines.push(`warn: ${l}`) },
+    warn: (m: string) => warnings.push(m),
+    afterRestore: (interrupted: readonly Agent[]) => void handed.push([...interrupted]),
+  };
+  return { store, runtime, ended, worktrees, warnings, lines, handed, deps };
+}
+
+async function close(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
+  const done = w.runtime.dispose();
+  w.store.closeAllSync();
+  await done;
+}
+
+describe('editor: the tree of the last window comes back at start', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-restore-start-')));
+  afterEach(() => cleanup());
+
+  it("puts back the ended rows and the worktree link, says once what it could not put back, and hands the interrupted agents on", async () => {
+    const first = editorWindow(dir);
+    await restoreAtStart(first.deps);
+    const lead = first.runtime.startRoot({ prompt: 'count with a kid', label: 'Lead' });
+    await until(() => first.ended.count(lead) === 1 && lead.status === 'idle', 'the kid settled into an ended row');
+    const busy = first.runtime.startRoot({ prompt: 'work', label: 'Busy' });
+    first.worktrees.set(busy.id, { repo: dir, root: dir, folder: dir, branch: 'arbor/busy', base: 'abc' });
+    await until(() => busy.status === 'running', 'busy running');
+    const broken = first.runtime.startRoot({ prompt: 'x', label: 'Broken' });
+    await broken.whenIdle();
+    await close(first);
+    fs.writeFileSync(new LiveRecordFiles(dir).fileOf(broken.id), '{"version":1,"root":');
+    const kidRow = { ...first.ended.of(lead)[0] };
+
+    const second = editorWindow(dir);
+    const report = await restoreAtStart(second.deps);
+    const lead2 = second.runtime.agents.get(lead.id)!;
+    const busy2 = second.runtime.agents.get(busy.id)!;
+    assert.deepStrictEqual(second.ended.of(lead2).map((r) => ({ ...r })), [kidRow], "the kid's ended row is back under the lead");
+    assert.deepStrictEqual(second.worktrees.get(busy.id)?.branch, 'arbor/busy', 'Review, Keep and Discard Worktree list it again');
+    assert.deepStrictEqual(second.handed, [[busy2]], 'the interrupted agents reach the after-reload seam');
+    assert.strictEqual(second.warnings.length, 1, second.warnings.join('\n'));
+    assert.match(second.warnings[0], /could not put back one agent/);
+    assert.deepStrictEqual(report.problems.map((p) => p.sessionId), [broken.id]);
+    await close(second);
+  });
+});
+
