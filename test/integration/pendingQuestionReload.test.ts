@@ -100,7 +100,11 @@ if (windowReload.phase() === 'before') {
       await config.update('model.provider', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('scriptedModel.scriptFile', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-      for (const agent of t?.runtime.agents.all() ?? []) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
+      // Only its own agents: the reload put back other suites' roots too, which they check next.
+      for (const id of [recorded?.answererId, recorded?.declinerId]) {
+        const agent = id === undefined ? undefined : t?.runtime.agents.get(id);
+        if (agent) await t.runtime.end(agent);
+      }
     });
 
     it('both askers are back by themselves, each with its question asked again, and History still lists both sessions', async function () {

@@ -213,6 +213,30 @@ describe('restore: the Agents tree survives a reload', () => {
     assert.ok(back.conversation.some((m) => m.role === 'assistant' && m.content.includes('streamed before the close')));
   });
 
+  it('a window killed with SIGKILL mid-turn: the next one puts the agent back interrupted, with what it had streamed', async function () {
+    // A deadline against a hang: starting node with tsx takes seconds on a loaded machine.
+    this.timeout(120_000);
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'support', 'liveTreeChild.ts'), dir], { cwd: path.join(__dirname, '..', '..') });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await until(() => /^busy \S+$/m.test(output) || child.exitCode !== null, 'the other window busy mid-turn', 110_000);
+    const id = /^busy (\S+)$/m.exec(output)?.[1];
+    assert.ok(id, output);
+    child.kill('SIGKILL');
+    await exited;
+
+    const next = track(openWindow(dir, script));
+    const report = await next.restore();
+    const back = next.runtime.agents.get(id)!;
+    assert.ok(back, `the agent is back: ${JSON.stringify(report.problems)}`);
+    assert.deepStrictEqual(report.interrupted, [back]);
+    assert.strictEqual(describeHold(back.holds.find((h) => h.reason === 'reload')!).text, 'interrupted (window closed)');
+    assert.ok(back.conversation.some((m) => m.role === 'assistant' && m.content.includes('streamed before the kill')));
+    assert.ok(back.conversation.some((m) => m.role === 'tool'), 'the tool result it had received');
+  });
+
   it('End takes a root out of what is restored', async () => {
     const first = track(openWindow(dir, script));
     const kept = first.runtime.startRoot({ prompt: 'a', label: 'Guarded' });

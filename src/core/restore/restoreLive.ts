@@ -122,7 +122,12 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   await Promise.all(dropped);
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
   const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, options)))));
-  usable.forEach((record, i) => build(host, record, rootLogs[i], children[i], report, problem, options));
+  for (let i = 0; i < usable.length; i++) {
+    build(host, usable[i], rootLogs[i], children[i], report, problem, options);
+    // One root's tree at a time, then the event loop: the views paint rows as they come, and a
+    // window with many roots is never frozen for all of them at once.
+    if (i + 1 < usable.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   return report;
 }
 
