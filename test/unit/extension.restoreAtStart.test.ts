@@ -7,7 +7,7 @@ import { Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import type { GitWorktree } from '../../src/core/workspace';
 import { EndedSubagents } from '../../src/extension/agents/endedSubagents';
-import { restoreAtStart } from '../../src/extension/agents/restoreAtStart';
+import { inOrderAmong, restoreAtStart } from '../../src/extension/agents/restoreAtStart';
 import { makeTempDir } from './sessions.fixtures';
 import { recordingModel, until } from './support/runtimeFixture';
 
@@ -74,7 +74,8 @@ describe('editor: the tree of the last window comes back at start', () => {
     const report = await restoreAtStart(second.deps);
     const lead2 = second.runtime.agents.get(lead.id)!;
     const busy2 = second.runtime.agents.get(busy.id)!;
-    assert.deepStrictEqual(second.ended.of(lead2).map((r) => ({ ...r })), [kidRow], "the kid's ended row is back under the lead");
+    const { creationOrder: _order, ...kid } = kidRow;
+    assert.deepStrictEqual(second.ended.of(lead2).map(({ creationOrder: _o, ...r }) => r), [kid], "the kid's ended row is back under the lead");
     assert.deepStrictEqual(second.worktrees.get(busy.id)?.branch, 'arbor/busy', 'Review, Keep and Discard Worktree list it again');
     assert.deepStrictEqual(second.handed, [[busy2]], 'the interrupted agents reach the after-reload seam');
     assert.strictEqual(second.warnings.length, 1, second.warnings.join('\n'));
@@ -84,3 +85,21 @@ describe('editor: the tree of the last window comes back at start', () => {
   });
 });
 
+describe('editor: ended rows keep their place among the restored children', () => {
+  it('numbers each ended row between the restored siblings it stood between', () => {
+    // Before the reload: Researcher (2, ended), Watcher (3, live), Summarizer (4, ended), Notes (5, ended), Kid (6, live).
+    const rows = [
+      { id: 's', creationOrder: 4 },
+      { id: 'r', creationOrder: 2 },
+      { id: 'n', creationOrder: 5 },
+    ];
+    const children = [
+      { recorded: 6, now: 12, id: 'k' },
+      { recorded: 3, now: 11, id: 'w' },
+    ];
+    const placed = inOrderAmong(children, rows);
+    const order = [...placed.map((r) => ({ id: r.id, at: r.creationOrder })), ...children.map((c) => ({ id: c.id, at: c.now }))].sort((a, b) => a.at - b.at).map((x) => x.id);
+    assert.deepStrictEqual(order, ['r', 'w', 's', 'n', 'k']);
+    assert.deepStrictEqual(inOrderAmong([], rows).map((r) => r.id), ['r', 's', 'n'], 'with no live sibling the rows keep their own order');
+  });
+});

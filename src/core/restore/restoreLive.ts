@@ -27,6 +27,8 @@ export interface RestoreProblem {
 /** A restored agent and what the editor kept of it (ended rows, its run's worktree). */
 export interface RestoredAgent {
   readonly agent: Agent;
+  /** Where it stood among its siblings in the window that recorded it (its creation order there). */
+  readonly recordedOrder: number;
   readonly ended: readonly EndedRowRecord[];
   readonly worktree?: WorktreeLinkRecord;
 }
@@ -196,7 +198,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
 function settle(agent: Agent, record: LiveAgentRecord, past: SessionSnapshot, report: RestoreReport, asks: boolean, worktree?: WorktreeLinkRecord): SessionSnapshot['waiting'] {
   for (const hold of record.holds) agent.putHold(hold);
   if (record.warning !== undefined) agent.run.budget.warnAgent(agent.id, record.warning);
-  report.agents.push({ agent, ended: record.ended ?? [], ...(worktree ? { worktree } : {}) });
+  report.agents.push({ agent, recordedOrder: record.order, ended: record.ended ?? [], ...(worktree ? { worktree } : {}) });
   if (asks && past.waiting) return past.waiting;
   if (record.running || cutShort(past.lastTurnEnd)) {
     agent.putHold(newHold('reload', { interrupted: true }));

@@ -49,14 +49,43 @@ export function describeEditorParts(deps: Pick<RestoreAtStartDeps, 'runtime' | '
   });
 }
 
+/**
+ * The restored children are numbered anew in this window; each ended row gets a number between
+ * those of the children it stood between, so the rows keep the order they had.
+ */
+export function inOrderAmong<Row extends { creationOrder: number }>(children: readonly { recorded: number; now: number }[], rows: readonly Row[]): Row[] {
+  const live = [...children].sort((a, b) => a.recorded - b.recorded);
+  const sorted = [...rows].sort((a, b) => a.creationOrder - b.creationOrder);
+  const out: Row[] = [];
+  let before = (live[0]?.now ?? 1) - 1;
+  let next = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    while (next < live.length && live[next].recorded < sorted[i].creationOrder) before = live[next++].now;
+    // Up to the next live child (or one past the last), the rows of this gap share the room evenly.
+    let gap = 1;
+    while (i + gap < sorted.length && (next >= live.length || sorted[i + gap].creationOrder < live[next].recorded)) gap++;
+    const after = next < live.length ? live[next].now : before + 1;
+    for (let k = 0; k < gap; k++) out.push({ ...sorted[i + k], creationOrder: before + ((after - before) * (k + 1)) / (gap + 1) });
+    before = out[out.length - 1].creationOrder;
+    i += gap - 1;
+  }
+  return out;
+}
+
 /** Restores the tree, puts the editor's parts back, and hands the interrupted agents on. */
 export async function restoreAtStart(deps: RestoreAtStartDeps): Promise<RestoreReport> {
   describeEditorParts(deps);
   const report = await deps.runtime.restoreLive({ modelFor: deps.modelFor, externalEngine: deps.externalEngine, log: (line) => deps.log.info(line) });
+  const recordedOrder = new Map(report.agents.map((r) => [r.agent, r.recordedOrder]));
   for (const { agent, ended, worktree } of report.agents) {
     if (!deps.runtime.agents.isLive(agent)) continue;
     // A row whose agent is live again (a child restored in its own right) is not shown twice.
-    deps.ended.restore(agent, ended.flatMap((row) => (isEndedHow(row.how) && !deps.runtime.agents.get(row.id) ? [{ ...row, how: row.how }] : [])));
+    const rows = ended.flatMap((row) => (isEndedHow(row.how) && !deps.runtime.agents.get(row.id) ? [{ ...row, how: row.how }] : []));
+    const children = deps.runtime.agents.childrenOf(agent).flatMap((child) => {
+      const recorded = recordedOrder.get(child);
+      return recorded === undefined ? [] : [{ recorded, now: child.creationOrder }];
+    });
+    deps.ended.restore(agent, inOrderAmong(children, rows));
     if (worktree) deps.adoptWorktree(agent, worktree);
   }
   const problems = report.problems.filter((p) => p.code !== 'SESSION_IN_USE');
