@@ -49,7 +49,7 @@ describe('History says the state each session was left in', () => {
     ['a queued message a later turn claimed', [...demoLead(), start(2), say('message 1', 'child', 1), end('completed', { turn: 2 })], 'completed'],
     ['a queued message dropped (End, or a Stop that clears the queue)', [...demoLead(), { type: 'queue_dropped', at: tick(), ids: [1] }], 'completed'],
     ['a Stop with nothing queued', ran('aborted', { cause: 'user' }), 'stopped'],
-    ['a turn that never recorded its end (the process ended)', [say('go'), start(), { type: 'assistant_text', at: tick(), text: 'half' }], 'interrupted', /A turn was running when Arbor stopped/],
+    ['a turn that never recorded its end (the process ended)', [say('go'), start(), { type: 'assistant_text', at: tick(), text: 'half' }], 'interrupted', /A turn was cut short while it ran \(the window closed, reloaded or crashed/],
     ['a turn the shutdown aborted (a reload mid-turn)', ran('aborted', { cause: 'disposed' }), 'interrupted'],
     ['a turn the shutdown aborted with a message queued', [say('go'), start(), queued(1, 'user'), end('aborted', { cause: 'disposed' })], 'interrupted, 1 queued'],
     ['a turn closed as interrupted when the file was repaired', ran('interrupted'), 'interrupted'],

@@ -94,6 +94,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private opening: Promise<AcpSession> | undefined;
   /** The fresh-memory note still to write to the transcript (the agent did not exist when it was known). */
   private freshNote: string | undefined;
+  /** The session open now is the agent's own earlier one, loaded. */
   private loaded = false;
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
@@ -182,12 +183,15 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     if (this.session) this.forgetSession();
     if (this.disposed) throw new Error('The agent has ended.');
     const loading = this.loadSessionId;
+    let loaded = loading !== undefined;
     let session: AcpSession;
     try {
       session = await this.connect(agent, loading);
     } catch (err) {
-      const why = loading !== undefined && this.options.whenNotLoadable === 'fresh' && !this.disposed ? whyNotLoaded(err) : undefined;
+      const why = loaded && this.options.whenNotLoadable === 'fresh' && !this.disposed ? whyNotLoaded(err) : undefined;
       if (why === undefined) throw err;
+      // The session cannot come back: a new one stands in for it, and the node says so at once.
+      loaded = false;
       this.loadSessionId = undefined;
       this.markFresh(why);
       agent.engineChanged();
@@ -199,7 +203,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
     this.session = session;
     this.info = session.info;
-    this.loaded = loading !== undefined && this.loadSessionId !== undefined;
+    this.loaded = loaded;
     this.loadSessionId = undefined;
     if (this.loaded && this.options.replay === 'skip') {
       agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopened its own session (session/load): it remembers the conversation above.` });

@@ -7,7 +7,8 @@
 //   holds it ("blocked"), an error ("failed"), messages that wait ("stopped, N queued"), then
 //   how its last turn ended as every view says it (describeTurnEnd).
 // - A turn is cut short when it never recorded its end (the process ended: the loader closes it
-//   as `interrupted`) or when the shutdown aborted it (`aborted`, cause `disposed`), as the
+//   as `interrupted`) or when the agent's end aborted it (`aborted`, cause `disposed`: a window
+//   that closed or reloaded, or an End while it ran; the log cannot tell them apart), as the
 //   question a cut turn left open is read (pendingWait.ts).
 // - Messages still queued when the log ends never ran: whatever ended the last turn, something
 //   held them (a Stop, Stop All, a budget), so the session is stopped with them, and every
@@ -47,7 +48,7 @@ export function historyStateOf(summary: SessionSummary): HistoryStateDescription
     return {
       state: 'interrupted',
       text: `interrupted${waits}`,
-      detail: `A turn was running when Arbor stopped (the window closed or reloaded, or the editor ended): what it had done is kept, and Resume lets it go on.${kept}`,
+      detail: `A turn was cut short while it ran (the window closed, reloaded or crashed, or the agent was ended): what it had done is kept, and Resume lets it go on.${kept}`,
       icon: turnEndIcon('interrupted'),
     };
   }
