@@ -25,9 +25,16 @@ export interface ExternalAgents {
    * nothing (activation shows no input box): a typed error when the agent is not configured any
    * more (EXTERNAL_AGENT_CONFIG_INVALID) or a secret it needs is not stored
    * (EXTERNAL_AGENT_START_FAILED). `folder`: the agent's run folder (a worktree agent's).
-   * Once the agent is rebuilt on it, `restartExternalProcess(agent)` starts its process.
+   * Once the agent is rebuilt on it, `restartProcess(agent)` starts its process.
    */
   engineForRestore(log: Pick<SessionLog, 'header' | 'events'>, folder?: string): Promise<TurnEngine<Agent>>;
+  /**
+   * Starts a restored external agent's process now (not with its next message), and says in the
+   * Arbor log whether it continued its own session or starts with a fresh memory; a start that
+   * fails is logged and shown, and the agent's next message tries again. Nothing for an agent
+   * that is not external. Never rejects.
+   */
+  restartProcess(agent: Agent): Promise<void>;
 }
 
 /**
@@ -91,6 +98,18 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
     return externalRunsPart().externalEngineForRestore(runtime, past, { config, secretEnv, folder });
   };
 
+  const restartProcess = async (agent: Agent): Promise<void> => {
+    if (!agent.engine) return;
+    try {
+      const started = await externalRunsPart().restartExternalProcess(agent);
+      if (started) log.info(`"${agent.label}" (${agent.engine.name}) has its process again: ${started.loaded ? 'it continues its own session (session/load)' : (started.notice?.detail ?? 'a new session')}`);
+    } catch (err) {
+      if (agent.disposed) return;
+      log.warn(`"${agent.label}" (${agent.engine.name}) could not start again: ${messageOf(err)}`);
+      void vscode.window.showWarningMessage(`Arbor: ${agent.label} could not start again: ${messageOf(err)} Its next message tries again.`);
+    }
+  };
+
   context.subscriptions.push(
     { dispose: () => tool?.dispose() },
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -138,5 +157,5 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
     }),
   );
-  return { settings, run, engineForResume, engineForRestore };
+  return { settings, run, engineForResume, engineForRestore, restartProcess };
 }
