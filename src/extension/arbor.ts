@@ -28,6 +28,7 @@ import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
 import { restoreAtStart } from './agents/restoreAtStart';
+import { afterReload } from './sessions/afterReload';
 import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { reportError } from './errorReporting';
 import { ScriptedModel } from '../core/models';
@@ -106,7 +107,20 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     log,
     warn: (message) => void vscode.window.showWarningMessage(message),
     modelFor: (run, label) => (run.model === 'scripted' && label === DEMO_ROOT_LABEL ? new ScriptedModel(demoScript) : undefined),
-    externalEngine: externalAgents.engineForResume,
+    externalEngine: (past, run) => externalAgents.engineForRestore(past, run.folder),
+    onRestored: (agent) => void externalAgents.restartProcess(agent),
+    // Never awaited: it resolves when the person answers the notification.
+    afterRestore: (interrupted) =>
+      void afterReload(interrupted, {
+        setting: host.settings().afterReload,
+        resume: (agent) => runtime.resumeInterrupted(agent),
+        reveal: async (agent) => {
+          await treeView.reveal(agent, { select: true, focus: true });
+        },
+        notifications: vscode.window,
+        isStillInterrupted: (agent) => runtime.agents.isLive(agent) && agent.holds.some((h) => h.reason === 'reload' && h.interrupted === true),
+        onProblem: (agent, err) => reportError(log, `Could not resume "${agent.label}"`, err),
+      }).catch((err: unknown) => reportError(log, 'Could not ask about the interrupted agents', err)),
   }).catch((err: unknown) => {
     reportError(log, 'Could not put back the agents of the last window', err);
     return undefined;

@@ -46,8 +46,8 @@ export interface RestoreReport {
 export interface RestoreLiveOptions {
   /** The run's own model (the demo's scripted one) when the record names one; the window's otherwise. */
   modelFor?(run: LiveRunRecord, rootLabel: string): ModelProvider | undefined;
-  /** For a session an external agent ran: the engine that reopens it; without one it is not put back. */
-  externalEngine?(log: SessionLog): TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
+  /** For a session an external agent ran: the engine that reopens it (in `run`'s folder); without one it is not put back. */
+  externalEngine?(log: SessionLog, run: LiveRunRecord): TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
   /** Lines for the log: what was put back, what was dropped. */
   log?(line: string): void;
 }
@@ -110,7 +110,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   mine.sort((a, b) => a.agents[0].order - b.agents[0].order);
   // Roots first, all at once (the store's pool bounds the file operations); then the children of those that opened.
-  const roots = await Promise.all(mine.map((record) => open(host, record.root, options)));
+  const roots = await Promise.all(mine.map((record) => open(host, record.root, record.run, options)));
   const dropped: Promise<void>[] = [];
   const usable = mine.filter((record, i) => {
     const opened = roots[i];
@@ -123,7 +123,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   await Promise.all(dropped);
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
-  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, options)))));
+  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, record.run, options)))));
   for (let i = 0; i < usable.length; i++) {
     build(host, usable[i], rootLogs[i], children[i], report, problem, options);
     // One root's tree at a time, then the event loop: the views paint rows as they come, and a
@@ -133,7 +133,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   return report;
 }
 
-async function open(host: RestoreHost, id: string, options: RestoreLiveOptions): Promise<Opened> {
+async function open(host: RestoreHost, id: string, run: LiveRunRecord, options: RestoreLiveOptions): Promise<Opened> {
   if (host.agents.get(id)) return { error: new ArborError('SESSION_IN_USE', `Session ${id} is already live in this window.`, { id }) };
   let log: ClosableSessionLog;
   try {
@@ -144,7 +144,7 @@ async function open(host: RestoreHost, id: string, options: RestoreLiveOptions):
   if (!log.header.external) return { log };
   try {
     if (!options.externalEngine) throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}, which is not started again here; resume it from History.`);
-    return { log, engine: await options.externalEngine(log) };
+    return { log, engine: await options.externalEngine(log, run) };
   } catch (error) {
     // The session was not taken: letting it go is all that is left, and its failure is the store's to report.
     void log.close().catch(() => undefined);

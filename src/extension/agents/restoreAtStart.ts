@@ -30,7 +30,9 @@ export interface RestoreAtStartDeps {
   /** Says once what could not be put back (a warning message). */
   readonly warn: (message: string) => void;
   readonly modelFor?: (run: LiveRunRecord, rootLabel: string) => ModelProvider | undefined;
-  readonly externalEngine?: (log: SessionLog) => TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
+  readonly externalEngine?: (log: SessionLog, run: LiveRunRecord) => TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
+  /** Each agent put back, once it is live (an external agent's process starts again here). */
+  readonly onRestored?: (agent: Agent) => void;
   /**
    * What happens to agents whose turn the window cut short (the `arbor.sessions.afterReload`
    * setting decides it); without it they stay held and a Send or Resume continues them.
@@ -87,6 +89,7 @@ export async function restoreAtStart(deps: RestoreAtStartDeps): Promise<RestoreR
     });
     deps.ended.restore(agent, inOrderAmong(children, rows));
     if (worktree) deps.adoptWorktree(agent, worktree);
+    deps.onRestored?.(agent);
   }
   const problems = report.problems.filter((p) => p.code !== 'SESSION_IN_USE');
   for (const p of report.problems) deps.log.warn(`Not put back${p.sessionId ? ` (${p.sessionId})` : ''}: ${p.message}`);
