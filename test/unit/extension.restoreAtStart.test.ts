@@ -85,6 +85,30 @@ describe('editor: the tree of the last window comes back at start', () => {
   });
 });
 
+describe('editor: Clear Ended Subagents takes the rows out of what is restored', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-restore-clear-')));
+  afterEach(() => cleanup());
+
+  it('a cleared row does not come back after a reload', async () => {
+    const first = editorWindow(dir);
+    await restoreAtStart(first.deps);
+    const lead = first.runtime.startRoot({ prompt: 'count with a kid', label: 'Lead' });
+    await until(() => first.ended.count(lead) === 1 && lead.status === 'idle', 'the kid settled into an ended row');
+    await first.runtime.liveRecords!.flush();
+    assert.strictEqual(first.ended.clear(lead), 1);
+    await close(first);
+
+    const second = editorWindow(dir);
+    await restoreAtStart(second.deps);
+    const back = second.runtime.agents.get(lead.id);
+    assert.ok(back, 'the lead is back');
+    assert.deepStrictEqual(second.ended.of(back), [], 'its cleared row is not');
+    await close(second);
+  });
+});
+
 describe('editor: ended rows keep their place among the restored children', () => {
   it('numbers each ended row between the restored siblings it stood between', () => {
     // Before the reload: Researcher (2, ended), Watcher (3, live), Summarizer (4, ended), Notes (5, ended), Kid (6, live).
