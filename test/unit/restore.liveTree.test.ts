@@ -6,7 +6,7 @@ import type { Agent } from '../../src/core/agents/agent';
 import { describeHold, newHold } from '../../src/core/agents/holds';
 import type { InteractionPrompt } from '../../src/core/interaction';
 import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { LiveRecordFiles, type RestoreReport } from '../../src/core/restore';
+import { LiveRecordFiles, type LiveRootRecord, type RestoreReport } from '../../src/core/restore';
 import { INTERRUPTED_NOTE, Runtime } from '../../src/core/runtime';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { FileChangeSetStorage } from '../../src/core/workspace/changeSets';
@@ -271,6 +271,25 @@ describe('restore: the Agents tree survives a reload', () => {
     assert.strictEqual(fs.existsSync(damaged), false, 'the damaged record is set aside, reported once');
     assert.ok(second.lines.some((l) => l.includes(gone.id) && l.includes('no longer exists')), second.lines.join('\n'));
     assert.strictEqual(fs.existsSync(second.files.fileOf(gone.id)), false);
+  });
+
+  it('a record that lists another root as a child puts back the root alone and says so', async () => {
+    const first = track(openWindow(dir, script));
+    const a = first.runtime.startRoot({ prompt: 'a', label: 'Guarded' });
+    const b = first.runtime.startRoot({ prompt: 'b', label: 'Guarded' });
+    await Promise.all([a.whenIdle(), b.whenIdle()]);
+    await closeWindow(first);
+    windows.splice(0);
+    const record = JSON.parse(fs.readFileSync(first.files.fileOf(a.id), 'utf8')) as LiveRootRecord;
+    record.agents.push({ ...record.agents[0], id: b.id, parent: a.id, kind: 'continuable' });
+    fs.writeFileSync(first.files.fileOf(a.id), JSON.stringify(record));
+    fs.rmSync(first.files.fileOf(b.id));
+
+    const second = track(openWindow(dir, script));
+    const report = await second.restore();
+    assert.deepStrictEqual(report.roots.map((r) => r.id), [a.id]);
+    assert.strictEqual(second.runtime.agents.get(b.id), undefined, 'not taken as a subagent of another root');
+    assert.deepStrictEqual(report.problems.map((p) => [p.sessionId, p.code]), [[b.id, 'LIVE_RECORD_UNREADABLE']]);
   });
 
   it('restores from a record cut at every offset, and from a log cut at every offset of its last batch', async () => {

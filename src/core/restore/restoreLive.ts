@@ -125,7 +125,12 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
   const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, record.run, options)))));
   for (let i = 0; i < usable.length; i++) {
-    build(host, usable[i], rootLogs[i], children[i], report, problem, options);
+    try {
+      build(host, usable[i], rootLogs[i], children[i], report, problem, options);
+    } catch (err) {
+      // A failure nobody foresaw is this root's alone: the others are put back all the same.
+      problem(usable[i].root, err);
+    }
     // One root's tree at a time, then the event loop: the views paint rows as they come, and a
     // window with many roots is never frozen for all of them at once.
     if (i + 1 < usable.length) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -177,8 +182,9 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
       else problem(child.id, o.error);
       return;
     }
-    if (!parent) {
-      // Its parent was not put back: the child's session is let go, untouched (the store reports a failed write).
+    if (!parent || o.log.header.kind !== 'continuable' || o.log.header.parentSession !== parent.id) {
+      // Its parent was not put back, or its session is not that parent's child: the session is let go, untouched (the store reports a failed write).
+      if (parent) problem(child.id, new ArborError('LIVE_RECORD_UNREADABLE', `The live-state record of ${record.root} lists ${child.id} under ${parent.id}, but that session is not its continuable subagent; it was not put back.`, { id: child.id }));
       void o.log.close().catch(() => undefined);
       return;
     }
