@@ -40,7 +40,7 @@ const ENTRY_BUDGET_KIB = 4;
 // (22), conversation views (18), Review/Keep/Undo (10), worktrees (8), the model commands (7)
 // and Manage Approvals (5); so is the Agent Client Protocol SDK (dist/acp-sdk.js). It was 489
 // KiB with all of them in it; 423 KiB without.
-const BUNDLE_BUDGET_KIB = 434;
+const BUNDLE_BUDGET_KIB = 357;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;

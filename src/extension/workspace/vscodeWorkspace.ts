@@ -8,10 +8,9 @@ import {
   NodeWorkspace,
   checkExpected,
   decodeText,
+  fileSearchPart,
   isInside,
   resolveWorkspacePath,
-  ripgrepListFiles,
-  ripgrepSearch,
   toPosix,
   type ListFilesQuery,
   type ListFilesResult,
@@ -30,7 +29,8 @@ import {
  * stack and a document the user is editing is changed in place (and left unsaved if it had
  * unsaved changes of the user's; a clean document is saved so the change reaches the disk).
  * Listing and search run the ripgrep that ships with the editor, with the user's
- * `files.exclude` and `search.exclude`; without it they fall back to the Node scan.
+ * `files.exclude` and `search.exclude`; without it they fall back to the Node scan. Both are file
+ * search, a part of the core loaded at the first listing or search.
  * Diagnostics are the Problems panel's errors and warnings.
  *
  * Confinement: paths are resolved to their real location (resolveWorkspacePath); a file not open
@@ -108,7 +108,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const exclude = excludeGlobs();
     const rg = this.rg();
     if (!rg) return new NodeWorkspace({ folders, exclude }).listFiles(query);
-    return ripgrepListFiles(rg, { folders, exclude, signal: query.signal }, query.glob, query.limit);
+    return fileSearchPart().ripgrepListFiles(rg, { folders, exclude, signal: query.signal }, query.glob, query.limit);
   }
 
   searchText(query: SearchTextQuery): Promise<SearchTextResult> {
@@ -116,7 +116,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const exclude = excludeGlobs();
     const rg = this.rg();
     if (!rg) return new NodeWorkspace({ folders, exclude }).searchText(query);
-    return ripgrepSearch(rg, { folders, exclude, signal: query.signal }, query);
+    return fileSearchPart().ripgrepSearch(rg, { folders, exclude, signal: query.signal }, query);
   }
 
   diagnostics(p?: WorkspacePath): Promise<WorkspaceDiagnostic[]> {
