@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { MAX_READ_CHARS } from '../src/core/tools';
 import { numberedLines } from '../src/core/tools/workspaceToolRuns';
 import { NodeWorkspace } from '../src/core/workspace';
-import { ripgrepListFiles, ripgrepSearch } from '../src/core/workspace/fileSearch';
+import { ripgrepListFiles, ripgrepSearch } from '../src/core/workspace/workspaceFiles';
 
 const FILES = 10_000;
 const IGNORED = 1_000;

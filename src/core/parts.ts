@@ -6,13 +6,14 @@
 // uses (a package such as picomatch) lives in its bundle.
 /* eslint-disable @typescript-eslint/no-require-imports -- loading each part on first use is the point */
 import { partOnFirstUse } from './partLoader';
-import type * as FileSearch from './workspace/fileSearch';
+import type * as WorkspaceFiles from './workspace/workspaceFiles';
 import type * as OpenAiCompatible from './models/openAiCompatible';
 import type * as ScriptedModel from './models/scriptedModel';
 import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
+import type * as Processes from './processes';
 
-/** Listing and searching the workspace's files (ripgrep or the Node walk) and matching globs: picomatch and ignore. */
-export const fileSearchPart = partOnFirstUse('file listing and search (dist/fileSearch.js)', () => require('./workspace/fileSearch') as typeof FileSearch);
+/** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
+export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
 
 /** What the workspace tools do when a model calls them: numbered reads, exact edits and the diffs a human approves. */
 export const workspaceToolRunsPart = partOnFirstUse('the workspace tools (dist/workspaceToolRuns.js)', () => require('./tools/workspaceToolRuns') as typeof WorkspaceToolRuns);
@@ -22,3 +23,6 @@ export const openAiCompatiblePart = partOnFirstUse('the OpenAI-compatible model 
 
 /** The scripted model: the demo model without an API key, and the model a script file plays. */
 export const scriptedModelPart = partOnFirstUse('the scripted model (dist/scriptedModel.js)', () => require('./models/scriptedModel') as typeof ScriptedModel);
+
+/** The processes Arbor starts: a run_command call's, and finding and ending all that a command or an external agent started. */
+export const processesPart = partOnFirstUse('process control (dist/processes.js)', () => require('./processes') as typeof Processes);

@@ -19,17 +19,27 @@ import { createArborApi, type ArborApi } from './api/arborApi';
 import { RunLinkHandler } from './api/runLinks';
 import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
-import { registerHistoryCommands } from './history/historyCommands';
 import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { hostRuntime } from './runtimeHost';
 import { schedulesOnDemand } from './schedules/schedulesOnDemand';
-import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
 import { once } from '../core';
-import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
-import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
+import {
+  HISTORY_COMMANDS,
+  MANAGE_APPROVALS_COMMAND,
+  MODEL_COMMANDS,
+  WORKTREE_BASE_SCHEME,
+  WORKTREE_COMMANDS,
+  commandsOnFirstUse,
+  historyCommandsPart,
+  manageApprovalsPart,
+  modelCommandsPart,
+  testingPart,
+  worktreeCommandsPart,
+  worktreesPart,
+} from './parts';
 
 /** The part of Arbor's own package.json that activation reads. */
 const manifestSchema = z.object({ version: z.string() });
@@ -71,10 +81,10 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
       if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
     }),
     ...registerConversationCommands({ runtime, conversations, log }),
-    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
+    ...commandsOnFirstUse(HISTORY_COMMANDS, once(() => historyCommandsPart().historyCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }))),
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
-    ...registerWorktreeCommands(runtime, worktrees, log),
+    ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
@@ -91,6 +101,6 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
   return api;
 }

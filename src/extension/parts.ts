@@ -10,10 +10,14 @@ import type * as ConversationViews from './conversation/conversationPanels';
 import type * as Demo from './demo/demoScript';
 import type * as TranscriptRenderer from './conversation/transcriptRenderer';
 import type * as ManageApprovals from './approvals/manageApprovals';
+import type * as QuestionPrompts from './questions/questionPrompts';
 import type * as ExternalRuns from './external/externalRuns';
+import type * as HistoryCommands from './history/historyCommands';
 import type * as ModelCommands from './models/modelCommands';
 import type * as Review from './review/changeReview';
 import type * as Schedules from './schedules';
+import type * as Testing from './testing';
+import type * as WorktreeCommands from './worktrees/worktreeCommands';
 import type * as WorktreeRuns from './worktrees/worktreeRuns';
 
 /**
@@ -27,6 +31,13 @@ export function commandsOnFirstUse<Id extends string>(ids: readonly Id[], handle
 
 /** Running external agents: their engine, connection, processes and terminals. */
 export const externalRunsPart = partOnFirstUse('external agents (dist/externalRuns.js)', (): typeof ExternalRuns => require('./external/externalRuns') as typeof ExternalRuns);
+
+/** The scheme of a worktree file's base side in a Review (its documents come from the worktree runs). */
+export const WORKTREE_BASE_SCHEME = 'arbor-worktree-base';
+
+/** Start Agent in a Worktree, and Review / Keep / Discard of a worktree agent's changes. */
+export const worktreeCommandsPart = partOnFirstUse('the worktree commands (dist/worktreeCommands.js)', (): typeof WorktreeCommands => require('./worktrees/worktreeCommands') as typeof WorktreeCommands);
+export const WORKTREE_COMMANDS = ['arbor.runAgentInWorktree', 'arbor.reviewWorktree', 'arbor.keepWorktree', 'arbor.discardWorktree'] as const;
 
 /** Agents in a git worktree of their own: creating, reviewing, keeping and discarding worktrees. */
 export const worktreesPart = partOnFirstUse('worktree runs (dist/worktreeRuns.js)', (): typeof WorktreeRuns => require('./worktrees/worktreeRuns') as typeof WorktreeRuns);
@@ -54,3 +65,13 @@ export const demoPart = partOnFirstUse('the demo script (dist/demoScript.js)', (
 
 /** A transcript as the Markdown an open transcript document shows (Open Transcript). */
 export const transcriptRendererPart = partOnFirstUse('the transcript view (dist/transcriptRenderer.js)', (): typeof TranscriptRenderer => require('./conversation/transcriptRenderer') as typeof TranscriptRenderer);
+
+/** The handle the host tests drive Arbor through, made only when ARBOR_TESTING=1. */
+export const testingPart = partOnFirstUse('the test handle (dist/testing.js)', (): typeof Testing => require('./testing') as typeof Testing);
+
+/** Arbor History's commands: Refresh, Resume Session... and Open Session Transcript. */
+export const historyCommandsPart = partOnFirstUse('the History commands (dist/historyCommands.js)', (): typeof HistoryCommands => require('./history/historyCommands') as typeof HistoryCommands);
+export const HISTORY_COMMANDS = ['arbor.refreshHistory', 'arbor.resumeSession', 'arbor.openSessionTranscript'] as const;
+
+/** The quick picks of a question an agent asks (the queue of questions is at start). */
+export const questionPromptsPart = partOnFirstUse('the question prompts (dist/questionPrompts.js)', (): typeof QuestionPrompts => require('./questions/questionPrompts') as typeof QuestionPrompts);

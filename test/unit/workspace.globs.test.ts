@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { isArborError } from '../../src/core/errors';
 import { NodeWorkspace } from '../../src/core/workspace';
-import { ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace/fileSearch';
+import { ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace/workspaceFiles';
 import { parseGlob } from '../../src/core/workspace/globs';
 import { makeRuntime, toolResults } from './support/runtimeFixture';
 

@@ -22,7 +22,7 @@
  */
 import * as z from 'zod';
 import { once } from '../once';
-import { fileSearchPart } from '../parts';
+import { workspaceFilesPart } from '../parts';
 
 /** The actions a rule can name, by the keyword a rule is written with. */
 export const APPROVAL_RULE_KINDS = Object.freeze({ edit: 'edit-file', command: 'run-command', tool: 'vscode-tool' } as const);
@@ -122,7 +122,7 @@ const GLOB = Object.freeze({ dot: true, windows: false });
 const ESCAPED_BACKSLASH = /\\\\/;
 
 function globMatches(text: string, pattern: string): boolean {
-  return !ESCAPED_BACKSLASH.test(pattern) && fileSearchPart().globIsMatch(text, pattern, GLOB);
+  return !ESCAPED_BACKSLASH.test(pattern) && workspaceFilesPart().globIsMatch(text, pattern, GLOB);
 }
 
 /** Shell syntax that would chain, redirect or substitute: never part of a prefix rule's arguments. */

@@ -14,7 +14,7 @@ const SEARCH_CONCURRENCY = 32;
  * Listing and search on plain Node, for NodeWorkspace (and the editor without ripgrep): a
  * directory walk that honours every `.gitignore` on the way (and never enters `.git`), and a
  * scan of those files for search. It lists and caps files in the order of `rg --sort path`, so
- * both walkers give the same answer. Part of file search (fileSearch.ts), loaded on first use.
+ * both walkers give the same answer. Part of file search (workspaceFiles.ts), loaded on first use.
  */
 export class NodeScan {
   private readonly excluded: (relative: string) => boolean;

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { fileSearchPart } from '../parts';
-import { ConfinedFiles } from './confinedFs';
+import { workspaceFilesPart } from '../parts';
+import { once } from '../once';
+import type { ConfinedFiles } from './confinedFs';
 import type { NodeScan } from './nodeScan';
 import { resolveWorkspacePath } from './paths';
 import type {
@@ -26,16 +27,16 @@ export interface NodeWorkspaceOptions {
   diagnostics?: () => WorkspaceDiagnostic[];
 }
 
-/** File access that re-checks confinement at each use; one for every NodeWorkspace. */
-const confined = new ConfinedFiles();
+/** File access that re-checks confinement at each use; one for every NodeWorkspace, made at the first. */
+const confined = once((): ConfinedFiles => new (workspaceFilesPart().ConfinedFiles)());
 
 /**
  * The workspace port on plain Node: `fs` for reading and writing, a directory walk that honours
  * every `.gitignore` on the way (and never enters `.git`) for listing, and a scan of those files
  * for search. Used by unit tests and benchmarks, and by the editor as the fallback when ripgrep
  * is missing. Reading and writing go through ConfinedFiles: each use re-checks, without
- * following links, that the file is still where `resolve` confined it. Listing and search are
- * the Node walk (nodeScan.ts), loaded with the rest of file search on the first of them.
+ * following links, that the file is still where `resolve` confined it. Both, and the Node walk
+ * (nodeScan.ts) that lists and searches, are the workspace files part, loaded at the first use.
  */
 export class NodeWorkspace implements WorkspacePort {
   private readonly roots: string[];
@@ -59,20 +60,20 @@ export class NodeWorkspace implements WorkspacePort {
 
   async readText(p: WorkspacePath, signal?: AbortSignal): Promise<TextContent> {
     signal?.throwIfAborted();
-    const bytes = await confined.readFile(p, MAX_FILE_BYTES);
+    const bytes = await confined().readFile(p, MAX_FILE_BYTES);
     return { text: decodeText(bytes, p.relative), source: 'disk' };
   }
 
   exists(p: WorkspacePath): Promise<boolean> {
-    return confined.exists(p);
+    return confined().exists(p);
   }
 
   writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
-    return confined.writeText(p, text, options.expected);
+    return confined().writeText(p, text, options.expected);
   }
 
   deleteFile(p: WorkspacePath): Promise<void> {
-    return confined.deleteFile(p);
+    return confined().deleteFile(p);
   }
 
   listFiles(query: ListFilesQuery): Promise<ListFilesResult> {
@@ -89,7 +90,7 @@ export class NodeWorkspace implements WorkspacePort {
   }
 
   private scan(): NodeScan {
-    this.scanner ??= new (fileSearchPart().NodeScan)(this.roots, this.exclude);
+    this.scanner ??= new (workspaceFilesPart().NodeScan)(this.roots, this.exclude);
     return this.scanner;
   }
 }
