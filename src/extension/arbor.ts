@@ -44,8 +44,12 @@ import {
 /** The part of Arbor's own package.json that activation reads. */
 const manifestSchema = z.object({ version: z.string() });
 
-/** Starts Arbor: its runtime, views, commands and API. */
-export function startArbor(context: vscode.ExtensionContext): ArborApi {
+/**
+ * Starts Arbor: its runtime, views, commands and API. `activated` is when activate() was called
+ * (process.cpuUsage() and performance.now() then): the log says what the start cost from there,
+ * loading this bundle included, as the real extension host measured it.
+ */
+export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: NodeJS.CpuUsage; at: number }): ArborApi {
   const log = vscode.window.createOutputChannel('Arbor', { log: true });
   context.subscriptions.push(log);
   const manifest: unknown = context.extension.packageJSON;
@@ -93,7 +97,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   // Schedules start unattended runs while the window is open: after every command is registered.
   const schedules = schedulesOnDemand({ context, runtime, runs, log });
 
-  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
+  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}${activated ? `; ${startCost(activated)}` : ''}`);
 
   const api = createArborApi({
     version,
@@ -103,4 +107,10 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   });
   if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
   return api;
+}
+
+/** What the start cost since activate() was called: CPU time of the process, and the time it took. */
+function startCost(activated: { cpu: NodeJS.CpuUsage; at: number }): string {
+  const cpu = process.cpuUsage(activated.cpu);
+  return `started ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms of CPU (${(performance.now() - activated.at).toFixed(1)} ms) after activate()`;
 }
