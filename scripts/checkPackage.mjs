@@ -39,13 +39,14 @@ const ENTRY_BUDGET_KIB = 4;
 // holds its JSON Schema converter whether it is used or not). What only some users need, or
 // only at its first use, is a part of its own (src/extension/parts.ts, src/core/parts.ts), in
 // KiB minified: the workspace files (reading, listing, searching, globs; picomatch and ignore)
-// 48, external agents 30, scheduled runs with cron-schedule 22, conversation views 18, the
+// 48, external agents 32, scheduled runs with cron-schedule 22, conversation views 18, the
 // OpenAI-compatible provider 17, the workspace tools' work with the diff library 15,
 // Review/Keep/Undo 10, worktree runs 8, the model commands 7, Manage Approvals 5, the History
 // commands 5, the scripted model 5, the demo script 4, the question prompts 4, the processes
-// Arbor starts (run_command's, the process tree) 4, the worktree commands 3, the test handle 3
-// and the transcript renderer 3; so is the Agent Client Protocol SDK (dist/acp-sdk.js, 144). It was 430 KiB with the
-// core's parts and these in it.
+// Arbor starts (run_command's, the process tree) 4, the run links 3, the worktree commands 3,
+// the test handle 3, the transcript renderer 3, the budget notifications 3 and plan approval 3;
+// so is the Agent Client Protocol SDK (dist/acp-sdk.js, 144). It was 430 KiB with the core's
+// parts and these in it.
 const BUNDLE_BUDGET_KIB = 341;
 const kib = (file) => {
   const at = path.join(ROOT, file);

@@ -10,6 +10,7 @@ import type * as WorkspaceFiles from './workspace/workspaceFiles';
 import type * as OpenAiCompatible from './models/openAiCompatible';
 import type * as ScriptedModel from './models/scriptedModel';
 import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
+import type * as PlanApproval from './tools/planApproval';
 import type * as Processes from './processes';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -26,3 +27,6 @@ export const scriptedModelPart = partOnFirstUse('the scripted model (dist/script
 
 /** The processes Arbor starts: a run_command call's, and finding and ending all that a command or an external agent started. */
 export const processesPart = partOnFirstUse('process control (dist/processes.js)', () => require('./processes') as typeof Processes);
+
+/** What exit_plan_mode does: asking the human to approve a plan. */
+export const planApprovalPart = partOnFirstUse('plan approval (dist/planApproval.js)', () => require('./tools/planApproval') as typeof PlanApproval);

@@ -16,7 +16,6 @@ import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
 import { createArborApi, type ArborApi } from './api/arborApi';
-import { RunLinkHandler } from './api/runLinks';
 import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
 import { registerArborTools } from './lmTools/arborTools';
@@ -36,6 +35,7 @@ import {
   historyCommandsPart,
   manageApprovalsPart,
   modelCommandsPart,
+  runLinksPart,
   testingPart,
   worktreeCommandsPart,
   worktreesPart,
@@ -72,11 +72,12 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
   // Made the first time a worktree command runs: only then does its part load.
   const worktrees = once(() => new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log));
   const externalAgents = registerExternalAgents(context, runtime, log);
-  const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
+  // Made by the first link followed (its part loads then).
+  const links = once(() => new (runLinksPart().RunLinkHandler)(log, (request) => runs.start(request, 'interactive'), previews));
   const usageBar = new UsageStatusBar(runtime);
 
   context.subscriptions.push(
-    vscode.window.registerUriHandler(links),
+    vscode.window.registerUriHandler({ handleUri: (uri) => links().handleUri(uri) }),
     showWaitingBadge(runtime.interaction, treeView),
     notifyTurnEnds(runtime, transcripts, log),
     usageBar,
@@ -105,7 +106,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
   return api;
 }
 

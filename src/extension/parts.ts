@@ -6,10 +6,12 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loading each part on first use is the point */
 import * as vscode from 'vscode';
 import { partOnFirstUse } from '../core';
+import type * as BudgetNotifications from './budgets/budgetNotifications';
 import type * as ConversationViews from './conversation/conversationPanels';
 import type * as Demo from './demo/demoScript';
 import type * as TranscriptRenderer from './conversation/transcriptRenderer';
 import type * as ManageApprovals from './approvals/manageApprovals';
+import type * as RunLinks from './api/runLinks';
 import type * as QuestionPrompts from './questions/questionPrompts';
 import type * as ExternalRuns from './external/externalRuns';
 import type * as HistoryCommands from './history/historyCommands';
@@ -75,3 +77,9 @@ export const HISTORY_COMMANDS = ['arbor.refreshHistory', 'arbor.resumeSession', 
 
 /** The quick picks of a question an agent asks (the queue of questions is at start). */
 export const questionPromptsPart = partOnFirstUse('the question prompts (dist/questionPrompts.js)', (): typeof QuestionPrompts => require('./questions/questionPrompts') as typeof QuestionPrompts);
+
+/** The notifications of the budget guard: a paused run, a BLOCKED unattended run, a runaway guard's pause. */
+export const budgetNotificationsPart = partOnFirstUse('the budget notifications (dist/budgetNotifications.js)', (): typeof BudgetNotifications => require('./budgets/budgetNotifications') as typeof BudgetNotifications);
+
+/** Links such as vscode://arbor.arbor/run?prompt=...: confirming and starting the run a link asks for. */
+export const runLinksPart = partOnFirstUse('the run links (dist/runLinks.js)', (): typeof RunLinks => require('./api/runLinks') as typeof RunLinks);
