@@ -77,7 +77,7 @@ try {
   console.log(`parts loaded on first use (CPU to load each after dist/arbor.js, median of ${ROUNDS} fresh processes)`);
   for (const part of parts) {
     const cpu = median(Array.from({ length: ROUNDS }, () => loadInFreshProcess([ARBOR, part], dir)[1]?.cpuMs ?? Number.NaN));
-    console.log(`  ${path.relative(ROOT, part).padEnd(26)} ${kib(part).padStart(9)}  ${fmt(cpu)}`);
+    console.log(`  ${path.relative(ROOT, part).padEnd(28)} ${kib(part).padStart(9)}  ${fmt(cpu)}`);
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
