@@ -1,3 +1,8 @@
+/**
+ * Sending one chat completion request (part of the OpenAI-compatible provider,
+ * openAiCompatible.ts): until a response starts, with retries and backoff within the retry
+ * deadline; each failure before any output is classified (openAiErrors.ts) as retryable or not.
+ */
 import { ArborError } from '../errors';
 import { retryDelayMs, sleep, type RetryPolicy } from './modelRetry';
 import { classifyConnectionError, classifyHttpFailure, type ClassifiedModelError, type ModelEndpoint } from './openAiErrors';

@@ -1,3 +1,9 @@
+/**
+ * Reading one streamed chat completion (part of the OpenAI-compatible provider, openAiCompatible.ts):
+ * server-sent events parsed into chunks, tool calls assembled, under an idle timer pushed back by
+ * each event and caps on the whole response and on one line or event, so that a server that
+ * stalls or streams without end ends the turn with a typed error instead of holding it.
+ */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { ArborError } from '../errors';
