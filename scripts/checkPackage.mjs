@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureBundles } from '../bench/compare/bundles.mjs';
 import { partsOf } from './lib/bundleParts.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,6 +57,22 @@ const entryKiB = kib('dist/extension.js');
 check(entryKiB <= ENTRY_BUDGET_KIB, `activation entry dist/extension.js is ${entryKiB.toFixed(1)} KiB (budget ${ENTRY_BUDGET_KIB} KiB)`);
 const bundleKiB = kib('dist/arbor.js');
 check(bundleKiB <= BUNDLE_BUDGET_KIB, `bundle dist/arbor.js is ${bundleKiB.toFixed(0)} KiB (budget ${BUNDLE_BUDGET_KIB} KiB)`);
+// The packages dist/arbor.js holds, from esbuild's metafile of the production build: zod only,
+// which every schema at a trust boundary needs. Any other dependency belongs to the part that
+// uses it (picomatch and ignore to the workspace files, diff to the workspace tools' work,
+// eventsource-parser to the OpenAI-compatible provider, cron-schedule to scheduled runs).
+const START_PACKAGES = ['zod'];
+const measured = measureBundles(ROOT);
+const startPackages = measured.error
+  ? []
+  : Object.entries(measured.parts)
+      .filter(([part, bytes]) => bytes > 0 && !part.startsWith('src/') && part !== 'other')
+      .map(([part, bytes]) => `${part} ${(bytes / 1024).toFixed(1)} KiB`)
+      .sort();
+check(
+  !measured.error && JSON.stringify(startPackages.map((p) => p.split(' ')[0])) === JSON.stringify(START_PACKAGES),
+  `the start bundle holds only the packages ${START_PACKAGES.join(', ')} (got ${measured.error ?? (startPackages.join(', ') || 'none')})`,
+);
 const entry = fs.existsSync(path.join(ROOT, 'dist/extension.js')) ? fs.readFileSync(path.join(ROOT, 'dist/extension.js'), 'utf8') : '';
 const required = [...entry.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
 check(JSON.stringify(required) === JSON.stringify(['./arbor.js']), `activation entry requires only ./arbor.js (got ${required.join(', ') || 'nothing'})`);
