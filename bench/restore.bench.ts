@@ -65,7 +65,7 @@ async function prepare(dir: string): Promise<void> {
 
 async function once(dir: string): Promise<{ ms: number; blockMs: number; roots: number; agents: number; problems: number }> {
   const store = new JsonlSessionStore(dir);
-  const runtime = new Runtime({ model: new ScriptedModel({ version: 1, agents: {} }), sessions: store, liveRecords: new LiveRecordFiles(dir) });
+  const runtime = new Runtime({ model: new ScriptedModel({ version: 1, agents: {} }), sessions: store, liveRecordsFolder: dir });
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const t0 = performance.now();

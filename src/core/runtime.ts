@@ -10,7 +10,7 @@ import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
-import { ArborError } from './errors';
+import { ArborError, asArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
@@ -18,7 +18,9 @@ import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
-import { LiveRecorder, restoreLive, type LiveRecordFiles, type RestoreLiveOptions, type RestoreReport } from './restore';
+import { restorePart } from './parts';
+import type { RestoreLiveOptions, RestoreReport } from './restore';
+import { LiveRecords } from './restore/liveRecords';
 import { memorySessionLogs } from './sessions/memoryLog';
 import type { AgentKind } from './sessions/types';
 import { stopBranches, type BranchStopResult } from './subagents/branchStop';
@@ -97,8 +99,8 @@ export class Runtime implements AgentHost {
   /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
   readonly onProblem: OnProblem;
   /** Keeps each live root's live-state record, when the runtime has durable sessions and a place for them. */
-  readonly liveRecords: LiveRecorder | undefined;
-  private readonly liveRecordFiles: LiveRecordFiles | undefined;
+  readonly liveRecords: LiveRecords | undefined;
+  private readonly liveRecordsFolder: string | undefined;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -133,10 +135,22 @@ export class Runtime implements AgentHost {
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
-    this.liveRecordFiles = this.store ? options.liveRecords : undefined;
-    this.liveRecords = this.liveRecordFiles
-      ? new LiveRecorder({ files: this.liveRecordFiles, agents: this.agents, onEvent: this.onEvent, onBudgetEvent: this.budgets.onEvent, pauseOf: (a) => this.budgets.holdOf(a.run), onProblem: this.onProblem, delayMs: options.liveRecordDelayMs })
-      : undefined;
+    const folder = (this.liveRecordsFolder = this.store ? options.liveRecordsFolder : undefined);
+    const records = (this.liveRecords =
+      folder === undefined
+        ? undefined
+        : new LiveRecords(() => {
+            const part = restorePart();
+            return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: this.agents, onEvent: this.onEvent, onBudgetEvent: this.budgets.onEvent, pauseOf: (a) => this.budgets.holdOf(a.run), onProblem: this.onProblem, delayMs: options.liveRecordDelayMs });
+          }));
+    // The recorder starts with the first agent that goes live (that agent's record included).
+    if (records) {
+      const first = this.events.on((event) => {
+        if (event.type !== 'agent_added') return;
+        first.dispose();
+        records.changed(event.agent);
+      });
+    }
   }
 
   /**
@@ -224,12 +238,20 @@ export class Runtime implements AgentHost {
    */
   restoreLive(options: RestoreLiveOptions = {}): Promise<RestoreReport> {
     const store = this.store;
-    const files = this.liveRecordFiles;
-    if (!store || !files || this.disposed) return Promise.resolve({ roots: [], interrupted: [], problems: [], agents: [] });
-    return restoreLive(
+    const folder = this.liveRecordsFolder;
+    if (!store || folder === undefined || this.disposed) return Promise.resolve({ roots: [], interrupted: [], problems: [], agents: [] });
+    let part: ReturnType<typeof restorePart>;
+    try {
+      part = restorePart();
+    } catch (err) {
+      // A damaged installation: nothing is put back, and the report says why.
+      const error = asArborError(err, 'INTERNAL');
+      return Promise.resolve({ roots: [], interrupted: [], problems: [{ code: error.code, message: error.message }], agents: [] });
+    }
+    return part.restoreLive(
       {
         store,
-        files,
+        folder,
         agents: this.agents,
         onProblem: this.onProblem,
         defaultLimits: () => this.defaultLimits,

@@ -5,7 +5,6 @@ import type { PriceTable, RunawaySettingsInput } from './budgets';
 import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { OnProblem } from './problems';
-import type { LiveRecordFiles } from './restore';
 import type { SessionLog, SessionLogFactory } from './sessions/types';
 import type { RuntimeTool } from './tools/context';
 import type { ChangeSetStorage } from './workspace/changeSets';
@@ -47,10 +46,10 @@ export interface RuntimeOptions {
   /** Where each agent's change set is kept (in memory by default; the editor keeps it beside the sessions). */
   changeSets?: ChangeSetStorage;
   /**
-   * Where each live root's live-state record is kept (beside the sessions), so the next window
-   * puts the tree back (Runtime.restoreLive); none by default. Used only with a DurableSessionStore.
+   * The sessions folder, where each live root's live-state record is kept (`live/`), so the next
+   * window puts the tree back (Runtime.restoreLive); none by default. Used only with a DurableSessionStore.
    */
-  liveRecords?: LiveRecordFiles;
+  liveRecordsFolder?: string;
   /** How long changes gather before the live-state records are written (1 s by default). */
   liveRecordDelayMs?: number;
   /** Session ids; unique across reloads by default. */

@@ -16,32 +16,45 @@ import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
 import { createArborApi, type ArborApi } from './api/arborApi';
-import { RunLinkHandler } from './api/runLinks';
 import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
-import { registerHistoryCommands } from './history/historyCommands';
 import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { hostRuntime } from './runtimeHost';
 import { schedulesOnDemand } from './schedules/schedulesOnDemand';
-import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
-import { restoreAtStart } from './agents/restoreAtStart';
-import { afterReload } from './sessions/afterReload';
-import { DEMO_ROOT_LABEL, demoScript } from './demo/demoScript';
 import { reportError } from './errorReporting';
-import { ScriptedModel } from '../core/models';
+import { scriptedModelPart } from '../core/models';
 import type { WorktreeRuns } from './worktrees/worktreeRuns';
 import { once } from '../core';
-import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
-import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
+import {
+  HISTORY_COMMANDS,
+  MANAGE_APPROVALS_COMMAND,
+  MODEL_COMMANDS,
+  WORKTREE_BASE_SCHEME,
+  WORKTREE_COMMANDS,
+  commandsOnFirstUse,
+  demoPart,
+  historyCommandsPart,
+  manageApprovalsPart,
+  modelCommandsPart,
+  restoreAtStartPart,
+  runLinksPart,
+  testingPart,
+  worktreeCommandsPart,
+  worktreesPart,
+} from './parts';
 
 /** The part of Arbor's own package.json that activation reads. */
 const manifestSchema = z.object({ version: z.string() });
 
-/** Starts Arbor: its runtime, views, commands and API. */
-export function startArbor(context: vscode.ExtensionContext): ArborApi {
+/**
+ * Starts Arbor: its runtime, views, commands and API. `activated` is when activate() was called
+ * (process.cpuUsage() and performance.now() then): the log says what the start cost from there,
+ * loading this bundle included, as the real extension host measured it.
+ */
+export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: NodeJS.CpuUsage; at: number }): ArborApi {
   const log = vscode.window.createOutputChannel('Arbor', { log: true });
   context.subscriptions.push(log);
   const manifest: unknown = context.extension.packageJSON;
@@ -65,11 +78,12 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   let worktreeRuns: WorktreeRuns | undefined;
   const worktrees = once(() => (worktreeRuns = new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log)));
   const externalAgents = registerExternalAgents(context, runtime, log);
-  const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
+  // Made by the first link followed (its part loads then).
+  const links = once(() => new (runLinksPart().RunLinkHandler)(log, (request) => runs.start(request, 'interactive'), previews));
   const usageBar = new UsageStatusBar(runtime);
 
   context.subscriptions.push(
-    vscode.window.registerUriHandler(links),
+    vscode.window.registerUriHandler({ handleUri: (uri) => links().handleUri(uri) }),
     showWaitingBadge(runtime.interaction, treeView),
     notifyTurnEnds(runtime, transcripts, log),
     usageBar,
@@ -78,10 +92,10 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
       if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
     }),
     ...registerConversationCommands({ runtime, conversations, log }),
-    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
+    ...commandsOnFirstUse(HISTORY_COMMANDS, once(() => historyCommandsPart().historyCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }))),
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
-    ...registerWorktreeCommands(runtime, worktrees, log),
+    ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
@@ -90,7 +104,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   // Schedules start unattended runs while the window is open: after every command is registered.
   const schedules = schedulesOnDemand({ context, runtime, runs, log });
 
-  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
+  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}${activated ? `; ${startCost(activated)}` : ''}`);
 
   const api = createArborApi({
     version,
@@ -98,33 +112,39 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  // The tree the window had when it last went away comes back by itself, without holding up the start.
-  const restored = restoreAtStart({
+  // The tree the window had when it last went away comes back by itself, after the start (its part loads then).
+  const restored = new Promise<void>((resolve) => setImmediate(resolve)).then(() => restoreAtStartPart().restoreAtStart({
     runtime,
     ended: tree.ended,
     worktreeOf: (root) => worktreeRuns?.get(root.id)?.worktree,
     adoptWorktree: (root, worktree) => worktrees().adopt(root, worktree),
     log,
     warn: (message) => void vscode.window.showWarningMessage(message),
-    modelFor: (run, label) => (run.model === 'scripted' && label === DEMO_ROOT_LABEL ? new ScriptedModel(demoScript) : undefined),
+    // Only the demo's own run gets its scripted model back (its part loads then); other runs use the window's model.
+    modelFor: (run, label) => {
+      if (run.model !== 'scripted') return undefined;
+      const demo = demoPart();
+      return label === demo.DEMO_ROOT_LABEL ? new (scriptedModelPart().ScriptedModel)(demo.demoScript) : undefined;
+    },
     externalEngine: (past, run) => externalAgents.engineForRestore(past, run.folder),
     onRestored: (agent) => void externalAgents.restartProcess(agent),
-    // Never awaited: it resolves when the person answers the notification.
-    afterRestore: (interrupted) =>
-      void afterReload(interrupted, {
-        setting: host.settings().afterReload,
-        resume: (agent) => runtime.resumeInterrupted(agent),
-        reveal: async (agent) => {
-          await treeView.reveal(agent, { select: true, focus: true });
-        },
-        notifications: vscode.window,
-        isStillInterrupted: (agent) => runtime.agents.isLive(agent) && agent.holds.some((h) => h.reason === 'reload' && h.interrupted === true),
-        onProblem: (agent, err) => reportError(log, `Could not resume "${agent.label}"`, err),
-      }).catch((err: unknown) => reportError(log, 'Could not ask about the interrupted agents', err)),
-  }).catch((err: unknown) => {
+    afterReload: {
+      setting: () => host.settings().afterReload,
+      notifications: vscode.window,
+      reveal: async (agent) => {
+        await treeView.reveal(agent, { select: true, focus: true });
+      },
+    },
+  })).catch((err: unknown) => {
     reportError(log, 'Could not put back the agents of the last window', err);
     return undefined;
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, restored }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, restored }) });
   return api;
+}
+
+/** What the start cost since activate() was called: CPU time of the process, and the time it took. */
+function startCost(activated: { cpu: NodeJS.CpuUsage; at: number }): string {
+  const cpu = process.cpuUsage(activated.cpu);
+  return `started ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms of CPU (${(performance.now() - activated.at).toFixed(1)} ms) after activate()`;
 }

@@ -2,7 +2,7 @@
 // session store, and the settings themselves, kept current. Deactivation disposes the runtime
 // and closes every session file.
 import * as vscode from 'vscode';
-import { LiveRecordFiles, messageOf, Runtime } from '../core';
+import { messageOf, Runtime } from '../core';
 import { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import { FileChangeSetStorage } from '../core/workspace';
@@ -65,7 +65,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
     // Each live root's live-state record beside the sessions: the next window puts the tree back from it.
-    liveRecords: store ? new LiveRecordFiles(store.root) : undefined,
+    liveRecordsFolder: store?.root,
     approvalRules,
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });

@@ -25,13 +25,13 @@ const script: ModelScript = {
 function editorWindow(dir: string) {
   const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
   let n = 0;
-  const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecords: new LiveRecordFiles(dir), liveRecordDelayMs: 5, newId: (l) => `${l.toLowerCase()}-${Date.now().toString(36)}-${++n}`, onProblem: () => undefined });
+  const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 5, newId: (l) => `${l.toLowerCase()}-${Date.now().toString(36)}-${++n}`, onProblem: () => undefined });
   const ended = new EndedSubagents(runtime.agents, (parent) => runtime.liveRecords?.changed(parent));
   runtime.onEvent((e) => ended.observe(e));
   const worktrees = new Map<string, GitWorktree>();
   const warnings: string[] = [];
   const lines: string[] = [];
-  const handed: Agent[][] = [];
+  const asked: string[] = [];
   const deps = {
     runtime,
     ended,
@@ -39,9 +39,14 @@ function editorWindow(dir: string) {
     adoptWorktree: (root: Agent, worktree: GitWorktree) => worktrees.set(root.id, worktree),
     log: { info: (l: string) => lines.push(l), warn: (l: string) => lines.push(`warn: ${l}`) },
     warn: (m: string) => warnings.push(m),
-    afterRestore: (interrupted: readonly Agent[]) => void handed.push([...interrupted]),
+    afterReload: {
+      setting: () => 'ask' as const,
+      // The person dismisses the question: the agents stay held.
+      notifications: { showInformationMessage: async (message: string) => (asked.push(message), undefined) },
+      reveal: () => undefined,
+    },
   };
-  return { store, runtime, ended, worktrees, warnings, lines, handed, deps };
+  return { store, runtime, ended, worktrees, warnings, lines, asked, deps };
 }
 
 async function close(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
@@ -77,7 +82,10 @@ describe('editor: the tree of the last window comes back at start', () => {
     const { creationOrder: _order, ...kid } = kidRow;
     assert.deepStrictEqual(second.ended.of(lead2).map(({ creationOrder: _o, ...r }) => r), [kid], "the kid's ended row is back under the lead");
     assert.deepStrictEqual(second.worktrees.get(busy.id)?.branch, 'arbor/busy', 'Review, Keep and Discard Worktree list it again');
-    assert.deepStrictEqual(second.handed, [[busy2]], 'the interrupted agents reach the after-reload seam');
+    assert.deepStrictEqual(report.interrupted, [busy2]);
+    await until(() => second.asked.length === 1, 'the after-reload question');
+    assert.match(second.asked[0], /"Busy" was interrupted when the window closed/, 'the interrupted agent is asked about');
+    assert.ok(busy2.holds.some((h) => h.reason === 'reload' && h.interrupted), 'dismissed, it stays held');
     assert.strictEqual(second.warnings.length, 1, second.warnings.join('\n'));
     assert.match(second.warnings[0], /could not put back one agent/);
     assert.deepStrictEqual(report.problems.map((p) => p.sessionId), [broken.id]);

@@ -25,7 +25,7 @@ function openWindow(dir: string, script: ModelScript, options: { limits?: Record
   const runtime = new Runtime({
     model,
     sessions: store,
-    liveRecords: files,
+    liveRecordsFolder: dir,
     liveRecordDelayMs: 5,
     changeSets: new FileChangeSetStorage(dir),
     limits: options.limits,

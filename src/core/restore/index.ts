@@ -3,6 +3,9 @@
  * subtree), kept beside the sessions, and putting the tree back from it when a window starts.
  */
 export { LIVE_RECORD_VERSION, liveRootRecordSchema, type EndedRowRecord, type LiveAgentRecord, type LiveRootRecord, type LiveRunRecord, type WorktreeLinkRecord } from './liveRecord';
-export { LIVE_RECORD_FOLDER, LiveRecordFiles, type LiveRecordProblem } from './liveRecordFiles';
+export { LIVE_RECORD_FOLDER, LiveRecordFiles } from './liveRecordFiles';
+export type { LiveRecordProblem } from './liveRecordReading';
 export { LiveRecorder, type LiveRecordExtras, type LiveRecorderDeps } from './liveRecorder';
-export { restoreLive, type RestoredAgent, type RestoreHost, type RestoreLiveOptions, type RestoreProblem, type RestoreReport } from './restoreLive';
+export { LiveRecords } from './liveRecords';
+// Putting the tree back loads when a window restores (core/parts.ts): only its types pass this door.
+export type { RestoredAgent, RestoreHost, RestoreLiveOptions, RestoreProblem, RestoreReport } from './restoreLive';

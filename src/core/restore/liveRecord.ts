@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { once } from '../once';
+import { LIVE_RECORD_VERSION } from './liveRecordFiles';
 
 /**
  * The live-state record of one root: what the Agents view shows of it and its live subtree, so
@@ -16,7 +17,7 @@ import { once } from '../once';
  * - One file per root, so two windows on one workspace never write the same record, and the
  *   session lock (not the record) says which window may take a root back.
  */
-export const LIVE_RECORD_VERSION = 1;
+export { LIVE_RECORD_VERSION };
 
 const holdSchema = once(() =>
   z.object({

@@ -6,8 +6,8 @@ import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
-import { LIVE_RECORD_VERSION, type EndedRowRecord, type LiveAgentRecord, type LiveRootRecord, type WorktreeLinkRecord } from './liveRecord';
-import type { LiveRecordFiles } from './liveRecordFiles';
+import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
+import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
 
 /** What the editor keeps of an agent that the core does not: its ended-subagent rows, its run's worktree. */
 export interface LiveRecordExtras {

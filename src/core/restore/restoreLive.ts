@@ -15,7 +15,8 @@ import type { Hold } from '../agents/holds';
 import type { SessionLog } from '../sessions/types';
 import { NodeWorkspace } from '../workspace/nodeWorkspace';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
-import type { LiveRecordFiles } from './liveRecordFiles';
+import { LiveRecordFiles } from './liveRecordFiles';
+import { readLiveRecords, setAside } from './liveRecordReading';
 
 /** Something restore could not put back: the session it concerns (when known) and why. */
 export interface RestoreProblem {
@@ -55,7 +56,8 @@ export interface RestoreLiveOptions {
 /** What restore needs of the runtime (runtime.ts gives it; nothing else calls these). */
 export interface RestoreHost {
   readonly store: DurableSessionStore;
-  readonly files: LiveRecordFiles;
+  /** The sessions folder, where the records are (live/). */
+  readonly folder: string;
   readonly agents: AgentRegistry;
   readonly onProblem: OnProblem;
   defaultLimits(): RunLimits;
@@ -98,10 +100,11 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
     report.problems.push({ ...(sessionId ? { sessionId } : {}), code: error.code, message: error.message });
     host.onProblem(`Arbor: could not put back ${sessionId ? `session ${sessionId}` : 'a live-state record'}`, error);
   };
-  const { records, problems } = await host.files.readAll();
+  const files = new LiveRecordFiles(host.folder);
+  const { records, problems } = await readLiveRecords(files);
   for (const p of problems) {
     problem(p.sessionId, p.error);
-    await host.files.setAside(p.file);
+    await setAside(p.file);
   }
   const mine = records.filter((record) => {
     if (record.pid === process.pid || !processRuns(record.pid)) return true;
@@ -117,7 +120,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
     if (!('error' in opened)) return true;
     if (isArborError(opened.error, 'SESSION_NOT_FOUND')) {
       options.log?.(`Dropped the live-state record of ${record.root}: its session no longer exists.`);
-      dropped.push(host.files.remove(record.root).catch((err: unknown) => host.onProblem(`Arbor: could not remove the live-state record of ${record.root}`, err)));
+      dropped.push(files.remove(record.root).catch((err: unknown) => host.onProblem(`Arbor: could not remove the live-state record of ${record.root}`, err)));
     } else problem(record.root, opened.error);
     return false;
   });

@@ -17,6 +17,9 @@ import type { ModelProvider } from '../../core/models';
 import type { LiveRunRecord } from '../../core/restore';
 import type { SessionLog } from '../../core/sessions';
 import type { GitWorktree } from '../../core/workspace';
+import { messageOf } from '../../core';
+import { afterReload, type AfterReloadNotifications } from '../sessions/afterReload';
+import type { AfterReloadSetting } from '../sessions/afterReloadSetting';
 import { isEndedHow, type EndedSubagents } from './endedSubagents';
 
 export interface RestoreAtStartDeps {
@@ -34,10 +37,16 @@ export interface RestoreAtStartDeps {
   /** Each agent put back, once it is live (an external agent's process starts again here). */
   readonly onRestored?: (agent: Agent) => void;
   /**
-   * What happens to agents whose turn the window cut short (the `arbor.sessions.afterReload`
-   * setting decides it); without it they stay held and a Send or Resume continues them.
+   * What happens to agents whose turn the window cut short: `arbor.sessions.afterReload` decides
+   * (sessions/afterReload.ts), never awaited here (it waits for the person's answer). Without it
+   * they stay held, and a Send continues them.
    */
-  readonly afterRestore?: (interrupted: readonly Agent[]) => void | Promise<void>;
+  readonly afterReload?: {
+    readonly setting: () => AfterReloadSetting;
+    readonly notifications: AfterReloadNotifications;
+    /** Show: the agent's node in the Agents view. */
+    reveal(agent: Agent): void | Promise<void>;
+  };
 }
 
 /** Tells the core what the editor keeps of each agent, so every live-state record carries it. */
@@ -101,6 +110,18 @@ export async function restoreAtStart(deps: RestoreAtStartDeps): Promise<RestoreR
     );
   }
   if (report.roots.length > 0) deps.log.info(`Put back ${report.roots.length} root agent(s); ${report.interrupted.length} were interrupted by the window closing.`);
-  if (report.interrupted.length > 0) await deps.afterRestore?.(report.interrupted);
+  if (report.interrupted.length > 0 && deps.afterReload) handInterrupted(deps, deps.afterReload, report.interrupted);
   return report;
+}
+
+function handInterrupted(deps: RestoreAtStartDeps, after: NonNullable<RestoreAtStartDeps['afterReload']>, interrupted: readonly Agent[]): void {
+  const { runtime, log } = deps;
+  void afterReload(interrupted, {
+    setting: after.setting(),
+    resume: (agent) => runtime.resumeInterrupted(agent),
+    reveal: (agent) => after.reveal(agent),
+    notifications: after.notifications,
+    isStillInterrupted: (agent) => runtime.agents.isLive(agent) && agent.holds.some((h) => h.reason === 'reload' && h.interrupted === true),
+    onProblem: (agent, err) => log.warn(`Could not resume "${agent.label}": ${messageOf(err)}`),
+  }).catch((err: unknown) => log.warn(`Could not ask about the interrupted agents: ${messageOf(err)}`));
 }

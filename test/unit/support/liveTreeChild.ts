@@ -5,7 +5,6 @@
  * killed (SIGKILL: no shutdown runs).
  */
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
-import { LiveRecordFiles } from '../../../src/core/restore';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 
@@ -13,7 +12,7 @@ async function main(): Promise<void> {
   const [folder] = process.argv.slice(2);
   const store = new JsonlSessionStore(folder, { flushDelayMs: 1 });
   const model = new ScriptedModel({ version: 1, agents: { Busy: { turns: [[{ text: 'streamed before the kill', toolCalls: [{ name: 'list_agents', arguments: {} }] }, { hang: true }]] } } });
-  const runtime = new Runtime({ model, sessions: store, liveRecords: new LiveRecordFiles(folder), liveRecordDelayMs: 1 });
+  const runtime = new Runtime({ model, sessions: store, liveRecordsFolder: folder, liveRecordDelayMs: 1 });
   const busy = runtime.startRoot({ prompt: 'work', label: 'Busy' });
   while (!busy.log.events.some((e) => e.type === 'tool_result')) await new Promise((r) => setTimeout(r, 5));
   await busy.log.flush();
