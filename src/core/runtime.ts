@@ -262,6 +262,7 @@ export class Runtime implements AgentHost {
         addRoot: (agent) => this.agents.add(agent),
         adoptChild: (parent, child) => this.manager.adopt(parent, child),
         isOpen: () => !this.disposed,
+        workspaceFor: (folder) => new NodeWorkspace({ folders: [folder] }),
       },
       options,
     );

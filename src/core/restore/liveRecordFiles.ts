@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SESSION_FILE_EXTENSION, sessionFileName } from '../sessions/sessionFileName';
-import type { LiveRootRecord } from './liveRecord';
 
 /**
  * The live-state records on disk: `live/<root session file stem>.json` in the sessions folder,
@@ -13,6 +12,9 @@ export const LIVE_RECORD_FOLDER = 'live';
 export const RECORD_SUFFIX = '.json';
 /** The record's shape (liveRecord.ts); a record of another version is not read. */
 export const LIVE_RECORD_VERSION = 1;
+/** A record as written: any JSON that names its root (liveRecord.ts gives its shape, and is checked where it is read). */
+type RootRecord = { readonly root: string; readonly [key: string]: unknown };
+
 /** Each write its own temporary file, so an abandoned one never meets a later one. */
 let temporaries = 0;
 
@@ -31,7 +33,7 @@ export class LiveRecordFiles {
    * Writes `record` whole (temporary file, then rename). `wanted` is asked just before the
    * rename: a write the window's last synchronous one has overtaken is dropped, never put over it.
    */
-  async write(record: LiveRootRecord, wanted: () => boolean = () => true): Promise<void> {
+  async write(record: RootRecord, wanted: () => boolean = () => true): Promise<void> {
     const file = this.fileOf(record.root);
     const temporary = `${file}.${process.pid}-${++temporaries}.tmp`;
     await fs.promises.mkdir(this.folder, { recursive: true });
@@ -45,7 +47,7 @@ export class LiveRecordFiles {
   }
 
   /** The same, for the window's last moment (deactivation), when nothing asynchronous runs any more. */
-  writeSync(record: LiveRootRecord): void {
+  writeSync(record: RootRecord): void {
     const file = this.fileOf(record.root);
     const temporary = `${file}.${process.pid}-${++temporaries}.tmp`;
     fs.mkdirSync(this.folder, { recursive: true });

@@ -13,7 +13,7 @@ import type { RunGate } from '../agents/holds';
 import type { PriceTable } from '../budgets/prices';
 import type { Hold } from '../agents/holds';
 import type { SessionLog } from '../sessions/types';
-import { NodeWorkspace } from '../workspace/nodeWorkspace';
+import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
 import { LiveRecordFiles } from './liveRecordFiles';
 import { readLiveRecords, setAside } from './liveRecordReading';
@@ -73,6 +73,8 @@ export interface RestoreHost {
   /** Registers a made child under `parent` and gives it back its Activation. */
   adoptChild(parent: Agent, child: Agent): void;
   isOpen(): boolean;
+  /** The files of a run's own folder (a worktree run's). */
+  workspaceFor(folder: string): WorkspacePort;
 }
 
 type Opened = { log: ClosableSessionLog; engine?: TurnEngine<Agent> } | { error: unknown };
@@ -229,7 +231,7 @@ function newRun(host: RestoreHost, record: LiveRunRecord, label: string, options
     // Limits this version no longer accepts: the run goes on under today's defaults.
     limits = host.defaultLimits();
   }
-  const workspace = record.folder ? { folder: record.folder, files: new NodeWorkspace({ folders: [record.folder] }) } : undefined;
+  const workspace = record.folder ? { folder: record.folder, files: host.workspaceFor(record.folder) } : undefined;
   const run = new Run(limits, resolveInteractionPolicy({ interactionMode: record.mode }), options.modelFor?.(record, label), workspace, host.newRunBudget());
   if (record.paused) host.restorePause(run, record.paused);
   return run;
