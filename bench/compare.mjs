@@ -37,6 +37,8 @@ const FIGURES = [
   { key: 'turnOverheadUs', label: 'overhead per one-call turn', unit: 'µs', target: '< 15 µs' },
   { key: 'turnOverheadCpuUs', label: 'overhead per one-call turn, CPU time', unit: 'µs', target: '' },
   { key: 'durableOnDiskRatio', label: 'durable / in-memory fan-out, until every session on disk', unit: 'x', digits: 2, target: '<= 1.5x' },
+  { key: 'durableFloorRatio', label: 'the disk alone: in memory + creating 1,001 files, / in memory', unit: 'x', digits: 2, target: '' },
+  { key: 'durableOverFloor', label: 'durable until on disk / that floor', unit: 'x', digits: 2, target: '' },
   { key: 'durableIdleRatio', label: 'durable / in-memory fan-out, until the root is idle', unit: 'x', digits: 2, target: '' },
   { key: 'idleAgentBytes', label: 'heap per live idle agent (W3)', unit: 'KiB', scale: KIB, digits: 2, target: '<= 3 KiB' },
   { key: 'pausedAgentBytes', label: 'heap per paused (stopped) agent', unit: 'KiB', scale: KIB, digits: 2, target: '<= 2 KiB' },
