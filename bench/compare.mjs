@@ -77,10 +77,18 @@ function median(values) {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/**
+ * Where the durable workload's session folders go, removed only after the last run: deleting
+ * thousands of files slows the files created in the next seconds on a disk that discards freed
+ * blocks, which would charge one run for the cleanup of the one before (bench/workloads/fanOut.ts).
+ */
+const SCRATCH = path.join(os.tmpdir(), 'arbor-bench-compare', `scratch-${process.pid}`);
+
 /** One run of one workload against one tree, in a fresh process: its figures, or its error. */
 function runWorkload(root, workload) {
   const t0 = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', '--require', TSX, RUN, root, workload], { cwd: root, encoding: 'utf8', timeout: 300_000 });
+  const env = { ...process.env, ARBOR_BENCH_SCRATCH: SCRATCH };
+  const run = spawnSync(process.execPath, ['--expose-gc', '--require', TSX, RUN, root, workload], { cwd: root, encoding: 'utf8', timeout: 300_000, env });
   const last = (run.stdout || '').trim().split('\n').pop();
   if (run.status === 0 && last) return { ...JSON.parse(last), [`${workload}Seconds`]: (Date.now() - t0) / 1000 };
   return { error: `${workload} failed (${run.status ?? run.signal}): ${(run.stderr || '').trim().split('\n').slice(0, 3).join(' ')}` };
@@ -192,4 +200,6 @@ try {
 } catch (err) {
   console.error(`bench:compare: ${err.message}`);
   process.exitCode = 2;
+} finally {
+  fs.rmSync(SCRATCH, { recursive: true, force: true });
 }
