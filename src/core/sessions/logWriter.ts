@@ -2,7 +2,7 @@ import type { ArborError } from '../errors';
 import { runAsync, runSync } from './fileSteps';
 import type { FilePool } from './filePool';
 import type { FlushScheduler, FlushTarget } from './flushScheduler';
-import { writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
+import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
 import { LogLines } from './logLines';
 import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
 import type { SessionLock } from './sessionLock';
@@ -63,6 +63,8 @@ export interface LogWriterInit {
   existing?: { bytes: number; identity: FileIdentity };
   /** Whether the log was closed (a failure then says the write is tried again every few seconds). */
   closed: () => boolean;
+  /** Whether the log is closing: what it writes now is meant to be its last. */
+  closing: () => boolean;
 }
 
 /** Delay between the tries to save what a failed close left. */
@@ -87,6 +89,8 @@ export class LogWriter implements FlushTarget, LogFile {
   private durableLines: number;
   private nextOffset: number;
   private identity: FileIdentity | undefined;
+  /** Its file was created and written without reading its identity (the log was closing). */
+  private unseen = false;
   private inFlight: Batch | undefined;
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
@@ -235,6 +239,20 @@ export class LogWriter implements FlushTarget, LogFile {
 
   learned(identity: FileIdentity): void {
     this.identity = identity;
+  }
+
+  createdUnseen(): boolean {
+    return this.unseen && !this.identity;
+  }
+
+  /** Its last batch is written, so no later write needs the file's identity: its create has answered. */
+  wroteUnseen(): void {
+    this.unseen = true;
+    createHeard(this);
+  }
+
+  isLastWrite(linesUpTo: number): boolean {
+    return linesUpTo === this.appendedLines && this.log.closing();
   }
 
   /** Always, or when a flush waits for this write (a rewrite: only always). */
