@@ -62,8 +62,6 @@ export class JsonlSessionLog implements SessionLog {
   private readonly problems: LogProblems;
   private readonly writer: LogWriter;
   private closed = false;
-  /** `close()` was called: what it writes is the log's last (its file's identity is not needed after). */
-  private closing = false;
   /** Let go by `closeSync`: appends are kept in memory only. */
   private detached = false;
   private released = false;
@@ -86,7 +84,6 @@ export class JsonlSessionLog implements SessionLog {
       problems: this.problems,
       existing: init.existing && { bytes: init.existing.bytes, identity: init.existing.identity },
       closed: () => this.closed,
-      closing: () => this.closing,
     });
   }
 
@@ -161,7 +158,8 @@ export class JsonlSessionLog implements SessionLog {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closing = true;
+    // What it writes now is its last batch: the new file's identity need not be read (logFileWrite).
+    this.writer.closeStarted();
     try {
       await this.flush();
     } catch (e) {

@@ -63,8 +63,6 @@ export interface LogWriterInit {
   existing?: { bytes: number; identity: FileIdentity };
   /** Whether the log was closed (a failure then says the write is tried again every few seconds). */
   closed: () => boolean;
-  /** Whether the log is closing: what it writes now is meant to be its last. */
-  closing: () => boolean;
 }
 
 /** Delay between the tries to save what a failed close left. */
@@ -88,9 +86,10 @@ export class LogWriter implements FlushTarget, LogFile {
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
-  private identity: FileIdentity | undefined;
-  /** Its file was created and written without reading its identity (the log was closing). */
-  private unseen = false;
+  /** The file it wrote; 'unseen' when it created and wrote it without reading that (its last write, as it seemed). */
+  private identity: FileIdentity | 'unseen' | undefined;
+  /** The log is closing: what it writes now is meant to be its last. */
+  private closing = false;
   private inFlight: Batch | undefined;
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
@@ -171,6 +170,11 @@ export class LogWriter implements FlushTarget, LogFile {
     this.retryTimer.unref();
   }
 
+  /** The log is being closed: nothing more is meant to be appended. */
+  closeStarted(): void {
+    this.closing = true;
+  }
+
   /** Withdraws from the store's timer and drops the next retry (a write starts, or the log is let go). */
   stop(): void {
     this.scheduler.cancel(this);
@@ -234,7 +238,7 @@ export class LogWriter implements FlushTarget, LogFile {
   // What the write steps ask of this log (LogFile).
 
   fileIdentity(): FileIdentity | undefined {
-    return this.identity;
+    return this.identity === 'unseen' ? undefined : this.identity;
   }
 
   learned(identity: FileIdentity): void {
@@ -242,17 +246,17 @@ export class LogWriter implements FlushTarget, LogFile {
   }
 
   createdUnseen(): boolean {
-    return this.unseen && !this.identity;
+    return this.identity === 'unseen';
   }
 
   /** Its last batch is written, so no later write needs the file's identity: its create has answered. */
   wroteUnseen(): void {
-    this.unseen = true;
+    this.identity ??= 'unseen';
     createHeard(this);
   }
 
   isLastWrite(linesUpTo: number): boolean {
-    return linesUpTo === this.appendedLines && this.log.closing();
+    return this.closing && linesUpTo === this.appendedLines;
   }
 
   /** Always, or when a flush waits for this write (a rewrite: only always). */
