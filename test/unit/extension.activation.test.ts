@@ -71,7 +71,10 @@ describe('extension activation does only what the first paint of the views needs
     // Loaded from the sources, a door loads every module behind it; the production build leaves
     // out what start does not use, so here only the parts' own modules are checked.
     const loaded = [...probe.modules.load, ...probe.modules.activate, ...probe.modules.start];
-    const early = loaded.filter((file) => partModules.some((module) => file === `${module}.ts` || file === `${module}/index.ts`));
+    // The models door keeps these two in the core's public API; from the sources the door loads
+    // them, and the package test proves dist/arbor.js leaves them out and never uses them.
+    const publicInDoors = ['src/core/models/scriptedModel.ts', 'src/core/models/openAiCompatible.ts'];
+    const early = loaded.filter((file) => !publicInDoors.includes(file) && partModules.some((module) => file === `${module}.ts` || file === `${module}/index.ts`));
     assert.deepEqual(early, [], 'parts loaded while Arbor starts');
   });
 
