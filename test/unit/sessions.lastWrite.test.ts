@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { JsonlSessionStore } from '../../src/core/sessions';
+import { holdOpenOf } from './support/fileHandles';
 import { header, makeTempDir, tick } from './sessions.fixtures';
 
 // A one-shot subagent's session is created, written once and closed: its first batch is its
@@ -128,5 +129,27 @@ describe('durable sessions: the last write of a closing log', () => {
     assert.ok(grown, 'the file was changed before the late write');
     assert.deepEqual(types(file), ['header', 'turn_start', 'assistant_text'], 'written again whole from memory');
     assert.ok(problems.includes('SESSION_FILE_LOST'), 'and reported');
+  });
+
+  it('the window closing while such a last write has made the file but not heard so writes the session whole once and lets it go', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    const hold = holdOpenOf(store.fileOf('closing'));
+    restore = hold.restore;
+    const log = store.create(header('closing', { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 }));
+    log.append({ type: 'turn_start', at: tick(), turn: 1 });
+    log.append({ type: 'turn_end', at: tick(), turn: 1, reason: 'completed' });
+    const closing = log.close();
+    await hold.opened; // the file exists; the closing write has not been told
+
+    assert.deepEqual(store.closeAllSync(), [], 'its own new file is taken as its own');
+    assert.deepEqual(types(log.file), ['header', 'turn_start', 'turn_end']);
+    assert.deepEqual(store.openLogs(), [], 'released with its lock');
+    hold.release();
+    await closing;
+    await hold.closed;
+
+    assert.deepEqual(types(log.file), ['header', 'turn_start', 'turn_end'], 'the late write adds nothing');
+    const loaded = await new JsonlSessionStore(dir).loadSession('closing');
+    assert.deepEqual(loaded.events.map((e) => e.type), ['turn_start', 'turn_end']);
   });
 });
