@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { z } from 'zod';
 import type { RuntimeTool } from '../../../src/core/runtime';
-import { makeRuntime, reasons, tick, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 describe('agent turn loop', () => {
   it('runs model, tools, results until an answer without tool calls, and records completed', async () => {

@@ -5,8 +5,8 @@ import type { ToolCall } from '../../../src/core/models/types';
 import type { OnProblem } from '../../../src/core/problems';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore, MemorySessionLog, type SessionEvent, type SessionHeader } from '../../../src/core/sessions';
-import { header, makeTempDir, tick as at } from '../sessions.fixtures';
-import { makeRuntime, reasons, recordingModel, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { header, makeTempDir, tick as at } from '../../support/sessionFixtures';
+import { makeRuntime, reasons, recordingModel, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 // An agent's life as its owner and the views see it: what reaches the views (log appends, session
 // problems, an external engine's turn start and overdue Stop), how each kind of send, Stop, hold

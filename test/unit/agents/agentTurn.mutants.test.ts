@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { z } from 'zod';
 import { ArborError } from '../../../src/core/errors';
 import type { RuntimeTool } from '../../../src/core/runtime';
-import { makeRuntime, reasons, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { makeRuntime, reasons, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 // The turn loop's contract as a caller sees it: what the model receives on the next step, the
 // run limits at their exact edge, idle waiters, the final text and the token count.

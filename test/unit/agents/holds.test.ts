@@ -9,7 +9,7 @@ import { conversationState, type ConversationStateInput } from '../../../src/cor
 import { Runtime } from '../../../src/core/runtime';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
-import { makeRuntime, reasons, recordingModel, until, userMessages } from '../support/runtimeFixture';
+import { makeRuntime, reasons, recordingModel, until, userMessages } from '../../support/runtimeFixture';
 
 const NONE = { inputTokens: 0, outputTokens: 0 };
 const listAgents = { name: 'list_agents', arguments: {} };

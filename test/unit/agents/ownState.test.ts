@@ -5,7 +5,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { resolveInteractionPolicy } from '../../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
-import { until } from '../support/runtimeFixture';
+import { until } from '../../support/runtimeFixture';
 
 // A full collection on demand, so that what is still reachable can be told from garbage.
 v8.setFlagsFromString('--expose-gc');

@@ -5,8 +5,8 @@ import { formatReport, readReport, reportOf } from '../../../src/core/subagents'
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
 import { describeOutcome } from '../../../src/extension/runs/runResult';
-import { header as sessionHeader, makeTempDir, tick, writeSession } from '../sessions.fixtures';
-import { makeRuntime, reasons } from '../support/runtimeFixture';
+import { header as sessionHeader, makeTempDir, tick, writeSession } from '../../support/sessionFixtures';
+import { makeRuntime, reasons } from '../../support/runtimeFixture';
 
 // How a turn ended is one reason per meaning: `budget` when a limit of the agent or the turn ended
 // it (the agent may go on), `paused` when a hold of the run or the agent ended it (it waits for

@@ -3,7 +3,7 @@ import { budgetStatus, costOf, formatCost, priceFor, raisedLimits, RESUME_NOTE, 
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { resolveLimits, RunBudget, type RunLimitsInput } from '../../../src/core/limits';
 import { Runtime } from '../../../src/core/runtime';
-import { childByLabel, reasons, recordingModel, tick, until, userMessages } from '../support/runtimeFixture';
+import { childByLabel, reasons, recordingModel, tick, until, userMessages } from '../../support/runtimeFixture';
 import { Run } from '../../../src/core/run';
 
 const listAgents = { name: 'list_agents', arguments: {} };

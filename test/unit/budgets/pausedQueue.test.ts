@@ -3,7 +3,7 @@ import { RESUME_NOTE, type BudgetEvent } from '../../../src/core/budgets';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import type { Agent } from '../../../src/core/agents/agent';
-import { reasons, recordingModel, until, userMessages } from '../support/runtimeFixture';
+import { reasons, recordingModel, until, userMessages } from '../../support/runtimeFixture';
 
 const NONE = { inputTokens: 0, outputTokens: 0 };
 const start = (label: string) => ({ name: 'start_subagent', arguments: { label, prompt: 'work' } });

@@ -7,7 +7,7 @@ import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { loadTourScript, workerLabel } from '../../support/loadTour';
-import { reasons, recordingModel, toolResults, until } from '../support/runtimeFixture';
+import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
 

@@ -9,7 +9,7 @@ import {
   type ConversationStateInput,
 } from '../../../src/core/conversation';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { childByLabel, makeRuntime, until } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
 
 const at = '2026-01-01T00:00:00.000Z';
 

@@ -4,7 +4,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { conversationState, describeDoing, type ConversationStateInput } from '../../../src/core/conversation';
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { doingOf, presentAgent } from '../../../src/extension/agents/agentPresentation';
-import { childByLabel, makeRuntime, until } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
 
 const call = (name: string, args: unknown) => ({ id: `c-${name}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 const tools = (...calls: ReturnType<typeof call>[]) => ({ kind: 'tools' as const, calls });

@@ -10,7 +10,7 @@ import type { ChangedFileNode } from '../../../src/extension/review';
 import { forged } from '../../support/forged';
 import { FakeClock } from '../../support/treeViewHost';
 import { vscodeStub } from '../../support/vscodeStub';
-import { makeRuntime, until } from '../support/runtimeFixture';
+import { makeRuntime, until } from '../../support/runtimeFixture';
 
 const TICK_MS = 1000;
 

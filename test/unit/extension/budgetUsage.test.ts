@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { usageText } from '../../../src/extension/budgets/usageText';
 import { Runtime } from '../../../src/core/runtime';
-import { recordingModel, until } from '../support/runtimeFixture';
+import { recordingModel, until } from '../../support/runtimeFixture';
 
 describe('budget usage on a node of the Agents view', () => {
   it('shows its cost and its branch cost, and warns from 80% of a run budget', async () => {

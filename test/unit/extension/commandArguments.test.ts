@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { isArborError } from '../../../src/core/errors';
 import { parseAgentArgument, parseRunStartOptions, parseSessionArgument } from '../../../src/extension/commandArguments';
-import { makeRuntime, until } from '../support/runtimeFixture';
+import { makeRuntime, until } from '../../support/runtimeFixture';
 
 const invalid = (e: unknown): boolean => isArborError(e, 'INPUT_INVALID');
 

@@ -6,7 +6,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { DEFAULT_RUNAWAY, type BudgetEvent } from '../../../src/core/budgets';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { Answer } from '../../../src/core/sessions/types';
-import { toolResults, until } from '../support/runtimeFixture';
+import { toolResults, until } from '../../support/runtimeFixture';
 import { parseScript, type ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';

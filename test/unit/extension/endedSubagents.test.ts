@@ -6,7 +6,7 @@ import type { Runtime } from '../../../src/core/runtime';
 import { presentEnded } from '../../../src/extension/agents/agentPresentation';
 import { EndedSubagents, MAX_ENDED_PER_PARENT } from '../../../src/extension/agents/endedSubagents';
 import { parseClearEndedArgument, parseSessionArgument } from '../../../src/extension/commandArguments';
-import { childByLabel, makeRuntime, until } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
 
 /** The records kept for `runtime`'s agents, and the parents whose lists changed, in order. */
 function watchEnded(runtime: Runtime, enabled = true) {

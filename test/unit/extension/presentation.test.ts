@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { formatClock, formatElapsed, formatTokens, pickItemOf, presentAgent, presentLiveAgent } from '../../../src/extension/agents/agentPresentation';
 import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
-import { childByLabel, makeRuntime, tick, until } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, tick, until } from '../../support/runtimeFixture';
 
 describe('agent presentation in the tree', () => {
   it('shows running, stopping, parked, waiting and idle states with matching context values', async () => {

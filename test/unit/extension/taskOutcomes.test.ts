@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { TaskOutcomes, type TaskOutcome } from '../../../src/extension/agents/taskOutcomes';
-import { makeRuntime, until } from '../support/runtimeFixture';
+import { makeRuntime, until } from '../../support/runtimeFixture';
 
 const start = (label: string) => ({ name: 'start_subagent', arguments: { label, prompt: 'work' } });
 

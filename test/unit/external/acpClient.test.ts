@@ -6,16 +6,13 @@ import type { Agent, AgentChange } from '../../../src/core/agents';
 import { isArborError } from '../../../src/core/errors';
 import { externalEngineOf, parseExternalAgents, resumeExternalRoot, startExternalAgentTool, startExternalChild, startExternalRoot } from '../../../src/core/external';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { testAgentConfig } from '../../support/acpTestAgent';
+import { ACP_WAIT, testAgentConfig, turnEnds } from '../../support/acpTestAgent';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { Runtime } from '../../../src/core/runtime';
-import { makeRuntime, recordingModel, approver, until } from '../support/runtimeFixture';
+import { makeRuntime, recordingModel, approver, until } from '../../support/runtimeFixture';
 
 
 const texts = (agent: Agent): string[] => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'assistant_text' }> => e.type === 'assistant_text').map((e) => e.text);
-const ends = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');
-/** Generous: a child process on a loaded machine; the tests wait for states, never for a time. */
-const WAIT = 20_000;
 
 describe('external agents over the Agent Client Protocol (a real child process)', function () {
   this.timeout(60_000);
@@ -34,8 +31,8 @@ describe('external agents over the Agent Client Protocol (a real child process)'
   it('streams the agent\'s text, thoughts and plan into the session and ends the turn completed', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'think: about it\nplan\nsay: all done here' });
     assert.strictEqual(agent.log.header.external, 'Test Agent');
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
-    assert.deepStrictEqual(ends(agent).map((e) => e.reason), ['completed']);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    assert.deepStrictEqual(turnEnds(agent).map((e) => e.reason), ['completed']);
     // Text is written as it streams, possibly in several pieces: what matters is what and in which order.
     assert.strictEqual(texts(agent).join(''), 'Thinking: about itPlan:\n[x] Read the file\n[~] Change it\n[ ] Check the resultall done here');
     assert.strictEqual(agent.lastTurnEnd?.finalText, 'all done here');
@@ -45,8 +42,8 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'read: notes.txt\nwrite: out/result.txt = written by the agent' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
-    assert.strictEqual(ends(agent)[0].reason, 'completed', JSON.stringify(ends(agent)));
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    assert.strictEqual(turnEnds(agent)[0].reason, 'completed', JSON.stringify(turnEnds(agent)));
     assert.ok(texts(agent).join(' ').includes('The file says: first line'));
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'out/result.txt'), 'utf8'), 'written by the agent\n');
     assert.strictEqual(prompts.length, 1, 'one question for one edit: the write is covered by the permission just given');
@@ -62,7 +59,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     runtime.interaction.registerProvider(provider);
     // The test agent sends its diff with no old text, as if the file were new: it is not.
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write: notes.txt = second line' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 1);
     const detail = prompts[0].detail ?? '';
     assert.ok(detail.includes('--- a/notes.txt') && detail.includes('-first line') && detail.includes('+second line'), detail);
@@ -76,7 +73,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     });
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 2, 'the permission showed one text, the write brought another: asked again');
     assert.ok(prompts[0].detail?.includes('+harmless'));
     assert.ok(prompts[1].detail?.includes('+something else') && !prompts[1].detail.includes('harmless'), prompts[1].detail);
@@ -89,7 +86,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
       ask: async (p) => [{ id: p.questions[0].id, selected: [asked++ === 0 ? 'Allow once' : 'Deny'] }],
     });
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(asked, 2);
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'first line\n', 'nothing written');
     assert.ok(texts(agent).join(' ').includes('Writing notes.txt failed'), texts(agent).join(' | '));
@@ -102,24 +99,24 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     await parent.whenIdle();
     const child = startExternalChild(runtime, parent, { config: testAgentConfig(), prompt: 'write: x.txt = nope\nsay: finished' });
     assert.strictEqual(child.kind, 'continuable');
-    await until(() => ends(child).length === 1, 'the child turn end', WAIT);
+    await until(() => turnEnds(child).length === 1, 'the child turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 0);
     assert.ok(!fs.existsSync(path.join(workspace, 'x.txt')));
     assert.ok(texts(child).join(' ').includes('I was not allowed to write x.txt.'));
     const approval = child.log.events.find((e) => e.type === 'approval');
     assert.strictEqual(approval?.type === 'approval' && approval.decision, 'deny');
-    await until(() => parent.log.events.some((e) => e.type === 'queued' && e.from === 'child' && e.text.includes('finished')), 'the report to the parent', WAIT);
+    await until(() => parent.log.events.some((e) => e.type === 'queued' && e.from === 'child' && e.text.includes('finished')), 'the report to the parent', ACP_WAIT);
   });
 
   it('send_message reaches a live external child: its conversation continues in the same process', async () => {
     const parent = runtime.startRoot({ prompt: 'wait', label: 'lead' });
     await parent.whenIdle();
     const child = startExternalChild(runtime, parent, { config: testAgentConfig(), prompt: 'say: one' });
-    await until(() => ends(child).length === 1, 'the first turn', WAIT);
+    await until(() => turnEnds(child).length === 1, 'the first turn', ACP_WAIT);
     const pid = externalEngineOf(child)?.pid;
     assert.ok(runtime.agents.isLive(child), 'an external child stays live between turns');
     await runtime.subagents.deliver(parent, child.id, 'say: two');
-    await until(() => ends(child).length === 2, 'the second turn', WAIT);
+    await until(() => turnEnds(child).length === 2, 'the second turn', ACP_WAIT);
     assert.strictEqual(texts(child).join('|'), 'one|two');
     assert.strictEqual(externalEngineOf(child)?.pid, pid, 'the same process');
   });
@@ -140,7 +137,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     ({ runtime } = makeRuntime(script, { workspace }));
     runtime.registerTool(startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }, startExternalChild));
     const lead = runtime.startRoot({ prompt: 'delegate', label: 'lead' });
-    await until(() => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', WAIT);
+    await until(() => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', ACP_WAIT);
     const child = runtime.agents.all().find((a) => a.engine);
     assert.ok(child, 'the external child is live in the registry');
     assert.strictEqual(child.kind, 'continuable');
@@ -162,21 +159,21 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const { provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'run: echo from-the-terminal' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.ok(texts(agent).join(' ').includes('exited with 0 and printed: from-the-terminal'), texts(agent).join(' | '));
   });
 
   it('Stop sends session/cancel: the node shows stopping until the agent ends its turn, then the turn is aborted', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'hang' });
-    await until(() => texts(agent).join('').includes('Working until cancelled…'), 'the agent at work', WAIT);
+    await until(() => texts(agent).join('').includes('Working until cancelled…'), 'the agent at work', ACP_WAIT);
     runtime.stop(agent);
     assert.strictEqual(agent.stopping, 'user');
     await agent.whenIdle();
-    assert.deepStrictEqual(ends(agent).map((e) => [e.reason, e.cause]), [['aborted', 'user']]);
+    assert.deepStrictEqual(turnEnds(agent).map((e) => [e.reason, e.cause]), [['aborted', 'user']]);
     assert.ok(texts(agent).join('').includes('Working until cancelled…'), 'what it said before the Stop stays');
     runtime.sendFromUser(agent, 'say: back again');
-    await until(() => ends(agent).length === 2, 'the next turn', WAIT);
-    assert.strictEqual(ends(agent)[1].reason, 'completed');
+    await until(() => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
+    assert.strictEqual(turnEnds(agent)[1].reason, 'completed');
   });
 
   it('an agent that ignores the cancel is reported overdue after the grace; End ends its process group', async () => {
@@ -185,40 +182,40 @@ describe('external agents over the Agent Client Protocol (a real child process)'
       if (e.type === 'agent_changed' && e.change.type === 'stop_overdue') overdue.push(e.change);
     });
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'ignore-cancel', stopGraceMs: 50 });
-    await until(() => texts(agent).join('').includes('not stopping'), 'the agent at work', WAIT);
+    await until(() => texts(agent).join('').includes('not stopping'), 'the agent at work', ACP_WAIT);
     runtime.stop(agent);
-    await until(() => overdue.length === 1, 'the overdue report', WAIT);
+    await until(() => overdue.length === 1, 'the overdue report', ACP_WAIT);
     assert.strictEqual(agent.status, 'running', 'still stopping: the agent has not ended its turn');
     const pid = externalEngineOf(agent)?.pid;
     assert.ok(pid);
     await runtime.end(agent);
-    await until(() => !isAlive(pid), 'the process to end', WAIT);
+    await until(() => !isAlive(pid), 'the process to end', ACP_WAIT);
     await agent.whenIdle();
-    assert.deepStrictEqual(ends(agent).map((e) => e.reason), ['aborted']);
+    assert.deepStrictEqual(turnEnds(agent).map((e) => e.reason), ['aborted']);
   });
 
   it('a crash ends the turn with a typed error and its last output; the conversation stays and the next message starts it again', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'say: before the crash\ncrash' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.reason, 'error');
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_CRASHED');
     assert.match(agent.lastTurnEnd?.message ?? '', /exited with code 3.*crashing on purpose/s);
     assert.strictEqual(texts(agent).join(''), 'before the crash');
     runtime.sendFromUser(agent, 'say: alive again');
-    await until(() => ends(agent).length === 2, 'the next turn', WAIT);
-    assert.strictEqual(ends(agent)[1].reason, 'completed');
+    await until(() => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
+    assert.strictEqual(turnEnds(agent)[1].reason, 'completed');
   });
 
   it('an agent that needs a sign-in ends the turn with a message naming it and what to run; nothing hangs', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig({ env: { ACP_TEST_AGENT_AUTH: 'required' } }), prompt: 'say: hi' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_AUTH_REQUIRED');
     assert.match(agent.lastTurnEnd?.message ?? '', /Test Agent needs you to sign in.*Test login.*Run `/s);
   });
 
   it('a command that is not an agent fails to start with a typed error', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig({ command: path.join(workspace, 'no-such-program') }), prompt: 'hi' });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_START_FAILED');
   });
 
@@ -228,7 +225,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const durable = new Runtime({ model: recordingModel({ version: 1, agents: {} }).model, sessions: store, workspace });
     try {
       const agent = startExternalRoot(durable, { config: testAgentConfig(), prompt: 'say: kept for later' });
-      await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+      await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
       await durable.end(agent);
       await agent.log.flush();
       await assert.rejects(durable.resumeRoot(agent.id), (err: unknown) => isArborError(err, 'EXTERNAL_NOT_RESUMABLE') && /Test Agent/.test((err as Error).message));
@@ -263,7 +260,7 @@ describe('Resume of an external session from History (session/load over a real c
   /** Runs the test agent on `prompt` to the end of its turn, then ends it: a past session in History. */
   async function pastSession(config: ReturnType<typeof testAgentConfig>, prompt: string): Promise<Agent> {
     const agent = startExternalRoot(runtime, { config, prompt });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     await runtime.end(agent);
     await agent.log.flush();
     return agent;
@@ -277,8 +274,8 @@ describe('Resume of an external session from History (session/load over a real c
 
     const resumed = await resumeExternalRoot(runtime, past.id, { config, message: 'recall' });
     assert.strictEqual(resumed.id, past.id, 'the same session continues');
-    await until(() => ends(resumed).length === 2, 'the resumed turn', WAIT);
-    assert.strictEqual(ends(resumed)[1].reason, 'completed', JSON.stringify(ends(resumed)));
+    await until(() => turnEnds(resumed).length === 2, 'the resumed turn', ACP_WAIT);
+    assert.strictEqual(turnEnds(resumed)[1].reason, 'completed', JSON.stringify(turnEnds(resumed)));
     const after = resumed.log.events.slice(past.log.events.length);
     const replayStart = after.findIndex((e) => e.type === 'assistant_text' && e.text.includes('reopens its session (session/load)'));
     assert.ok(replayStart >= 0, 'the transcript says the session was loaded');

@@ -9,7 +9,7 @@ import { ExternalAgentClient, runtimeServices } from '../../../src/core/external
 import { MemoryApprovalRuleStore, parseApprovalRule, type ApprovalRule } from '../../../src/core/interaction';
 import { Runtime } from '../../../src/core/runtime';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { approver, recordingModel } from '../support/runtimeFixture';
+import { approver, recordingModel } from '../../support/runtimeFixture';
 
 /**
  * The client side of an external agent (ExternalAgentClient) answering forged ACP requests, as

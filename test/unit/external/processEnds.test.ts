@@ -4,14 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents';
 import { externalEngineOf, startExternalRoot } from '../../../src/core/external';
-import type { SessionEvent } from '../../../src/core/sessions/types';
-import { ACP_TEST_AGENT_SCRIPT, testAgentConfig } from '../../support/acpTestAgent';
+import { ACP_TEST_AGENT_SCRIPT, ACP_WAIT, testAgentConfig, turnEnds } from '../../support/acpTestAgent';
 import { isRunning, killQuietly, pidIn } from '../../support/processes';
-import { makeRuntime, until } from '../support/runtimeFixture';
+import { makeRuntime, until } from '../../support/runtimeFixture';
 
-const ends = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');
-/** Generous: a child process on a loaded machine; the tests wait for states, never for a time. */
-const WAIT = 20_000;
 
 /**
  * How an external agent ends when it misbehaves: every way out of a turn reaches a turn end,
@@ -35,9 +31,9 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
 
   /** Waits for the agent's next turn end and returns it. */
   async function nextEnd(agent: Agent, count: number) {
-    await until(() => ends(agent).length === count, `turn end #${count}`, WAIT);
+    await until(() => turnEnds(agent).length === count, `turn end #${count}`, ACP_WAIT);
     await agent.whenIdle();
-    return ends(agent)[count - 1];
+    return turnEnds(agent)[count - 1];
   }
 
   /** The next message starts the agent again: a new process that completes its turn. */
@@ -63,10 +59,10 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     assert.strictEqual((await nextEnd(agent, 2)).reason, 'completed');
     assert.strictEqual(externalEngineOf(agent)?.pid, pid, 'the connection was sound: the same process carries on');
     runtime.sendFromUser(agent, 'hang');
-    await until(() => agent.status === 'running' && ends(agent).length === 2, 'the third turn', WAIT);
+    await until(() => agent.status === 'running' && turnEnds(agent).length === 2, 'the third turn', ACP_WAIT);
     await runtime.dispose();
-    assert.strictEqual(ends(agent).at(-1)?.reason, 'aborted');
-    await until(() => !isRunning(pid!), 'the process to end', WAIT);
+    assert.strictEqual(turnEnds(agent).at(-1)?.reason, 'aborted');
+    await until(() => !isRunning(pid!), 'the process to end', ACP_WAIT);
   });
 
   it('updates with values Arbor does not know (a newer protocol) are salvaged or skipped; the turn completes', async () => {
@@ -80,11 +76,11 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
 
   it('an agent that closes its output but keeps running is ended; the next message starts it again', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'close-output' });
-    await until(() => externalEngineOf(agent)?.pid !== undefined, 'the process', WAIT);
+    await until(() => externalEngineOf(agent)?.pid !== undefined, 'the process', ACP_WAIT);
     const pid = externalEngineOf(agent)?.pid;
     started.push(pid);
     const end = await nextEnd(agent, 1);
-    await until(() => !isRunning(pid!), 'the process to be ended', WAIT);
+    await until(() => !isRunning(pid!), 'the process to be ended', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_PROTOCOL', JSON.stringify(end));
     assert.match(end.message ?? '', /closed its output/);
     await startsAgain(agent, 2, pid);
@@ -92,11 +88,11 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
 
   it('an agent that sends a line over the message limit is ended; the next message starts it again', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'huge-line' });
-    await until(() => externalEngineOf(agent)?.pid !== undefined, 'the process', WAIT);
+    await until(() => externalEngineOf(agent)?.pid !== undefined, 'the process', ACP_WAIT);
     const pid = externalEngineOf(agent)?.pid;
     started.push(pid);
     const end = await nextEnd(agent, 1);
-    await until(() => !isRunning(pid!), 'the process to be ended', WAIT);
+    await until(() => !isRunning(pid!), 'the process to be ended', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_PROTOCOL', JSON.stringify(end));
     assert.match(end.message ?? '', /limit/);
     await startsAgain(agent, 2, pid);
@@ -110,7 +106,7 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     runtime.sendFromUser(agent, 'say: unheard');
     const end = await nextEnd(agent, 2);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_CRASHED', JSON.stringify(end));
-    await until(() => !isRunning(pid!), 'the process to be ended', WAIT);
+    await until(() => !isRunning(pid!), 'the process to be ended', ACP_WAIT);
     await startsAgain(agent, 3, pid);
   });
 
@@ -122,18 +118,18 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     started.push(child, externalEngineOf(agent)?.pid);
     assert.ok(child && isRunning(child), 'the setsid child runs');
     await runtime.end(agent);
-    await until(() => !isRunning(child), 'the setsid child to end', WAIT);
+    await until(() => !isRunning(child), 'the setsid child to end', ACP_WAIT);
   });
 
   it('shutdown settles while a setsid child holds the agent\'s output, and ends that child', async () => {
     const file = path.join(workspace, 'child.pid');
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: `setsid-child: ${file}\nignore-cancel` });
-    await until(() => pidIn(file) !== undefined && agent.status === 'running', 'the setsid child', WAIT);
+    await until(() => pidIn(file) !== undefined && agent.status === 'running', 'the setsid child', ACP_WAIT);
     const child = pidIn(file)!;
     started.push(child, externalEngineOf(agent)?.pid);
     await runtime.dispose();
-    assert.strictEqual(ends(agent).at(-1)?.reason, 'aborted');
-    await until(() => !isRunning(child), 'the setsid child to end', WAIT);
+    assert.strictEqual(turnEnds(agent).at(-1)?.reason, 'aborted');
+    await until(() => !isRunning(child), 'the setsid child to end', ACP_WAIT);
   });
 
   it('a launcher that exits while the agent it started keeps the pipes ends the turn as a crash; the agent is ended and the next message starts it again', async () => {
@@ -141,12 +137,12 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     // A shell that stays the agent's parent (it has more to do after it), as a wrapper script would.
     const config = testAgentConfig({ command: '/bin/sh', args: ['-c', '"$0" "$1"; exit $?', process.execPath, ACP_TEST_AGENT_SCRIPT] });
     const agent = startExternalRoot(runtime, { config, prompt: `kill-launcher: ${file}\nhang` });
-    await until(() => pidIn(file) !== undefined, 'the agent below the launcher', WAIT);
+    await until(() => pidIn(file) !== undefined, 'the agent below the launcher', ACP_WAIT);
     const grandchild = pidIn(file)!;
     started.push(grandchild);
     const end = await nextEnd(agent, 1);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_CRASHED', JSON.stringify(end));
-    await until(() => !isRunning(grandchild), 'the agent the launcher left to end', WAIT);
+    await until(() => !isRunning(grandchild), 'the agent the launcher left to end', ACP_WAIT);
     fs.rmSync(file);
     runtime.sendFromUser(agent, 'say: back again');
     const again = await nextEnd(agent, 2);

@@ -8,7 +8,7 @@ import { TerminalSet } from '../../../src/core/external';
 import { OutputTail } from '../../../src/core/external/outputTail';
 import { MAX_TERMINAL_OUTPUT } from '../../../src/core/external/terminals';
 import { newProcessTag, signalProcesses } from '../../../src/core/processTree';
-import { alive, cleanup, pidsWritten, untilDead } from '../support/processes';
+import { isRunning, killQuietly, pidsWritten, untilDead } from '../../support/processes';
 
 /** Runs `script` in node in a terminal with the agent's `limit` and returns what the terminal kept once it exited. */
 async function outputOf(script: string, limit: number | undefined) {
@@ -108,11 +108,11 @@ describe('ending a terminal (TerminalSet)', function () {
     const pids = await pidsWritten(folder, 1);
     try {
       assert.strictEqual((await terminals.waitForExit(id, new AbortController().signal)).exitCode, 0);
-      assert.ok(alive(pids[0]), 'the setsid process outlives the command until the terminal is released');
+      assert.ok(isRunning(pids[0]), 'the setsid process outlives the command until the terminal is released');
       terminals.release(id);
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       terminals.disposeAll();
     }
   });

@@ -16,7 +16,7 @@ import {
   type RunInteractionPolicy,
 } from '../../../src/core/interaction';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { FakeDirectory, FakeProvider, makeAgent, type FakeAgent } from '../interaction.fakes';
+import { FakeDirectory, FakeProvider, makeAgent, type FakeAgent } from '../../support/interactionFakes';
 
 const edit = (pattern: string) => ({ kind: 'edit' as const, pattern });
 const command = (pattern: string) => ({ kind: 'command' as const, pattern });

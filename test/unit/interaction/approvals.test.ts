@@ -9,7 +9,7 @@ import {
   type RunInteractionPolicy,
 } from '../../../src/core/interaction';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { FakeDirectory, FakeProvider, makeAgent, type FakeAgent } from '../interaction.fakes';
+import { FakeDirectory, FakeProvider, makeAgent, type FakeAgent } from '../../support/interactionFakes';
 
 function world() {
   const directory = new FakeDirectory();

@@ -5,7 +5,7 @@ import {
   UserInteractionService,
   type PendingChange,
 } from '../../../src/core/interaction';
-import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from '../interaction.fakes';
+import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from '../../support/interactionFakes';
 import { forged } from '../../support/forged';
 
 function setup() {

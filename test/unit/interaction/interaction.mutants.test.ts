@@ -13,7 +13,7 @@ import {
   type InteractionPrompt,
   type PendingChange,
 } from '../../../src/core/interaction';
-import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from '../interaction.fakes';
+import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from '../../support/interactionFakes';
 import { forged } from '../../support/forged';
 
 // The human-interaction seam as its callers see it: outcomes of a prompt, the signal the UI

@@ -8,7 +8,7 @@ import {
 } from '../../../src/core/interaction';
 import { askUserQuestionTool, type AskUserQuestionContext } from '../../../src/core/tools/askUserQuestion';
 import { exitPlanModeTool, PLAN_APPROVAL_OPTIONS, type ExitPlanModeContext } from '../../../src/core/tools/exitPlanMode';
-import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, type FakeAgent } from '../interaction.fakes';
+import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, type FakeAgent } from '../../support/interactionFakes';
 
 const interactive = resolveInteractionPolicy({});
 

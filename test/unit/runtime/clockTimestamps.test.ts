@@ -3,8 +3,8 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { ExternalAgentClient, runtimeServices } from '../../../src/core/external';
 import { askTheHuman, resolveInteractionPolicy, UserInteractionService } from '../../../src/core/interaction';
 import { Runtime } from '../../../src/core/runtime';
-import { FakeDirectory, makeAgent, oneQuestion } from '../interaction.fakes';
-import { recordingModel } from '../support/runtimeFixture';
+import { FakeDirectory, makeAgent, oneQuestion } from '../../support/interactionFakes';
+import { recordingModel } from '../../support/runtimeFixture';
 
 // The core dates what it writes by a clock it is given (the runtime's `now`, or a clock
 // parameter), so a session written under a test's clock reads that clock, not the machine's.

@@ -3,7 +3,7 @@ import type { Agent, TurnEngine } from '../../../src/core/agents/agent';
 import { Runtime, type ClosableSessionLog, type DurableSessionStore } from '../../../src/core/runtime';
 import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import type { SessionHeader } from '../../../src/core/sessions/types';
-import { recordingModel, tick, until } from '../support/runtimeFixture';
+import { recordingModel, tick, until } from '../../support/runtimeFixture';
 
 /** A durable store whose logs finish closing only when the test says so. */
 function gatedStore() {

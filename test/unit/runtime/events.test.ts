@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { RuntimeEvent } from '../../../src/core';
 import { askTheHuman, resolveInteractionPolicy, UserInteractionService } from '../../../src/core/interaction';
-import { FakeDirectory, FakeProvider, makeAgent, oneQuestion } from '../interaction.fakes';
-import { makeRuntime, until } from '../support/runtimeFixture';
+import { FakeDirectory, FakeProvider, makeAgent, oneQuestion } from '../../support/interactionFakes';
+import { makeRuntime, until } from '../../support/runtimeFixture';
 
 describe('one event channel', () => {
   it('an agent leaving the registry is announced once to every listener, whoever removes it', async () => {

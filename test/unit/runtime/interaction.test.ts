@@ -3,7 +3,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { isArborError } from '../../../src/core/errors';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { Answer } from '../../../src/core/sessions/types';
-import { makeRuntime, reasons, toolResults, until } from '../support/runtimeFixture';
+import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
 

@@ -8,8 +8,8 @@ import { MemorySessionLog, type SessionHeader } from '../../../src/core/sessions
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { settledChildLoader } from '../../../src/core/subagents/settledChildLoader';
 import { forged } from '../../support/forged';
-import { header } from '../sessions.fixtures';
-import { recordingModel, until } from '../support/runtimeFixture';
+import { header } from '../../support/sessionFixtures';
+import { recordingModel, until } from '../../support/runtimeFixture';
 
 /** A runtime on the scripted model and what it reported to its onProblem. */
 function reportingRuntime(script: ModelScript) {

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import type { Agent } from '../../../src/core/agents/agent';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
 import { Runtime } from '../../../src/core/runtime';
-import { tick, until, userMessages } from '../support/runtimeFixture';
+import { tick, until, userMessages } from '../../support/runtimeFixture';
 
 /** Small deterministic PRNG so a failing seed can be replayed. */
 function mulberry32(seed: number): () => number {

@@ -6,9 +6,9 @@ import type { InteractionPrompt } from '../../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore, MISSING_TOOL_RESULT, type SessionEvent, type SessionHeader } from '../../../src/core/sessions';
-import { header, makeTempDir, tick as at } from '../sessions.fixtures';
-import { holdOpenOf } from '../support/fileHandles';
-import { reasons, recordingModel, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { header, makeTempDir, tick as at } from '../../support/sessionFixtures';
+import { holdOpenOf } from '../../support/fileHandles';
+import { reasons, recordingModel, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as z from 'zod';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
-import { recordingModel } from '../support/runtimeFixture';
+import { recordingModel } from '../../support/runtimeFixture';
 
 const tool = (name: string, readOnly: boolean): RuntimeTool => ({ name, description: name, schema: () => z.object({}), readOnly, run: () => ({ content: 'ok' }) });
 const names = (tools: readonly { name: string }[] | undefined): string[] => (tools ?? []).map((t) => t.name);

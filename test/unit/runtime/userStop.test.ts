@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Agent } from '../../../src/core/agents/agent';
-import { childByLabel, makeRuntime, reasons, toolResults, until } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
-import { everyEventType, header, makeTempDir } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir } from '../../support/sessionFixtures';
 
 /*
  * What a durable session costs the agent that appends: the check only. Serializing, the

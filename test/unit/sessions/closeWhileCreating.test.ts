@@ -5,8 +5,8 @@ import { isArborError } from '../../../src/core/errors';
 import { JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
 import { FilePool } from '../../../src/core/sessions/filePool';
 import { SessionLock, WindowLock } from '../../../src/core/sessions/sessionLock';
-import { holdOpenOf } from '../support/fileHandles';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { holdOpenOf } from '../../support/fileHandles';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 // A window closes a moment after an agent started: the asynchronous first write of the new
 // session is still claiming its lock, or has made the file but not heard so yet, when

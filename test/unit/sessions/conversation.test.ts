@@ -8,7 +8,7 @@ import {
   resumedSessionHeader,
   type SessionEvent,
 } from '../../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 const at = (): string => tick();
 

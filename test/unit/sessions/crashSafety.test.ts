@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
 
 describe('durable sessions: crash safety', () => {
   let dir: string;

@@ -3,7 +3,7 @@ import { isArborError } from '../../../src/core/errors';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 describe('durable sessions: creating a session is exclusive', () => {
   let dir: string;

@@ -6,8 +6,8 @@ import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
-import { makeTempDir } from '../sessions.fixtures';
-import { until } from '../support/runtimeFixture';
+import { makeTempDir } from '../../support/sessionFixtures';
+import { until } from '../../support/runtimeFixture';
 
 function runChild(script: string, args: string[], openFiles: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -31,7 +31,7 @@ describe('durable sessions: many agents ending at once under a low open-files li
   it('with ulimit -n 256, 1,000 subagents ending together leave all 1,001 sessions complete, and other file users unharmed', async function () {
     this.timeout(120_000);
     const k = 1000;
-    const { code, stdout, stderr } = await runChild(path.join(__dirname, '..', 'support', 'fanOutChild.ts'), [dir, String(k)], 256);
+    const { code, stdout, stderr } = await runChild(path.join(__dirname, '..', '..', 'support', 'fanOutChild.ts'), [dir, String(k)], 256);
     assert.equal(code, 0, stderr);
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { rootEnd: string; errors: string[]; otherFailures: number; otherReads: number; disposeError?: string };
     assert.equal(result.rootEnd, 'completed');

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { ArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 /* A session file deleted, cut or replaced while its agent runs is written again whole. */
 describe('durable sessions: a file that changes under a running agent', () => {

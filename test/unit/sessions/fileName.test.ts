@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, sessionFileName, sessionIdFromFileName } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 const hostileIds = [
   '../x',

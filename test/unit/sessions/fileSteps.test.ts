@@ -23,8 +23,8 @@ import {
   writeFile,
   type Steps,
 } from '../../../src/core/sessions/fileSteps';
-import { makeTempDir } from '../sessions.fixtures';
-import { watchHandles } from '../support/fileHandles';
+import { makeTempDir } from '../../support/sessionFixtures';
+import { watchHandles } from '../../support/fileHandles';
 
 // File steps are written once and run by two drivers: what one sequence does must not depend
 // on which driver runs it, and each driver must reach only its own kind of fs call.

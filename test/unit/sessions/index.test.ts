@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore, type SessionCatalog, type SessionEvent } from '../../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
 import { forged, saveSessionIndexNow } from '../../support/forged';
 
 const SESSION_INDEX_FILE = 'session-index.json';

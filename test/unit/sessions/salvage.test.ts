@@ -5,7 +5,7 @@ import { ConversationModel } from '../../../src/core/conversation/conversationMo
 import { JsonlSessionStore, salvagedSessionWarning, type SessionEvent } from '../../../src/core/sessions';
 import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
 import { historyNodes, presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
-import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
 
 /* One damaged line costs only what follows it; flipped bytes are caught by the line checksums. */
 describe('durable sessions: salvaging a damaged file', () => {

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import nodeFs = require('node:fs');
 import { ArborError } from '../../../src/core/errors';
 import { DEFAULT_WRITE_POLICY, describeDamage, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
-import { watchHandles } from '../support/fileHandles';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { countSyncFsyncs, watchHandles } from '../../support/fileHandles';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
 // the exact line), and what every write leaves behind (no open handle, an fsync when asked).
@@ -123,12 +123,7 @@ describe('session files, pinned', () => {
 
   it('the fsync option syncs every asynchronous write, and the synchronous flush too', async () => {
     const watch = watchHandles();
-    const fsyncSync = nodeFs.fsyncSync;
-    let syncSyncs = 0;
-    nodeFs.fsyncSync = ((fd: number) => {
-      syncSyncs++;
-      return fsyncSync(fd);
-    });
+    const syncFsyncs = countSyncFsyncs();
     try {
       const store = new JsonlSessionStore(dir, { fsync: true });
       const log = store.create(header('synced'));
@@ -140,17 +135,17 @@ describe('session files, pinned', () => {
       assert.equal(watch.counts.closed, watch.counts.opened);
       log.append(events[2]);
       log.flushSync();
-      assert.equal(syncSyncs, 1);
+      assert.equal(syncFsyncs.count, 1);
       await store.dispose();
       const quiet = new JsonlSessionStore(dir, { fsync: false });
       const other = quiet.create(header('unsynced'));
       other.append(events[0]);
       other.flushSync();
-      assert.equal(syncSyncs, 1, 'no fsync when the option is off');
+      assert.equal(syncFsyncs.count, 1, 'no fsync when the option is off');
       await quiet.dispose();
       assert.deepEqual((await new JsonlSessionStore(dir).loadSession('synced')).events, events);
     } finally {
-      nodeFs.fsyncSync = fsyncSync;
+      syncFsyncs.restore();
       watch.restore();
     }
   });

@@ -9,8 +9,8 @@ import type { FilePool } from '../../../src/core/sessions/filePool';
 import type { FlushScheduler } from '../../../src/core/sessions/flushScheduler';
 import type { SessionLock } from '../../../src/core/sessions/sessionLock';
 import { forged } from '../../support/forged';
-import { holdCloses, watchHandles } from '../support/fileHandles';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { countSyncFsyncs, holdCloses, watchHandles } from '../../support/fileHandles';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 // One session log's write pipeline, driven step by step: its timer, its file pool and its lock
 // are stand-ins the test fires and releases, so every state is reached by waiting for it.
@@ -505,12 +505,7 @@ describe('session log, pinned', () => {
 
     it('fsyncAtFlush syncs the writes a flush waits for and not those of the timer; fsync also syncs a rewritten file', async () => {
       const watch = watchHandles();
-      const fsyncSync = nodeFs.fsyncSync;
-      let syncSyncs = 0;
-      nodeFs.fsyncSync = ((fd: number) => {
-        syncSyncs++;
-        return fsyncSync(fd);
-      });
+      const syncFsyncs = countSyncFsyncs();
       try {
         const timer = manualTimer();
         const log = new JsonlSessionLog({ file: path.join(dir, 'atflush.jsonl'), header: header('atflush'), policy: policy({ fsyncAtFlush: true }), scheduler: timer.scheduler });
@@ -533,7 +528,7 @@ describe('session log, pinned', () => {
         fs.rmSync(synced.file);
         synced.append(text('rewritten at exit'));
         synced.flushSync();
-        assert.equal(syncSyncs, 1, 'the file rewritten at exit is synced');
+        assert.equal(syncFsyncs.count, 1, 'the file rewritten at exit is synced');
         await synced.close();
 
         const plain = new JsonlSessionLog({ file: path.join(dir, 'plain.jsonl'), header: header('plain'), policy: policy() });
@@ -546,10 +541,10 @@ describe('session log, pinned', () => {
         plain.append(text('rewritten at exit'));
         plain.flushSync();
         assert.equal(watch.counts.synced, plainBefore, 'no fsync unless asked');
-        assert.equal(syncSyncs, 1);
+        assert.equal(syncFsyncs.count, 1);
         await plain.close();
       } finally {
-        nodeFs.fsyncSync = fsyncSync;
+        syncFsyncs.restore();
         watch.restore();
       }
     });

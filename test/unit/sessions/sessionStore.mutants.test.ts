@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 // The session store's catalog and its typed refusals, as the History view and resume see them.
 

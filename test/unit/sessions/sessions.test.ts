@@ -10,7 +10,7 @@ import {
   sessionFileName,
   type SessionEvent,
 } from '../../../src/core/sessions';
-import { everyEventType, header, makeTempDir, tick } from '../sessions.fixtures';
+import { everyEventType, header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { forged } from '../../support/forged';
 
 /** Lines of a session file as parsed JSON. */

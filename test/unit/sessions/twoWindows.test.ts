@@ -6,7 +6,7 @@ import { isArborError } from '../../../src/core/errors';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { makeTempDir } from '../sessions.fixtures';
+import { makeTempDir } from '../../support/sessionFixtures';
 
 /** The window whose lock file (in `<folder>/locks/`) lists session `id`, if any. */
 function lockHolder(folder: string, id: string): { owner: string; pid: number } | undefined {
@@ -27,7 +27,7 @@ class OtherWindow {
   readonly exited: Promise<number | null>;
 
   constructor(folder: string, id: string, owner: string, mode: 'create' | 'reopen') {
-    const script = path.join(__dirname, '..', 'support', 'sessionHolderChild.ts');
+    const script = path.join(__dirname, '..', '..', 'support', 'sessionHolderChild.ts');
     this.child = spawn(process.execPath, ['--require', 'tsx/cjs', script, folder, id, owner, mode], { cwd: path.join(__dirname, '..', '..', '..') });
     this.child.stdout.on('data', (d: Buffer) => {
       this.output += d.toString();

@@ -5,7 +5,7 @@ import { JsonlSessionStore, pendingHumanWait, summarizeSession, type SessionEven
 import { emptyScanState, foldEvent, summaryOf } from '../../../src/core/sessions/sessionScan';
 import { historyNodes, presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
 import { saveSessionIndexNow } from '../../support/forged';
-import { header, makeTempDir, tick, writeSession } from '../sessions.fixtures';
+import { header, makeTempDir, tick, writeSession } from '../../support/sessionFixtures';
 
 const call = { id: 'call-1', name: 'ask_user_question', arguments: '{}' };
 const question = (extra: Partial<Extract<SessionEvent, { type: 'question' }>> = {}): SessionEvent => ({

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import nodeFs = require('node:fs');
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 /* What locking and creating sessions cost: one lock file per window, no look at the disk per session. */
 describe('durable sessions: the window lock and exclusive ids at scale', () => {

@@ -5,8 +5,8 @@ import { isArborError, type ArborError } from '../../../src/core/errors';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore, sessionEventSchema, type SessionEvent } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../sessions.fixtures';
-import { until } from '../support/runtimeFixture';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { until } from '../../support/runtimeFixture';
 import { forged } from '../../support/forged';
 
 /*

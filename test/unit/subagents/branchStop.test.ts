@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as z from 'zod';
 import type { Agent } from '../../../src/core/agents/agent';
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
-import { childByLabel, makeRuntime, reasons, tick, until, userMessages } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, tick, until, userMessages } from '../../support/runtimeFixture';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 const hangForever = { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' as const };

@@ -4,7 +4,7 @@ import { isArborError, type ArborErrorCode } from '../../../src/core/errors';
 import type { SessionSnapshot } from '../../../src/core/agents/sessionSnapshot';
 import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import { ContinuationManager, type Activation, type LoadedSettledChild } from '../../../src/core/subagents';
-import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 // Continuable children as their parent and the user see them: when a child settles, what its
 // reports say, and who may reach it.

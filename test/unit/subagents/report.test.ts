@@ -3,7 +3,7 @@ import type { TurnEnd } from '../../../src/core/agents/agent';
 import { buildConversation, hostToWebviewSchema } from '../../../src/core/conversation';
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { formatReport, readReport, reportOf, reportTitle } from '../../../src/core/subagents';
-import { makeRuntime, until, userMessages } from '../support/runtimeFixture';
+import { makeRuntime, until, userMessages } from '../../support/runtimeFixture';
 
 const end = (reason: TurnEnd['reason'], extra: Partial<TurnEnd> = {}): TurnEnd => ({ turn: 1, reason, finalText: '', ...extra });
 

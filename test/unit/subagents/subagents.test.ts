@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import type { Agent } from '../../../src/core/agents/agent';
 import { isArborError } from '../../../src/core/errors';
 import { listDescendants } from '../../../src/core/subagents/listing';
-import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { z } from 'zod';
 import { builtinTools, defineTool, type RuntimeTool } from '../../../src/core/tools';
-import { makeRuntime, reasons, toolResults } from '../support/runtimeFixture';
+import { makeRuntime, reasons, toolResults } from '../../support/runtimeFixture';
 
 describe('defineTool', () => {
   it('makes a tool the runtime takes as it is: arguments typed from the schema, the caller in ctx, hidden in plan mode unless read-only', async () => {

@@ -3,7 +3,7 @@ import { MemoryApprovalRuleStore, type InteractionPrompt } from '../../../src/co
 import { Runtime } from '../../../src/core/runtime';
 import type { Answer } from '../../../src/core/sessions/types';
 import { externalTool, type ExternalToolArgs } from '../../../src/core/tools';
-import { reasons, recordingModel, toolResults, until } from '../support/runtimeFixture';
+import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 
 const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] };
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as z from 'zod';
 import { ArborError, limitExceeded } from '../../../src/core/errors';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
-import { reasons, recordingModel, toolResults } from '../support/runtimeFixture';
+import { reasons, recordingModel, toolResults } from '../../support/runtimeFixture';
 
 const tool = (name: string, run: RuntimeTool['run']): RuntimeTool => ({ name, description: name, schema: () => z.object({}), readOnly: true, run });
 

@@ -6,8 +6,8 @@ import { MemoryApprovalRuleStore, type InteractionPrompt } from '../../../src/co
 import type { Answer } from '../../../src/core/sessions/types';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { makeRuntime, reasons, recordingModel, toolResults, until } from '../support/runtimeFixture';
-import { cleanup, pidsWritten, untilDead } from '../support/processes';
+import { makeRuntime, reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
+import { killQuietly, pidsWritten, untilDead } from '../../support/processes';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -213,7 +213,7 @@ describe('run_command ends every process it started', function () {
       assert.strictEqual(result.status, 'timed-out');
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -228,7 +228,7 @@ describe('run_command ends every process it started', function () {
       assert.deepStrictEqual(reasons(root), ['aborted:user']);
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -241,7 +241,7 @@ describe('run_command ends every process it started', function () {
       assert.strictEqual(JSON.parse(toolResults(root)[0].content).status, 'timed-out');
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -258,7 +258,7 @@ describe('run_command ends every process it started', function () {
       assert.match(result.note, /were stopped/);
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -273,7 +273,7 @@ describe('run_command ends every process it started', function () {
       assert.deepStrictEqual(reasons(root), ['aborted:user']);
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -289,7 +289,7 @@ describe('run_command ends every process it started', function () {
       assert.match(result.note, /were stopped/);
       await untilDead(pids);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });
@@ -303,7 +303,7 @@ describe('run_command ends every process it started', function () {
       assert.strictEqual(result.status, 'exited');
       assert.match(result.output, /hi/);
     } finally {
-      cleanup(pids);
+      killQuietly(pids);
       await runtime.dispose();
     }
   });

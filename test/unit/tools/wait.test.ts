@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { MAX_WAIT_SECONDS, MIN_WAIT_SECONDS, waitTool } from '../../../src/core/tools';
-import { makeRuntime, reasons, toolResults, until } from '../support/runtimeFixture';
+import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
 
 const waitFor = (seconds: unknown) => ({ version: 1 as const, agents: { main: { turns: [[{ toolCalls: [{ name: 'wait', arguments: { seconds } }] }, { text: 'waited' }]] } } });
 

@@ -8,7 +8,7 @@ import type { ModelScript } from '../../../src/core/models';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, NodeWorkspace } from '../../../src/core/workspace';
-import { recordingModel, toolResults } from '../support/runtimeFixture';
+import { recordingModel, toolResults } from '../../support/runtimeFixture';
 
 const SHOPPING = "const items = ['apples', 'oats', 'coffee'];\n";
 const EDITED = "const items = ['apples', 'oats', 'coffee', 'tea'];\n";

@@ -7,7 +7,7 @@ import { APPROVAL_OPTIONS, MemoryApprovalRuleStore, parseApprovalRule, ruleForSu
 import { Runtime } from '../../../src/core/runtime';
 import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, resolveWorkspacePath } from '../../../src/core/workspace';
-import { approver, reasons, recordingModel, toolResults } from '../support/runtimeFixture';
+import { approver, reasons, recordingModel, toolResults } from '../../support/runtimeFixture';
 
 /**
  * Issue 26: every path is confined by its REAL location at the moment it is used, not by how it

@@ -8,7 +8,7 @@ import { ArborError } from '../../../src/core/errors';
 import { MemoryApprovalRuleStore } from '../../../src/core/interaction';
 import { Runtime } from '../../../src/core/runtime';
 import { ConfinedFiles, NodeWorkspace, resolveWorkspacePath, type WorkspacePath } from '../../../src/core/workspace';
-import { recordingModel, toolResults, until } from '../support/runtimeFixture';
+import { recordingModel, toolResults, until } from '../../support/runtimeFixture';
 
 /**
  * Issue 26, as properties: whatever the spelling of a path and whatever the links around it, the
@@ -182,7 +182,7 @@ describe('confinement under a race: another process flips links while the tools 
   afterEach(() => base && fs.rmSync(base, { recursive: true, force: true }));
 
   it('under "edit: **" unattended, creates, edits and reads through race1 never write outside nor return the outside secret', async () => {
-    const flipper = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', 'support', 'linkFlipper.ts'), ws, out, 'race1', 'f.txt'], {
+    const flipper = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'linkFlipper.ts'), ws, out, 'race1', 'f.txt'], {
       cwd: path.join(__dirname, '..', '..', '..'),
       stdio: ['ignore', 'pipe', 'inherit'],
     });

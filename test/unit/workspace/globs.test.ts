@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, parseGlob, ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace';
-import { makeRuntime, toolResults } from '../support/runtimeFixture';
+import { makeRuntime, toolResults } from '../../support/runtimeFixture';
+import { writeTree } from '../../support/workspaceTree';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */
 const RG = process.env.ARBOR_RG ?? 'rg';
@@ -21,17 +22,14 @@ function layout(): { base: string; ws: string; outside: string } {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-globs-')));
   const ws = path.join(base, 'ws');
   const outside = path.join(base, 'outside');
-  for (const [rel, content] of Object.entries({
+  writeTree(base, {
     'outside/secret.txt': `${MARKER}\n`,
     'outside/deeper/more.txt': `${MARKER} again\n`,
     'ws/src/a.txt': 'inside a\n',
     'ws/src/nested/b.txt': 'inside b\n',
     'ws/tmp/c.txt': 'inside c\n',
     'ws/top.txt': 'inside top\n',
-  })) {
-    fs.mkdirSync(path.dirname(path.join(base, rel)), { recursive: true });
-    fs.writeFileSync(path.join(base, rel), content);
-  }
+  });
   fs.symlinkSync('../outside', path.join(ws, 'link-dir'));
   fs.symlinkSync('../outside/secret.txt', path.join(ws, 'link-file.txt'));
   fs.symlinkSync('src', path.join(ws, 'alias'));

@@ -4,13 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { ChangeSets, FileChangeSetStorage, NodeWorkspace, resolveWorkspacePath } from '../../../src/core/workspace';
-
-function write(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), content);
-  }
-}
+import { writeTree } from '../../support/workspaceTree';
 
 async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (err: unknown) => isArborError(err) && err.code === code);
@@ -22,8 +16,8 @@ describe('workspace paths are confined to the workspace folders', () => {
   beforeEach(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-ws-'));
     elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-elsewhere-'));
-    write(root, { 'src/a.js': 'a\n' });
-    write(elsewhere, { 'secret.txt': 'secret\n' });
+    writeTree(root, { 'src/a.js': 'a\n' });
+    writeTree(elsewhere, { 'secret.txt': 'secret\n' });
   });
   afterEach(() => {
     fs.rmSync(root, { recursive: true, force: true });
@@ -64,7 +58,7 @@ describe('workspace paths are confined to the workspace folders', () => {
   it('in a multi-root workspace, a path may start with a folder name', async () => {
     const second = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-second-'));
     try {
-      write(second, { 'b.txt': 'b' });
+      writeTree(second, { 'b.txt': 'b' });
       const p = await resolveWorkspacePath([root, second], `${path.basename(second)}/b.txt`);
       assert.strictEqual(p.absolute, path.join(second, 'b.txt'));
       assert.strictEqual(p.relative, `${path.basename(second)}/b.txt`);
@@ -79,7 +73,7 @@ describe('NodeWorkspace', () => {
   let ws: NodeWorkspace;
   beforeEach(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-ws-'));
-    write(root, {
+    writeTree(root, {
       '.gitignore': 'build/\n*.log\n',
       'src/a.js': 'const apples = 1;\nconst pears = 2;\n',
       'src/nested/.gitignore': 'local.js\n',
@@ -153,7 +147,7 @@ describe('change sets record what each agent changed, beside the session', () =>
   beforeEach(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-ws-'));
     sessions = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-sessions-'));
-    write(root, { 'a.txt': 'original\n' });
+    writeTree(root, { 'a.txt': 'original\n' });
   });
   afterEach(() => {
     fs.rmSync(root, { recursive: true, force: true });

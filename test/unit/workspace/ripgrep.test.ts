@@ -5,16 +5,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace';
+import { writeTree } from '../../support/workspaceTree';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */
 const RG = process.env.ARBOR_RG ?? 'rg';
-
-function write(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), content);
-  }
-}
 
 /** Live rg processes whose working directory is `dir`. */
 function rgProcessesIn(dir: string): number[] {
@@ -38,7 +32,7 @@ describe('listing and search with ripgrep agree with the Node scan', () => {
   });
   beforeEach(() => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-rg-')));
-    write(root, {
+    writeTree(root, {
       '.gitignore': 'build/\n*.log\n',
       'src/a.js': 'const apples = 1;\nconst pears = 2;\n',
       'src/nested/.gitignore': 'local.js\n',

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import { NodeWorkspace } from '../../../src/core/workspace';
-import { makeRuntime, toolResults } from '../support/runtimeFixture';
+import { makeRuntime, toolResults } from '../../support/runtimeFixture';
 
 const allow = { ask: (p: InteractionPrompt) => Promise.resolve([{ id: p.questions[0].id, selected: ['Allow once'] }]) };
 

@@ -6,7 +6,7 @@ import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { ModelScript } from '../../../src/core/models';
 import { Runtime } from '../../../src/core/runtime';
 import { MAX_READ_LINES, numberedLines, replaceExact } from '../../../src/core/tools';
-import { makeRuntime, recordingModel, approver, toolResults } from '../support/runtimeFixture';
+import { makeRuntime, recordingModel, approver, toolResults } from '../../support/runtimeFixture';
 import { isArborError } from '../../../src/core/errors';
 import type { Agent } from '../../../src/core/agents';
 

@@ -4,7 +4,7 @@
  * event per line it reads on stdin ("close" ends the session and exits).
  */
 import * as readline from 'node:readline';
-import { JsonlSessionStore } from '../../../src/core/sessions';
+import { JsonlSessionStore } from '../../src/core/sessions';
 
 async function main(): Promise<void> {
   const [folder, id, owner, mode] = process.argv.slice(2);

@@ -1,11 +1,11 @@
-import type { Agent } from '../../../src/core/agents/agent';
-import type { InteractionPrompt } from '../../../src/core/interaction';
-import type { Answer } from '../../../src/core/sessions/types';
-import type { RunLimitsInput } from '../../../src/core/limits';
-import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
-import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models/types';
-import { warnProcess, type OnProblem } from '../../../src/core/problems';
-import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
+import type { Agent } from '../../src/core/agents/agent';
+import type { InteractionPrompt } from '../../src/core/interaction';
+import type { Answer } from '../../src/core/sessions/types';
+import type { RunLimitsInput } from '../../src/core/limits';
+import { ScriptedModel, type ModelScript } from '../../src/core/models/scriptedModel';
+import type { ModelChunk, ModelProvider, ModelRequest } from '../../src/core/models/types';
+import { warnProcess, type OnProblem } from '../../src/core/problems';
+import { Runtime, type RuntimeTool } from '../../src/core/runtime';
 
 /** The scripted model, recording every request (with a copy of its messages) and every abort it saw. */
 export function recordingModel(script: ModelScript) {
@@ -39,18 +39,11 @@ export function makeRuntime(script: ModelScript, options: { limits?: RunLimitsIn
   return { runtime, aborts, calls, problems };
 }
 
-export { reasons, toolResults, userMessages } from '../../support/sessionQueries';
+export { reasons, toolResults, userMessages } from './sessionQueries';
 
 export const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Wait until `predicate` holds, polling the event loop; fails with `what` after `ms`. */
-export async function until(predicate: () => boolean, what: string, ms = 2000): Promise<void> {
-  const t0 = Date.now();
-  while (!predicate()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await tick(1);
-  }
-}
+export { until } from './until';
 
 export function childByLabel(runtime: Runtime, label: string): Agent {
   const a = runtime.agents.all().find((x) => x.label === label);

@@ -7,9 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { ScriptedModel } from '../../../src/core/models/scriptedModel';
-import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
-import { JsonlSessionStore } from '../../../src/core/sessions';
+import { ScriptedModel } from '../../src/core/models/scriptedModel';
+import { Runtime, type RuntimeTool } from '../../src/core/runtime';
+import { JsonlSessionStore } from '../../src/core/sessions';
 
 async function main(): Promise<void> {
   const [dir, kText] = process.argv.slice(2);

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import nodeFs = require('node:fs');
 
 // File handles the session log's async writer opens, watched or held by a test through
 // fs.promises.open. Each helper wraps the handles opened from its call on; `restore` stops it.
@@ -90,4 +91,15 @@ export function holdOpenOf(file: string) {
     return handle;
   });
   return { opened, closed, release: () => release(), restore: () => (fs.promises.open = original) };
+}
+
+/** Counts the synchronous fsyncs (the flush at exit) from now on; `restore` puts fs.fsyncSync back. */
+export function countSyncFsyncs() {
+  const original = nodeFs.fsyncSync;
+  const counter = { count: 0, restore: () => void (nodeFs.fsyncSync = original) };
+  nodeFs.fsyncSync = (fd: number) => {
+    counter.count++;
+    original(fd);
+  };
+  return counter;
 }
