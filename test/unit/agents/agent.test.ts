@@ -2,8 +2,10 @@ import * as assert from 'assert';
 import { z } from 'zod';
 import type { RuntimeTool } from '../../../src/core/runtime';
 import { makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('agent turn loop', () => {
+  const track = disposeAfterEach();
   it('runs model, tools, results until an answer without tool calls, and records completed', async () => {
     const seen: string[] = [];
     const echo: RuntimeTool = {
@@ -20,6 +22,7 @@ describe('agent turn loop', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'echo', arguments: { say: 'a' } }, { name: 'echo', arguments: { say: 'b' } }] }, { text: 'all done' }]] } } },
       { tools: [echo] },
     );
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     assert.strictEqual(agent.status, 'running');
     await agent.whenIdle();
@@ -34,7 +37,6 @@ describe('agent turn loop', () => {
     // The second call saw the tool results in order.
     const roles = calls[1].messages.map((m) => m.role);
     assert.deepStrictEqual(roles, ['user', 'assistant', 'tool', 'tool']);
-    await runtime.dispose();
   });
 
   it('turns invalid arguments and unknown tools into error results and goes on', async () => {
@@ -51,6 +53,7 @@ describe('agent turn loop', () => {
         },
       },
     });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     const results = toolResults(agent);
@@ -64,7 +67,6 @@ describe('agent turn loop', () => {
     assert.match(results[2].content, /not valid JSON/);
     assert.deepStrictEqual(reasons(agent), ['completed']);
     assert.strictEqual(agent.lastTurnEnd?.finalText, 'recovered');
-    await runtime.dispose();
   });
 
   it('records a model failure as an error turn end and stays usable', async () => {
@@ -72,6 +74,7 @@ describe('agent turn loop', () => {
       version: 1,
       agents: { main: { turns: [[{ error: { code: 'MODEL_UNAVAILABLE', message: 'server down' } }], [{ text: 'back' }]] } },
     });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'one', label: 'main' });
     await agent.whenIdle();
     assert.deepStrictEqual(reasons(agent), ['error']);
@@ -79,7 +82,6 @@ describe('agent turn loop', () => {
     runtime.sendFromUser(agent, 'two');
     await agent.whenIdle();
     assert.deepStrictEqual(reasons(agent), ['error', 'completed']);
-    await runtime.dispose();
   });
 
   it('the turn signal reaches a running tool, and an abort does not wait for a tool that ignores it', async () => {
@@ -95,6 +97,7 @@ describe('agent turn loop', () => {
       },
     };
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'slow', arguments: {} }] }]] } } }, { tools: [slow] });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => toolSignal !== undefined, 'the tool to start');
     runtime.stop(agent);
@@ -104,11 +107,11 @@ describe('agent turn loop', () => {
     const results = toolResults(agent);
     assert.strictEqual(results.length, 1, 'the unanswered call is closed so the conversation stays valid');
     assert.match(results[0].content, /stopped by the user/);
-    await runtime.dispose();
   });
 });
 
 describe('inbox and cancel', () => {
+  const track = disposeAfterEach();
   const hangThenAnswer = {
     version: 1 as const,
     agents: { main: { turns: [[{ hang: true }], [{ text: 'B done' }], [{ text: 'C done' }], [{ text: 'D done' }]] } },
@@ -116,6 +119,7 @@ describe('inbox and cancel', () => {
 
   it('interrupt parks the queue until a waking send, then resumes it in FIFO order', async () => {
     const { runtime, aborts } = makeRuntime(hangThenAnswer);
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     agent.send('B', { from: 'user', wake: false });
     agent.send('C', { from: 'user', wake: false });
@@ -133,11 +137,11 @@ describe('inbox and cancel', () => {
     await agent.whenIdle();
     assert.deepStrictEqual(reasons(agent), ['aborted:user', 'completed', 'completed', 'completed']);
     assert.deepStrictEqual(userMessages(agent), ['A', 'B', 'C', 'D']);
-    await runtime.dispose();
   });
 
   it('a waking send during abort convergence starts only after the aborted turn end is recorded', async () => {
     const { runtime } = makeRuntime(hangThenAnswer);
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     agent.send('B', { from: 'user', wake: false });
     await tick(2);
@@ -154,11 +158,11 @@ describe('inbox and cancel', () => {
     assert.deepStrictEqual(order, ['end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
     assert.deepStrictEqual(userMessages(agent), ['A', 'B', 'C'], 'nothing lost or reordered');
     assert.deepStrictEqual(reasons(agent), ['aborted:user', 'completed', 'completed']);
-    await runtime.dispose();
   });
 
   it('cancel without keepInbox clears the queue', async () => {
     const { runtime } = makeRuntime(hangThenAnswer);
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     agent.send('B', { from: 'user', wake: false });
     await tick(2);
@@ -166,11 +170,11 @@ describe('inbox and cancel', () => {
     await agent.whenIdle();
     assert.strictEqual(agent.pendingCount, 0);
     assert.deepStrictEqual(reasons(agent), ['aborted:parent']);
-    await runtime.dispose();
   });
 
   it('cancelling an idle agent does nothing and does not pre-arm a later cancel', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'one' }], [{ delayMs: 5, text: 'two' }]] } } });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     await agent.whenIdle();
     assert.strictEqual(agent.cancel('user', { keepInbox: true }), false);
@@ -178,11 +182,11 @@ describe('inbox and cancel', () => {
     agent.send('B', { from: 'user' });
     await agent.whenIdle();
     assert.deepStrictEqual(reasons(agent), ['completed', 'completed']);
-    await runtime.dispose();
   });
 
   it('a non-waking send to a parked agent stays parked', async () => {
     const { runtime } = makeRuntime(hangThenAnswer);
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     agent.send('B', { from: 'user', wake: false });
     await tick(2);
@@ -192,22 +196,22 @@ describe('inbox and cancel', () => {
     await tick(5);
     assert.strictEqual(agent.status, 'idle');
     assert.strictEqual(agent.pendingCount, 2);
-    await runtime.dispose();
   });
 });
 
 describe('limits', () => {
+  const track = disposeAfterEach();
   it('max steps per turn ends the turn with budget and tells the model why', async () => {
     const { runtime, calls } = makeRuntime(
       { version: 1, agents: { main: { turns: [{ steps: [{ toolCalls: [{ name: 'list_agents', arguments: {} }] }], loop: true }] } } },
       { limits: { maxStepsPerTurn: 3 } },
     );
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'loop', label: 'main' });
     await agent.whenIdle();
     assert.strictEqual(calls.length, 3);
     assert.deepStrictEqual(reasons(agent), ['budget']);
     assert.match(userMessages(agent).at(-1)!, /at most 3 model calls/);
-    await runtime.dispose();
   });
 
   it('delegation depth and live-children limits end the turn with budget', async () => {
@@ -222,6 +226,7 @@ describe('limits', () => {
       },
       { limits: { maxLiveChildren: 1 } },
     );
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.deepStrictEqual(reasons(agent), ['budget']);
@@ -234,11 +239,11 @@ describe('limits', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'kid', prompt: 'x' } }] }, { text: 'no' }]] } } },
       { limits: { maxDelegationDepth: 0 } },
     );
+    track(deep.runtime);
     const root = deep.runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['budget']);
     assert.match(root.lastTurnEnd!.message!, /0 levels deep/);
-    await deep.runtime.dispose();
   });
 
   it('the token budget covers the whole run', async () => {
@@ -252,24 +257,25 @@ describe('limits', () => {
       },
       { limits: { maxTokens: 100 } },
     );
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.strictEqual(agent.run.budget.tokensUsed, 110);
     assert.deepStrictEqual(reasons(agent), ['paused']);
     assert.match(agent.lastTurnEnd!.message!, /token budget of 100/);
-    await runtime.dispose();
   });
 });
 
 describe('dispose', () => {
+  const track = disposeAfterEach();
   it('aborts the running turn with cause disposed and resolves whenIdle', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'A', label: 'main' });
     await tick(2);
     const idle = agent.whenIdle();
     agent.dispose();
     await idle;
     assert.deepStrictEqual(reasons(agent), ['aborted:disposed']);
-    await runtime.dispose();
   });
 });

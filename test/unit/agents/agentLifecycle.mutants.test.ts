@@ -7,6 +7,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore, MemorySessionLog, type SessionEvent, type SessionHeader } from '../../../src/core/sessions';
 import { header, makeTempDir, tick as at } from '../../support/sessionFixtures';
 import { makeRuntime, reasons, recordingModel, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // An agent's life as its owner and the views see it: what reaches the views (log appends, session
 // problems, an external engine's turn start and overdue Stop), how each kind of send, Stop, hold
@@ -50,19 +51,21 @@ function runtimeWithLogs<L extends MemorySessionLog>(makeLog: (h: SessionHeader)
 }
 
 describe('agent lifecycle, pinned: what reaches the views', () => {
+  const track = disposeAfterEach();
   it('every event appended to the session reaches the views as a log change, in order', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const seen = changesOf(runtime, 'main#1');
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const logged = seen.flatMap((c) => (c.type === 'log' ? [c.event] : []));
     assert.ok(logged.length >= 4, 'queued, turn start, user message, text, turn end');
     assert.deepStrictEqual(logged, root.log.events);
-    await runtime.dispose();
   });
 
   it('a saving problem is shown on the agent and announced, and cleared when the log saves after all', async () => {
     const { runtime, logs } = runtimeWithLogs((h) => new ProblemLog(h));
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const seen = changesOf(runtime, root.id);
@@ -76,11 +79,11 @@ describe('agent lifecycle, pinned: what reaches the views', () => {
       { type: 'session_problem', problem },
       { type: 'session_problem', problem: undefined },
     ]);
-    await runtime.dispose();
   });
 
   it('an agent detached from its log hears no more of its problems, and detaching again is harmless', async () => {
     const { runtime, logs } = runtimeWithLogs((h) => new ProblemLog(h));
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const seen = changesOf(runtime, root.id);
@@ -91,15 +94,14 @@ describe('agent lifecycle, pinned: what reaches the views', () => {
     assert.strictEqual(root.sessionProblem, undefined);
     assert.deepStrictEqual(seen, []);
     root.detachFromLog();
-    await runtime.dispose();
   });
 
   it('an agent whose log reports no problems can be detached from it', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.doesNotThrow(() => root.detachFromLog());
-    await runtime.dispose();
   });
 
   it("a session that cannot be saved at the end of a turn is reported to the runtime's onProblem with its id, and the agent goes on", async () => {
@@ -110,17 +112,18 @@ describe('agent lifecycle, pinned: what reaches the views', () => {
     }
     const reported: unknown[][] = [];
     const { runtime } = runtimeWithLogs((h) => new FailingFlushLog(h), undefined, (...args) => void reported.push(args));
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     await until(() => reported.length > 0, 'the report');
     assert.strictEqual(reported[0][0], 'Arbor: could not save session main#1');
     assert.match(String(reported[0][1]), /disk gone/);
     assert.deepStrictEqual(reasons(root), ['completed']);
-    await runtime.dispose();
   });
 
   it('an agent is created in plan mode only when asked, and its creation order doubles as createdAt', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]], afterLastTurn: 'repeat-last' } } });
+    track(runtime);
     const first = runtime.startRoot({ prompt: 'go', label: 'main' });
     const second = runtime.startRoot({ prompt: 'go', label: 'main', planMode: true });
     assert.strictEqual(first.planMode, false);
@@ -128,13 +131,14 @@ describe('agent lifecycle, pinned: what reaches the views', () => {
     assert.strictEqual(first.createdAt, first.creationOrder);
     assert.strictEqual(second.createdAt, second.creationOrder);
     assert.ok(second.createdAt > first.createdAt);
-    await runtime.dispose();
   });
 });
 
 describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
+  const track = disposeAfterEach();
   it('a non-waking send to an idle agent only queues; the next waking send runs both, oldest first', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }], [{ text: 'b' }], [{ text: 'c' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     await root.whenIdle();
     const seen = changesOf(runtime, root.id);
@@ -145,11 +149,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     root.send('C', { from: 'user' });
     await until(() => reasons(root).length === 3 && root.status === 'idle', 'both queued turns');
     assert.deepStrictEqual(userMessages(root), ['A', 'B', 'C']);
-    await runtime.dispose();
   });
 
   it("a child's report to an agent whose queue a Stop parked only queues; the user's next message runs the queue", async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }], [{ text: 'b' }], [{ text: 'r' }], [{ text: 'c' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     root.send('B', { from: 'user', wake: false });
     runtime.stop(root);
@@ -162,11 +166,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     root.send('C', { from: 'user' });
     await until(() => reasons(root).length === 4 && root.status === 'idle', 'the parked queue to run');
     assert.deepStrictEqual(userMessages(root), ['A', 'B', 'report', 'C']);
-    await runtime.dispose();
   });
 
   it('a Stop on an idle agent is refused and records nothing; on a running one it names who stopped it', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }], [{ hang: true }], [{ hang: true }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     await root.whenIdle();
     const interrupts = (): SessionEvent[] => root.log.events.filter((e) => e.type === 'interrupt');
@@ -188,11 +192,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
       ],
     );
     assert.deepStrictEqual(reasons(root), ['completed', 'aborted:parent', 'aborted:user']);
-    await runtime.dispose();
   });
 
   it('a held agent is announced once, only queues reports, and a waking send releases it; an ended agent is not held', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }], [{ text: 'r' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     await root.whenIdle();
     const seen = changesOf(runtime, root.id);
@@ -213,11 +217,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     root.hold();
     assert.strictEqual(root.isHeld, false);
     assert.deepStrictEqual(seen, []);
-    await runtime.dispose();
   });
 
   it('disposal at shutdown keeps the queued messages in the session; disposal that drops the queue records which', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' } } });
+    track(runtime);
     const kept = runtime.startRoot({ prompt: 'A', label: 'main' });
     kept.send('B', { from: 'user', wake: false });
     kept.dispose();
@@ -233,11 +237,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
       drops.map((e) => (e.type === 'queue_dropped' ? e.ids : [])),
       [[2]],
     );
-    await runtime.dispose();
   });
 
   it('a message sent while the views hear of a turn end starts the next turn, and whenIdle waits for that turn too', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }], [{ delayMs: 5, text: 'b' }]] } } });
+    track(runtime);
     let sent = false;
     runtime.onEvent((e) => {
       if (!sent && e.type === 'agent_changed' && e.change.type === 'turn_end') {
@@ -249,11 +253,11 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     await root.whenIdle();
     assert.strictEqual(root.status, 'idle');
     assert.deepStrictEqual(reasons(root), ['completed', 'completed']);
-    await runtime.dispose();
   });
 });
 
 describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions', () => {
+  const track = disposeAfterEach();
   /** An engine that records the texts of its turns, says a Stop is overdue, and counts its disposals. */
   function fakeEngine() {
     const texts: string[] = [];
@@ -272,6 +276,7 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
 
   it("an engine runs the agent's turns instead of the model; its turn start and overdue Stop reach the views", async () => {
     const { runtime, calls } = makeRuntime({ version: 1, agents: { ext: { turns: [[{ text: 'model' }]] } } });
+    track(runtime);
     const { engine, texts, disposed } = fakeEngine();
     const seen = changesOf(runtime, 'ext#1');
     const root = runtime.startRoot({ prompt: 'go', label: 'ext', engine });
@@ -289,11 +294,11 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
     root.dispose();
     root.dispose();
     assert.strictEqual(disposed(), 1, 'the engine is released once');
-    await runtime.dispose();
   });
 
   it("a waiting call an engine agent resumes runs through Arbor's own tools and model, not the engine", async () => {
     const { runtime, calls } = makeRuntime({ version: 1, agents: { ext: { turns: [[{ text: 'unused' }], [{ text: 'after the call' }]] } } });
+    track(runtime);
     const { engine, texts } = fakeEngine();
     const root = runtime.startRoot({ prompt: 'go', label: 'ext', engine });
     await until(() => reasons(root).length === 1 && root.status === 'idle', 'the engine turn');
@@ -306,11 +311,11 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
     assert.strictEqual(toolResults(root)[0].name, 'list_agents');
     assert.strictEqual(calls.length, 1);
     assert.strictEqual(root.lastTurnEnd?.finalText, 'after the call');
-    await runtime.dispose();
   });
 
   it('a waiting call is not run again while a turn runs, nor after the agent ended', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     const call: ToolCall = { id: 'call-1', name: 'list_agents', arguments: '{}' };
     root.continueWaitingCall(call);
@@ -321,7 +326,6 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
     assert.strictEqual(root.turnCount, 1);
     assert.strictEqual(root.status, 'idle');
     assert.deepStrictEqual(toolResults(root), []);
-    await runtime.dispose();
   });
 
   it('a reopened session numbers new queued messages after the last one it recorded', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ArborError } from '../../../src/core/errors';
 import type { RuntimeTool } from '../../../src/core/runtime';
 import { makeRuntime, reasons, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // The turn loop's contract as a caller sees it: what the model receives on the next step, the
 // run limits at their exact edge, idle waiters, the final text and the token count.
@@ -10,11 +11,13 @@ import { makeRuntime, reasons, toolResults, until, userMessages } from '../../su
 const listAgents = { name: 'list_agents', arguments: {} };
 
 describe('agent turn loop, pinned', () => {
+  const track = disposeAfterEach();
   it('the next model step receives the assistant message with every tool call it made, then their results', async () => {
     const { runtime, calls } = makeRuntime({
       version: 1,
       agents: { main: { turns: [[{ text: 'looking', toolCalls: [listAgents, listAgents] }, { text: 'done' }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.strictEqual(calls.length, 2);
@@ -29,7 +32,6 @@ describe('agent turn loop, pinned', () => {
       results.map((m) => (m.role === 'tool' ? m.toolCallId : '')),
       assistant.toolCalls.map((c) => c.id),
     );
-    await runtime.dispose();
   });
 
   it('maxTurns allows exactly that many turns; the next one ends as budget and says why', async () => {
@@ -37,6 +39,7 @@ describe('agent turn loop, pinned', () => {
       { version: 1, agents: { main: { turns: [[{ text: 'one' }], [{ text: 'two' }], [{ text: 'three' }]] } } },
       { limits: { maxTurns: 2 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'again');
@@ -47,7 +50,6 @@ describe('agent turn loop, pinned', () => {
     assert.deepStrictEqual(reasons(root), ['completed', 'completed', 'budget']);
     assert.match(userMessages(root).at(-1)!, /at most 2 turns per agent/);
     assert.strictEqual(root.lastTurnEnd?.message, 'the run allows at most 2 turns per agent');
-    await runtime.dispose();
   });
 
   it('maxStepsPerTurn allows exactly that many model calls in a turn', async () => {
@@ -55,15 +57,16 @@ describe('agent turn loop, pinned', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { toolCalls: [listAgents] }, { text: 'three' }]] } } },
       { limits: { maxStepsPerTurn: 3 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['completed']);
     assert.strictEqual(calls.length, 3);
-    await runtime.dispose();
   });
 
   it('two callers waiting on whenIdle in the same turn are both released when it ends', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ delayMs: 5, text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     let first = false;
     let second = false;
@@ -71,7 +74,6 @@ describe('agent turn loop, pinned', () => {
     void root.whenIdle().then(() => (second = true));
     await until(() => first && second, 'both idle waiters');
     assert.strictEqual(root.status, 'idle');
-    await runtime.dispose();
   });
 
   it('a later empty model reply keeps the final text of the turn', async () => {
@@ -79,11 +81,11 @@ describe('agent turn loop, pinned', () => {
       version: 1,
       agents: { main: { turns: [[{ text: 'the answer', toolCalls: [listAgents] }, {}]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['completed']);
     assert.strictEqual(root.lastTurnEnd?.finalText, 'the answer');
-    await runtime.dispose();
   });
 
   it('a one-shot child whose last reply is empty still hands its last text to the parent', async () => {
@@ -94,12 +96,12 @@ describe('agent turn loop, pinned', () => {
         kid: { turns: [[{ text: 'kid found it', toolCalls: [listAgents] }, {}]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const result = toolResults(root).find((r) => r.name === 'delegate_task');
     assert.ok(result);
     assert.match(result.content, /kid found it/);
-    await runtime.dispose();
   });
 
   it('token usage adds up over the steps of a turn, and a spent token budget ends the next step', async () => {
@@ -120,6 +122,7 @@ describe('agent turn loop, pinned', () => {
       },
       { limits: { maxTokens: 40 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(root.usage, { inputTokens: 30, outputTokens: 10 });
@@ -134,7 +137,6 @@ describe('agent turn loop, pinned', () => {
         [20, 7],
       ],
     );
-    await runtime.dispose();
   });
 
   it('a token budget not yet spent lets the turn go on', async () => {
@@ -145,15 +147,16 @@ describe('agent turn loop, pinned', () => {
       },
       { limits: { maxTokens: 40 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['completed']);
     assert.strictEqual(calls.length, 2);
-    await runtime.dispose();
   });
 });
 
 describe('agent turn loop, pinned: what unanswered tool calls and ended turns leave behind', () => {
+  const track = disposeAfterEach();
   function hangingTool(name: string, started: { signal?: AbortSignal }): RuntimeTool {
     return {
       name,
@@ -173,6 +176,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       { version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'slow', arguments: {} }, listAgents] }]] } } },
       { tools: [hangingTool('slow', started)] },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => started.signal !== undefined, 'the tool to start');
     runtime.stop(root);
@@ -182,7 +186,6 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       { name: 'list_agents', content: 'Stopped before this tool finished (stopped by the user).', isError: true },
     ]);
     assert.deepStrictEqual(root.lastTurnEnd, { turn: 1, reason: 'aborted', cause: 'user', finalText: '' });
-    await runtime.dispose();
   });
 
   it('a parent stopping a child closes its calls with the cause named', async () => {
@@ -197,6 +200,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       },
       { tools: [hangingTool('slow', started)] },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => started.signal !== undefined, 'the kid tool to start');
     const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
@@ -205,7 +209,6 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     assert.deepStrictEqual(toolResults(kid), [{ name: 'slow', content: 'Stopped before this tool finished (cancelled: parent).', isError: true }]);
     assert.deepStrictEqual(reasons(kid), ['aborted:parent']);
     assert.strictEqual(kid.lastTurnEnd?.finalText, 'working', 'the text so far is kept');
-    await runtime.dispose();
   });
 
   it('a tool result that ends the turn closes the turn as budget; a throwing tool becomes an error result', async () => {
@@ -232,6 +235,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       },
       { tools: [limiter, thrower] },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.strictEqual(calls.length, 2);
@@ -245,7 +249,6 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       userMessages(root).at(-1),
       '[Arbor] This turn was ended because the tool said so. Summarise what you have so far and say what remains.',
     );
-    await runtime.dispose();
   });
 
   it('a model failure ends the turn as error with its message, recorded in the turn end', async () => {
@@ -253,6 +256,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       version: 1,
       agents: { main: { turns: [[{ text: 'partial', toolCalls: [listAgents] }, { error: { code: 'MODEL_UNAVAILABLE', message: 'down' } }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.strictEqual(root.lastTurnEnd?.reason, 'error');
@@ -261,7 +265,6 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     const end = root.log.events.find((e) => e.type === 'turn_end');
     assert.ok(end && end.type === 'turn_end');
     assert.strictEqual(end.message, root.lastTurnEnd.message);
-    await runtime.dispose();
   });
 
   it('each model request names the agent, counts calls across turns, and numbers turn and step', async () => {
@@ -269,6 +272,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [listAgents] }, { text: 'one' }], [{ text: 'two' }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'again');
@@ -282,11 +286,11 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       ],
     );
     assert.ok(calls.every((c) => c.system.length > 0 && c.tools.some((t) => t.name === 'list_agents')));
-    await runtime.dispose();
   });
 
   it('a send to an ended agent is refused with AGENT_DISPOSED naming it; whenIdle on an idle agent resolves at once', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     let resolved = false;
@@ -299,11 +303,11 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
       () => root.send('late', { from: 'user' }),
       (e: unknown) => e instanceof ArborError && e.code === 'AGENT_DISPOSED' && e.message === 'Agent "main" has ended; start a new agent or resume its session.',
     );
-    await runtime.dispose();
   });
 });
 
 describe('agent state as the views see it, pinned', () => {
+  const track = disposeAfterEach();
   /** The agent's change notifications (what the tree and the conversation view repaint on), as `type`s. */
   function changes(runtime: ReturnType<typeof makeRuntime>['runtime']) {
     const seen: string[] = [];
@@ -318,6 +322,7 @@ describe('agent state as the views see it, pinned', () => {
       version: 1,
       agents: { main: { turns: [[{ usage: { inputTokens: 1, outputTokens: 1 }, toolCalls: [listAgents] }, { hang: true }], [{ text: 'b' }]] } },
     });
+    track(runtime);
     const seen = changes(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => seen.includes('usage') && root.status === 'running', 'usage');
@@ -336,11 +341,11 @@ describe('agent state as the views see it, pinned', () => {
     root.dispose();
     root.dispose();
     assert.deepStrictEqual(seen.filter((c) => c === 'disposed'), ['disposed'], 'an agent is disposed once');
-    await runtime.dispose();
   });
 
   it('turn and start time are known only while a turn runs', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     assert.strictEqual(root.currentTurn, 1);
     assert.strictEqual(typeof root.turnStartedAt, 'number');
@@ -348,11 +353,11 @@ describe('agent state as the views see it, pinned', () => {
     await root.whenIdle();
     assert.strictEqual(root.currentTurn, undefined);
     assert.strictEqual(root.turnStartedAt, undefined);
-    await runtime.dispose();
   });
 
   it('a Stop with nothing queued leaves the agent unparked, so a child report wakes it later', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }], [{ text: 'woken' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     runtime.stop(root);
     assert.strictEqual(root.isParked, false, 'nothing is parked when nothing waits');
@@ -360,7 +365,6 @@ describe('agent state as the views see it, pinned', () => {
     root.send('report', { from: 'child', wake: 'unless-parked' });
     await until(() => reasons(root).length === 2 && root.status === 'idle', 'the report to wake the agent');
     assert.deepStrictEqual(reasons(root), ['aborted:user', 'completed']);
-    await runtime.dispose();
   });
 
   it("a second stop does not change the first one's cause", async () => {
@@ -371,6 +375,7 @@ describe('agent state as the views see it, pinned', () => {
         kid: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'the kid');
     const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
@@ -382,7 +387,6 @@ describe('agent state as the views see it, pinned', () => {
     await until(() => kid.status === 'idle', 'the kid to stop');
     assert.strictEqual(kid.stopping, undefined);
     assert.deepStrictEqual(reasons(kid), ['aborted:parent']);
-    await runtime.dispose();
   });
 
   it('the log records a queued message without a step flag unless it joins at the next step, no empty assistant text, and no empty drop', async () => {
@@ -400,11 +404,11 @@ describe('agent state as the views see it, pinned', () => {
     await runtime.end(root);
     assert.strictEqual(root.log.events.filter((e) => e.type === 'queue_dropped').length, 1);
     const { runtime: other } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    track(other);
+    track(runtime);
     const lone = other.startRoot({ prompt: 'go', label: 'main' });
     await other.end(lone);
     assert.strictEqual(lone.log.events.filter((e) => e.type === 'queue_dropped').length, 0, 'nothing queued, nothing dropped');
-    await runtime.dispose();
-    await other.dispose();
   });
 
   it("a turn ended by a run limit tells the model why at the start of the agent's next turn", async () => {
@@ -412,6 +416,7 @@ describe('agent state as the views see it, pinned', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { text: 'never' }], [{ text: 'summary' }]] } } },
       { limits: { maxStepsPerTurn: 1 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'summarise');
@@ -424,6 +429,5 @@ describe('agent state as the views see it, pinned', () => {
     ]);
     const systemNote = root.log.events.find((e) => e.type === 'user_message' && e.text === note);
     assert.ok(systemNote && systemNote.type === 'user_message' && systemNote.from === 'system');
-    await runtime.dispose();
   });
 });

@@ -10,6 +10,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
 import { makeRuntime, reasons, recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const NONE = { inputTokens: 0, outputTokens: 0 };
 const listAgents = { name: 'list_agents', arguments: {} };
@@ -44,8 +45,10 @@ async function pausedRun() {
 }
 
 describe('holds: every reason an agent is not running, with its release rule', () => {
+  const track = disposeAfterEach();
   it('an agent without a hold carries none; a Stop holds its queue until the next waking send, and a report does not release it', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }], [{ text: 'b' }]], afterLastTurn: 'repeat-last' } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     const none = root.holds;
     assert.deepEqual(none, []);
@@ -59,11 +62,11 @@ describe('holds: every reason an agent is not running, with its release rule', (
     assert.strictEqual(root.holds, none, 'released, the agent keeps no list of holds');
     await until(() => reasons(root).length === 4 && root.status === 'idle', 'the queue to run');
     assert.deepEqual(userMessages(root), ['A', 'B', 'report', 'C'], 'in order, after the aborted turn');
-    await runtime.dispose();
   });
 
   it('a branch Stop holds an idle agent with nothing queued; only a waking send releases it', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }]], afterLastTurn: 'repeat-last' } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     await root.whenIdle();
     runtime.stopBranch(root);
@@ -75,11 +78,11 @@ describe('holds: every reason an agent is not running, with its release rule', (
     root.send('go on', { from: 'user' });
     assert.deepEqual(root.holds, []);
     await until(() => reasons(root).length === 3 && root.status === 'idle', 'the released queue');
-    await runtime.dispose();
   });
 
   it('a spent budget holds every agent of the run until the raise; a person\'s message releases only the Stop of its queue', async () => {
     const { runtime, calls, root, kid } = await pausedRun();
+    track(runtime);
     const runHold = runtime.budgets.holdOf(root.run);
     assert.ok(runHold);
     assert.deepEqual([runHold.reason, runHold.release], ['budget', 'raise']);
@@ -101,7 +104,6 @@ describe('holds: every reason an agent is not running, with its release rule', (
     assert.deepEqual([...root.holds, ...kid.holds], [], 'the raise releases every budget hold');
     assert.equal(runtime.budgets.holdOf(root.run), undefined);
     await until(() => kid.lastTurnEnd?.finalText === 'kid goes on', 'the kid to go on');
-    await runtime.dispose();
   });
 
   it("a runaway guard's hold ends every turn at once until a person's message, which a system message is not", async () => {
@@ -110,6 +112,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
       agents: { main: { turns: [{ steps: [{ toolCalls: [listAgents] }], loop: true }, [{ text: 'going on' }]], afterLastTurn: 'repeat-last' } },
     });
     const runtime = new Runtime({ model, runaway: { sameCallRepeats: 3, pauseAgent: true } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.lastTurnEnd !== undefined && root.status === 'idle', 'the guard to stop the turn');
     assert.deepEqual(root.holds.map((h) => [h.reason, h.release]), [['runaway', 'person-message']]);
@@ -124,11 +127,11 @@ describe('holds: every reason an agent is not running, with its release rule', (
     runtime.sendFromUser(root, 'try something else');
     assert.deepEqual(root.holds, []);
     await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
-    await runtime.dispose();
   });
 
   it('a hold put through the agent alone (no guard behind it) is the gate its turn loop asks', async () => {
     const { runtime, calls } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'a' }], [{ text: 'b' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'A', label: 'main' });
     await root.whenIdle();
     const hold = newHold('runaway', { detail: 'held by the test' });
@@ -139,7 +142,6 @@ describe('holds: every reason an agent is not running, with its release rule', (
     assert.equal(root.lastTurnEnd?.hold, hold);
     assert.equal(root.lastTurnEnd?.message, 'held by the test');
     assert.deepEqual(root.releaseHolds('person-message'), [hold]);
-    await runtime.dispose();
   });
 
   it('is a small value that a session can store as it is', () => {
@@ -152,6 +154,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
 
   it('the Agents view, the conversation view and History say a held agent the same way', async () => {
     const { runtime, kid } = await pausedRun();
+    track(runtime);
     const hold = primaryHold(kid.holds)!;
     const said = describeHold(hold);
     assert.equal(said.text, 'run paused: budget spent');
@@ -185,7 +188,6 @@ describe('holds: every reason an agent is not running, with its release rule', (
     const history = presentSession(node, true, Date.now(), hold);
     assert.match(history.description, /live in this window, run paused: budget spent$/);
     assert.ok(history.tooltip.includes(said.detail));
-    await runtime.dispose();
   });
 
   it('agents/ imports nothing from budgets/: budgets put holds on agents, never the other way', () => {

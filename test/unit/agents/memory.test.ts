@@ -3,6 +3,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models';
 import { Runtime } from '../../../src/core/runtime';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // A full collection on demand, so that what is still reachable can be told from garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -10,6 +11,7 @@ const gc = vm.runInNewContext('gc') as () => void;
 const macrotask = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('memory of the turn loop', () => {
+  const track = disposeAfterEach();
   it('a streamed chunk is not kept reachable after the loop has read it, however many the turn streams', async () => {
     const refs: WeakRef<object>[] = [];
     let hanging = false;
@@ -28,6 +30,7 @@ describe('memory of the turn loop', () => {
       },
     };
     const runtime = new Runtime({ model });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     while (!hanging) await macrotask();
     await macrotask();
@@ -39,7 +42,6 @@ describe('memory of the turn loop', () => {
     runtime.stop(agent);
     await agent.whenIdle();
     assert.equal(agent.lastTurnEnd?.reason, 'aborted');
-    await runtime.dispose();
   });
 
   it('a reply streamed in many pieces is put back together in order', async () => {
@@ -52,9 +54,9 @@ describe('memory of the turn loop', () => {
       },
     };
     const runtime = new Runtime({ model });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.equal(agent.lastTurnEnd?.finalText, pieces.join(''));
-    await runtime.dispose();
   });
 });

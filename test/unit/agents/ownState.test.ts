@@ -6,6 +6,7 @@ import { resolveInteractionPolicy } from '../../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // A full collection on demand, so that what is still reachable can be told from garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -64,23 +65,25 @@ function sharedBetween(runtime: Runtime, model: object, a: Agent, b: Agent, extr
 }
 
 describe('what an agent at rest keeps of its own', () => {
+  const track = disposeAfterEach();
   it('an idle root after a completed turn owns no map, set, function, promise or signal (its run and log included)', async () => {
     const script: ModelScript = { version: 1, agents: { idle: { turns: [[{ text: 'ready', usage: { inputTokens: 1, outputTokens: 1 } }]] } } };
     const model = new ScriptedModel(script);
     const runtime = new Runtime({ model });
+    track(runtime);
     const [a, b] = [runtime.startRoot({ prompt: 'one', label: 'idle' }), runtime.startRoot({ prompt: 'two', label: 'idle' })];
     await Promise.all([a.whenIdle(), b.whenIdle()]);
     assert.equal(a.lastTurnEnd?.reason, 'completed');
     const own = ownObjects(a, [], sharedBetween(runtime, model, a, b, [], []));
     assert.deepEqual(unusedKinds(own), []);
     assert.ok(own.includes(a.run), 'the run is the root\'s own');
-    await runtime.dispose();
   });
 
   it('a stopped continuable child owns no map, set, function, promise or signal (its Activation included)', async () => {
     const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
     const model = new ScriptedModel(script);
     const runtime = new Runtime({ model });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const [a, b] = [runtime.startContinuable(root, 'paused', 'wait 1'), runtime.startContinuable(root, 'paused', 'wait 2')];
@@ -95,13 +98,13 @@ describe('what an agent at rest keeps of its own', () => {
     const own = ownObjects(a, [actA], sharedBetween(runtime, model, a, b, [actA], [actB]));
     assert.deepEqual(unusedKinds(own), []);
     assert.ok(own.includes(actA), 'the Activation is the child\'s own');
-    await runtime.dispose();
   });
 
   it('a queued message is kept once (the inbox holds the event its log recorded), and an agent that used no tokens keeps no usage record', async () => {
     const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
     const model = new ScriptedModel(script);
     const runtime = new Runtime({ model });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const child = runtime.startContinuable(root, 'paused', 'wait');
@@ -118,13 +121,13 @@ describe('what an agent at rest keeps of its own', () => {
     const ownUsage = ownObjects(child, [], new Set([runtime, model, root])).filter((o) => 'inputTokens' in o && 'outputTokens' in o);
     assert.deepEqual(ownUsage, []);
     assert.deepEqual(child.usage, { inputTokens: 0, outputTokens: 0 });
-    await runtime.dispose();
   });
 
   it('the events an agent records keep no field left undefined (a completed turn, a Stop, queued messages)', async () => {
     const script: ModelScript = { version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } };
     const model = new ScriptedModel(script);
     const runtime = new Runtime({ model });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const child = runtime.startContinuable(root, 'paused', 'wait');
@@ -137,7 +140,6 @@ describe('what an agent at rest keeps of its own', () => {
     assert.ok(['queued', 'turn_end', 'interrupt'].every((type) => events.some((e) => e.type === type)), events.map((e) => e.type).join());
     const withUndefined = events.filter((e) => Object.values(e).includes(undefined));
     assert.deepEqual(withUndefined, []);
-    await runtime.dispose();
   });
 
   it('idle agents keep no turn signal of their own: the signals of finished turns are not kept one per agent', async () => {
@@ -151,6 +153,7 @@ describe('what an agent at rest keeps of its own', () => {
       },
     };
     const runtime = new Runtime({ model });
+    track(runtime);
     const agents = Array.from({ length: 20 }, (_, i) => runtime.startRoot({ prompt: `go ${i}`, label: `a${i}` }));
     await Promise.all(agents.map((a) => a.whenIdle()));
     assert.equal(signals.length, 20);
@@ -162,7 +165,6 @@ describe('what an agent at rest keeps of its own', () => {
     const kept = refs.filter((r) => r.deref() !== undefined).length;
     assert.ok(kept <= 8, `${kept} of 20 idle agents' signals are still reachable`);
     assert.ok(agents.every((a) => runtime.agents.isLive(a) && a.status === 'idle'));
-    await runtime.dispose();
   });
 
   it('runs resolved to the same mode share one frozen policy', () => {

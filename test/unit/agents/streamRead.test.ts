@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../../src/core/models';
 import { Runtime } from '../../../src/core/runtime';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** A provider that streams `chunks` and counts how often its stream was closed early. */
 function streaming(chunks: ModelChunk[], fail?: Error): ModelProvider & { closed: number; pulled: number } {
@@ -31,6 +32,7 @@ function streaming(chunks: ModelChunk[], fail?: Error): ModelProvider & { closed
 }
 
 describe('reading a model stream', () => {
+  const track = disposeAfterEach();
   it('a Stop made while a chunk is being taken ends the turn at once: nothing after it is read or recorded, and the stream is closed', async () => {
     const model = streaming([
       { type: 'text', text: 'one ' },
@@ -39,6 +41,7 @@ describe('reading a model stream', () => {
       { type: 'tool_call', call: { id: 'c1', name: 'list_agents', arguments: '{}' } },
     ]);
     const runtime = new Runtime({ model });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     runtime.onEvent((e) => {
       if (e.type === 'agent_changed' && e.agent === agent && e.change.type === 'log' && e.change.event.type === 'usage') runtime.stop(agent);
@@ -48,12 +51,12 @@ describe('reading a model stream', () => {
     assert.equal(model.pulled, 2, 'no chunk is asked for after the Stop');
     assert.equal(model.closed, 1);
     assert.ok(!agent.log.events.some((e) => e.type === 'assistant_text' || e.type === 'tool_call'), JSON.stringify(agent.log.events.map((e) => e.type)));
-    await runtime.dispose();
   });
 
   it('a stream that fails after some chunks ends the turn with its error, and one that ends is not closed again', async () => {
     const failing = streaming([{ type: 'text', text: 'partial' }], new Error('the connection broke'));
     const runtime = new Runtime({ model: failing });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.equal(agent.lastTurnEnd?.reason, 'error');
@@ -63,11 +66,11 @@ describe('reading a model stream', () => {
 
     const whole = streaming([{ type: 'text', text: 'all ' }, { type: 'text', text: 'of it' }]);
     const second = new Runtime({ model: whole });
+    track(second);
     const done = second.startRoot({ prompt: 'go', label: 'main' });
     await done.whenIdle();
     assert.equal(done.lastTurnEnd?.reason, 'completed');
     assert.equal(done.lastTurnEnd?.finalText, 'all of it');
     assert.equal(whole.closed, 0);
-    await second.dispose();
   });
 });

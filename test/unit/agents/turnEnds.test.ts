@@ -7,6 +7,7 @@ import { presentSession, type SessionNode } from '../../../src/extension/history
 import { describeOutcome } from '../../../src/extension/runs/runResult';
 import { header as sessionHeader, makeTempDir, tick, writeSession } from '../../support/sessionFixtures';
 import { makeRuntime, reasons } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // How a turn ended is one reason per meaning: `budget` when a limit of the agent or the turn ended
 // it (the agent may go on), `paused` when a hold of the run or the agent ended it (it waits for
@@ -15,8 +16,10 @@ import { makeRuntime, reasons } from '../../support/runtimeFixture';
 const listAgents = { name: 'list_agents', arguments: {} };
 
 describe('how a turn ended', () => {
+  const track = disposeAfterEach();
   it('a limit of the turn ends it as budget, with no hold; a spent run budget ends it as paused, with the hold', async () => {
     const limited = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { text: 'never' }]] } } }, { limits: { maxStepsPerTurn: 1 } });
+    track(limited.runtime);
     const one = limited.runtime.startRoot({ prompt: 'go', label: 'main' });
     await one.whenIdle();
     assert.deepEqual(reasons(one), ['budget']);
@@ -27,15 +30,16 @@ describe('how a turn ended', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents], usage: { inputTokens: 20, outputTokens: 0 } }, { text: 'never' }]] } } },
       { limits: { maxTokens: 10 } },
     );
+    track(spent.runtime);
     const two = spent.runtime.startRoot({ prompt: 'go', label: 'main' });
     await two.whenIdle();
     assert.deepEqual(reasons(two), ['paused']);
     assert.equal(two.lastTurnEnd?.hold?.reason, 'budget');
     assert.match(two.lastTurnEnd?.message ?? '', /token budget of 10 is spent/);
-    await spent.runtime.dispose();
   });
 
   describe('in a session file', () => {
+    const track = disposeAfterEach();
     let dir: string;
     let cleanup: () => void;
     beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-turn-ends-')));
@@ -50,17 +54,18 @@ describe('how a turn ended', () => {
       ];
       await writeSession(dir, 'held', events);
       const store = new JsonlSessionStore(dir);
+      track(store);
       const loaded = await store.loadSession('held');
       assert.deepEqual(loaded.events, events);
       const listed = await store.listSessions();
       const entry = listed.sessions.find((s) => s.header.id === 'held');
       assert.equal(entry?.damage, undefined);
       assert.equal(entry?.summary.lastTurnEndReason, 'paused');
-      await store.dispose();
     });
   });
 
   describe('in words: describeTurnEnd reads each end once', () => {
+    const track = disposeAfterEach();
     const cases: Array<[TurnEndFacts, string, string, string]> = [
       [{ reason: 'completed' }, 'completed', 'completed', 'ok'],
       [{ reason: 'aborted', cause: 'user' }, 'stopped', 'stopped', 'stopped'],
@@ -101,6 +106,7 @@ describe('how a turn ended', () => {
 
     it("an idle agent's row warns for every end that asks for a person's look, as History does", async () => {
       const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+      track(runtime);
       const root = runtime.startRoot({ prompt: 'go', label: 'main' });
       await root.whenIdle();
       const iconAfter = (end: Omit<TurnEnd, 'turn' | 'finalText'>) => {
@@ -111,7 +117,6 @@ describe('how a turn ended', () => {
       assert.equal(iconAfter({ reason: 'aborted', cause: 'user' }), 'circle-outline');
       assert.equal(iconAfter({ reason: 'error', message: 'broke' }), 'error');
       for (const reason of ['budget', 'paused', 'blocked'] as const) assert.equal(iconAfter({ reason }), 'warning', reason);
-      await runtime.dispose();
     });
   });
 });

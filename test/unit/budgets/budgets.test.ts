@@ -5,6 +5,7 @@ import { resolveLimits, RunBudget, type RunLimitsInput } from '../../../src/core
 import { Runtime } from '../../../src/core/runtime';
 import { childByLabel, reasons, recordingModel, tick, until, userMessages } from '../../support/runtimeFixture';
 import { Run } from '../../../src/core/run';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const listAgents = { name: 'list_agents', arguments: {} };
 /** The scripted model estimates usage for a step without one: these steps count nothing. */
@@ -20,6 +21,7 @@ function budgetRuntime(script: ModelScript, options: { limits?: RunLimitsInput; 
 }
 
 describe('run budgets: accounting and cost', () => {
+  const track = disposeAfterEach();
   it('counts tokens, turns and model calls across the whole run, and prices tokens per model', async () => {
     const { runtime } = budgetRuntime(
       {
@@ -31,6 +33,7 @@ describe('run budgets: accounting and cost', () => {
       },
       { prices: { recording: { input: 3, output: 15 } } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const run = root.run.budget;
@@ -41,7 +44,6 @@ describe('run budgets: accounting and cost', () => {
     assert.ok(Math.abs(run.cost - expected) < 1e-12, `cost ${run.cost} vs ${expected}`);
     assert.ok(Math.abs(run.costOf(root.id) - (1010 * 3 + 110 * 15) / 1e6) < 1e-12, 'each agent has its own share');
     assert.equal(run.unpricedTokens, 0);
-    await runtime.dispose();
   });
 
   it('a run has one budget, shared by every agent of it, and is not a budget itself', async () => {
@@ -49,6 +51,7 @@ describe('run budgets: accounting and cost', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'kid', prompt: 'x' } }] }, { text: 'done' }]] }, kid: { turns: [[{ text: 'ok' }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     const seen: RunBudget[] = [];
     runtime.onEvent((e) => {
@@ -63,16 +66,15 @@ describe('run budgets: accounting and cost', () => {
     assert.equal(run.tokensUsed, run.budget.tokensUsed, 'the deprecated figure on the run reads its budget');
     assert.deepEqual(seen, [root.run.budget], "the child counts against its parent's budget");
     assert.equal(root.run.budget.turnsUsed, 2);
-    await runtime.dispose();
   });
 
   it('a model without a price counts its tokens but no cost', async () => {
     const { runtime } = budgetRuntime({ version: 1, agents: { main: { turns: [[{ text: 'hi', usage: { inputTokens: 7, outputTokens: 3 } }]] } } }, { prices: { 'gpt-4o': { input: 1, output: 1 } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.equal(root.run.budget.cost, 0);
     assert.equal(root.run.budget.unpricedTokens, 10);
-    await runtime.dispose();
   });
 
   it('finds a price by the model label or by its name without the part in parentheses, ignoring case', () => {
@@ -87,6 +89,7 @@ describe('run budgets: accounting and cost', () => {
 
   it('new defaults (a changed setting) apply to runs started afterwards, not to runs under way', async () => {
     const { runtime } = budgetRuntime({ version: 1, agents: { '*': { turns: [[{ hang: true }]] } } }, { limits: { maxTokens: 100 } });
+    track(runtime);
     const first = runtime.startRoot({ prompt: 'go', label: 'first' });
     runtime.setDefaultLimits({ maxTokens: 500, maxCost: 2 });
     const second = runtime.startRoot({ prompt: 'go', label: 'second' });
@@ -95,7 +98,6 @@ describe('run budgets: accounting and cost', () => {
     assert.equal(second.run.budget.limits.maxCost, 2);
     assert.throws(() => runtime.setDefaultLimits({ maxTokens: -1 }));
     assert.equal(runtime.startRoot({ prompt: 'go', label: 'third' }).run.budget.limits.maxTokens, 500, 'a bad value changes nothing');
-    await runtime.dispose();
   });
 
   it('a bad price table is refused when the runtime is made', () => {
@@ -105,6 +107,7 @@ describe('run budgets: accounting and cost', () => {
 });
 
 describe('run budgets: thresholds', () => {
+  const track = disposeAfterEach();
   it('warns from 80% of a budget and is spent at 100%', () => {
     const run = new RunBudget(resolveLimits({ maxTokens: 100 }), {}, () => 0);
     run.tokensUsed = 79;
@@ -150,6 +153,7 @@ describe('run budgets: thresholds', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents], usage: { inputTokens: 40, outputTokens: 45 } }, { toolCalls: [listAgents], usage: { inputTokens: 1, outputTokens: 1 } }, { text: 'done', usage: { inputTokens: 0, outputTokens: 0 } }]] } } },
       { limits: { maxTokens: 100 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepEqual(
@@ -157,11 +161,11 @@ describe('run budgets: thresholds', () => {
       ['warning'],
     );
     assert.deepEqual(reasons(root), ['completed']);
-    await runtime.dispose();
   });
 });
 
 describe('run budgets: the pause at 100%', () => {
+  const track = disposeAfterEach();
   const pausingScript: ModelScript = {
     version: 1,
     agents: {
@@ -186,6 +190,7 @@ describe('run budgets: the pause at 100%', () => {
 
   it('pauses every agent of the run like a Stop (conversation kept, nothing restarts) and Raise limit resumes them', async () => {
     const { runtime, calls, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
     const kid = childByLabel(runtime, 'kid');
@@ -214,20 +219,20 @@ describe('run budgets: the pause at 100%', () => {
     assert.ok(userMessages(root).includes(RESUME_NOTE));
     assert.ok(userMessages(kid).includes(RESUME_NOTE));
     assert.equal(events.filter((e) => e.type === 'resumed').length, 1);
-    await runtime.dispose();
   });
 
   it('refuses a raise that leaves a budget spent, and stays paused', async () => {
     const { runtime, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
     assert.throws(() => runtime.budgets.raise(root.run, { maxTokens: 105 }), (err: unknown) => (err as { code?: string }).code === 'INPUT_INVALID');
     assert.ok(runtime.budgets.holdOf(root.run));
-    await runtime.dispose();
   });
 
   it('a message sent to a paused agent starts no model call until the limit is raised', async () => {
     const { runtime, calls, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
     await until(() => root.status === 'idle', 'the root to stop');
@@ -236,7 +241,6 @@ describe('run budgets: the pause at 100%', () => {
     await root.whenIdle();
     assert.equal(calls.length, before);
     assert.ok(userMessages(root).includes('are you there?'), 'the message is kept in the conversation');
-    await runtime.dispose();
   });
 
   it('pauses the run when its turns or model calls would pass their budget', async () => {
@@ -244,6 +248,7 @@ describe('run budgets: the pause at 100%', () => {
       { version: 1, agents: { main: { turns: [{ steps: [{ toolCalls: [listAgents] }], loop: true }] } } },
       { limits: { maxModelCalls: 3 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.equal(calls.length, 3);
@@ -253,12 +258,12 @@ describe('run budgets: the pause at 100%', () => {
     assert.equal(root.run.budget.limits.maxModelCalls, 6);
     await until(() => root.lastTurnEnd?.reason === 'completed', 'the agent to go on after the raise');
     assert.equal(calls.length, 4);
-    await runtime.dispose();
   });
 
   it('pauses the run when its wall time is up', async () => {
     let clock = 1_000_000;
     const { runtime, events } = budgetRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } }, { limits: { maxWallTimeSeconds: 30 }, now: () => clock });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.status === 'running', 'the turn to start');
     clock += 31_000;
@@ -266,11 +271,11 @@ describe('run budgets: the pause at 100%', () => {
     await root.whenIdle();
     assert.ok(events.some((e) => e.type === 'paused' && /wall time of 30s is up/.test(e.reason)));
     assert.deepEqual(reasons(root), ['paused']);
-    await runtime.dispose();
   });
 });
 
 describe('run budgets: an unattended run at its cap', () => {
+  const track = disposeAfterEach();
   it('ends BLOCKED with a report of what it did and what is left, and no model call', async () => {
     const { runtime, calls, events } = budgetRuntime(
       {
@@ -289,6 +294,7 @@ describe('run budgets: an unattended run at its cap', () => {
       },
       { limits: { maxTokens: 100 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'autonomous' } });
     await until(() => events.some((e) => e.type === 'blocked'), 'the run to end BLOCKED');
     await until(() => root.status === 'idle', 'the root to end');
@@ -307,12 +313,12 @@ describe('run budgets: an unattended run at its cap', () => {
     assert.ok(!events.some((e) => e.type === 'paused'), 'an unattended run does not wait for a raise');
     await tick(20);
     assert.equal(calls.length, callsThen);
-    await runtime.dispose();
   });
 
   it('an idle root of an unattended run still gets its BLOCKED result', async () => {
     let clock = 0;
     const { runtime, calls, events } = budgetRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done for now', usage: NONE }]] } } }, { limits: { maxWallTimeSeconds: 10 }, now: () => clock });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'scheduled' } });
     await root.whenIdle();
     clock = 11_000;
@@ -322,6 +328,5 @@ describe('run budgets: an unattended run at its cap', () => {
     assert.match(root.lastTurnEnd!.finalText, /^BLOCKED:/);
     assert.match(root.lastTurnEnd!.finalText, /Last result: "done for now"/);
     assert.ok(events.some((e) => e.type === 'blocked'));
-    await runtime.dispose();
   });
 });

@@ -8,6 +8,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { loadTourScript, workerLabel } from '../../support/loadTour';
 import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
 
@@ -120,6 +121,7 @@ describe('runaway detection', () => {
 });
 
 describe('runaway guards in a run', () => {
+  const track = disposeAfterEach();
   const looping: ModelScript = {
     version: 1,
     agents: {
@@ -139,6 +141,7 @@ describe('runaway guards in a run', () => {
 
   it('pauses the agent with the reason when the setting says so, and Resume lets it go on', async () => {
     const { runtime, calls, events } = guarded(looping, { sameCallRepeats: 4, pauseAgent: true });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
@@ -153,7 +156,6 @@ describe('runaway guards in a run', () => {
     runtime.budgets.resumeAgent(root);
     await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
     assert.equal(root.run.budget.agentWarning(root.id), undefined);
-    await runtime.dispose();
   });
 
   it('only warns by default: the agent goes on and its warning stays until a person speaks to it', async () => {
@@ -173,6 +175,7 @@ describe('runaway guards in a run', () => {
       },
       { sameCallRepeats: 3 },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepEqual(reasons(root), ['completed']);
@@ -181,7 +184,6 @@ describe('runaway guards in a run', () => {
     runtime.sendFromUser(root, 'try something else');
     assert.equal(root.run.budget.agentWarning(root.id), undefined);
     await root.whenIdle();
-    await runtime.dispose();
   });
 
   /** A loop of one model step: `toolCalls`, again and again, until stopped. */
@@ -193,6 +195,7 @@ describe('runaway guards in a run', () => {
 
   it('a polling loop that waits between its checks runs past both guards without a warning, with the default guards', async () => {
     const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }, { name: 'wait', arguments: { seconds: MIN_WAIT_SECONDS } }]), {});
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'watch', label: 'main', limits: { maxStepsPerTurn: 1_000 } });
     const past = Math.max(DEFAULT_RUNAWAY.sameCallRepeats, DEFAULT_RUNAWAY.stepsWithoutChange) + 2;
     const warned = (): string[] => events.flatMap((e) => (e.type === 'runaway' ? [`${e.agent.label}: ${e.reason}`] : []));
@@ -200,20 +203,20 @@ describe('runaway guards in a run', () => {
     assert.deepEqual(warned(), []);
     assert.equal(root.run.budget.agentWarning(root.id), undefined);
     assert.equal(root.status, 'running', 'the poll goes on');
-    await runtime.dispose();
   });
 
   it('the same loop without the wait warns with the default guards, as a tight repeated call', async () => {
     const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }]), {});
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'watch', label: 'main' });
     await until(() => events.some((e) => e.type === 'runaway'), 'the runaway warning');
     assert.match(root.run.budget.agentWarning(root.id) ?? '', /same call \(list_agents with the same arguments\) 5 times in a row/);
-    await runtime.dispose();
   });
 
   it("the load tour's workers poll: none of them warns, with the default guards", async () => {
     const workers = 3;
     const { runtime, events } = guarded(loadTourScript(workers), {});
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'start the workers', label: 'Load', limits: { maxStepsPerTurn: 10_000 } });
     const past = Math.max(DEFAULT_RUNAWAY.sameCallRepeats, DEFAULT_RUNAWAY.stepsWithoutChange) + 2;
     const all = (): Agent[] => runtime.agents.childrenOf(root);
@@ -222,7 +225,6 @@ describe('runaway guards in a run', () => {
     assert.deepEqual(warned(), []);
     assert.deepEqual(all().map((w) => w.label), Array.from({ length: workers }, (_, i) => workerLabel(i)));
     for (const worker of all()) assert.equal(worker.run.budget.agentWarning(worker.id), undefined, worker.label);
-    await runtime.dispose();
   });
 });
 

@@ -10,6 +10,7 @@ import {
 } from '../../../src/core/conversation';
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const at = '2026-01-01T00:00:00.000Z';
 
@@ -39,6 +40,7 @@ function applyChange(mirror: ConversationItem[], change: { start: number; items:
 }
 
 describe('conversation model: session events -> view items', () => {
+  const track = disposeAfterEach();
   it('turns a session into messages, assistant text, tool calls with their results, questions, answers and turn ends', () => {
     assert.deepEqual(buildConversation(events), [
       { kind: 'turn', turn: 1 },
@@ -149,6 +151,7 @@ describe('conversation model: session events -> view items', () => {
         Kid: { turns: [[{ toolCalls: [{ name: 'list_agents', arguments: {} }] }, { hang: true }]], afterLastTurn: 'echo' },
       },
     });
+    track(runtime);
     const models = new Map<string, ConversationModel>();
     runtime.onEvent((e) => {
       if (e.type !== 'agent_changed' || e.change.type !== 'log') return;
@@ -168,7 +171,6 @@ describe('conversation model: session events -> view items', () => {
     assert.deepEqual(live.items, buildConversation(kid.log.events));
     const ends = live.items.filter((i) => i.kind === 'turn_end').map((i) => (i.kind === 'turn_end' ? i.text : ''));
     assert.deepEqual(ends, ['Turn 1 ended: aborted (stopped by you)', 'Turn 2 ended: completed', 'Turn 3 ended: completed']);
-    await runtime.dispose();
   });
 });
 

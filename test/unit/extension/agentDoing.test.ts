@@ -5,6 +5,7 @@ import { conversationState, describeDoing, type ConversationStateInput } from '.
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { doingOf, presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const call = (name: string, args: unknown) => ({ id: `c-${name}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 const tools = (...calls: ReturnType<typeof call>[]) => ({ kind: 'tools' as const, calls });
@@ -45,6 +46,7 @@ describe('what each agent is doing (describeDoing)', () => {
 });
 
 describe('what each agent is doing, on its node and in its conversation view', () => {
+  const track = disposeAfterEach();
   const live = async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
@@ -96,6 +98,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
 
   it('a parent waiting on a child, a tool in flight, thinking, an approval: the same words in the tree and the view', async () => {
     const { runtime, lead, open } = await live();
+    track(runtime);
     const researcher = childByLabel(runtime, 'Researcher');
     const summarizer = childByLabel(runtime, 'Summarizer');
     await until(() => summarizer.conversation.some((m) => m.role === 'assistant'), 'the Summarizer to call its tool');
@@ -112,11 +115,11 @@ describe('what each agent is doing, on its node and in its conversation view', (
     await until(() => summarizer.conversation.some((m) => m.role === 'tool'), 'the tool result');
     assert.match(rowOf(runtime, summarizer), /· thinking · /, 'back to its model once the tool returned');
     assert.strictEqual(viewText(runtime, summarizer), 'thinking');
-    await runtime.dispose();
   });
 
   it('a stopped branch says "stopped", and "stopped, 2 queued" where messages wait', async () => {
     const { runtime, lead } = await live();
+    track(runtime);
     const researcher = childByLabel(runtime, 'Researcher');
     runtime.stopBranch(lead);
     assert.match(rowOf(runtime, lead), /^root · stopped · /, 'an idle agent stopped with its branch says so, though no turn of its own was aborted');
@@ -127,6 +130,5 @@ describe('what each agent is doing, on its node and in its conversation view', (
     assert.match(rowOf(runtime, lead), /^root · stopped, 2 queued · /);
     assert.strictEqual(viewText(runtime, lead), 'stopped with 2 queued');
     assert.match(rowOf(runtime, researcher), /^continuable · stopped · /);
-    await runtime.dispose();
   });
 });

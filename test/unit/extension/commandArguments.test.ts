@@ -2,10 +2,12 @@ import * as assert from 'assert';
 import { isArborError } from '../../../src/core/errors';
 import { parseAgentArgument, parseRunStartOptions, parseSessionArgument } from '../../../src/extension/commandArguments';
 import { makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const invalid = (e: unknown): boolean => isArborError(e, 'INPUT_INVALID');
 
 describe('command arguments', () => {
+  const track = disposeAfterEach();
   it('a History argument is none, an id, a session node, or a row that names no session; anything else is INPUT_INVALID', () => {
     assert.deepStrictEqual(parseSessionArgument('Resume', undefined), { kind: 'none' });
     assert.deepStrictEqual(parseSessionArgument('Resume', 's-1'), { kind: 'session', id: 's-1' });
@@ -18,6 +20,7 @@ describe('command arguments', () => {
 
   it('an agent argument is none, a real Agent, or a live id; forged objects and unknown ids are INPUT_INVALID', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.status === 'running', 'the root to run');
     assert.strictEqual(parseAgentArgument(runtime, 'Stop', undefined), undefined);
@@ -26,7 +29,6 @@ describe('command arguments', () => {
     for (const forged of [{ id: root.id, label: 'main', kind: 'root' }, { id: 5 }, null, 7, 'unknown-id']) {
       assert.throws(() => parseAgentArgument(runtime, 'Stop', forged), invalid, String(forged));
     }
-    await runtime.dispose();
   });
 
   it("a run's options are none or { limits } with the setting's keys, each checked; anything else is INPUT_INVALID", () => {

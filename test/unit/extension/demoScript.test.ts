@@ -12,8 +12,10 @@ import { Runtime } from '../../../src/core/runtime';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { DEMO_EDIT, DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../../../src/extension/demo/demoScript';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('the demo script', () => {
+  const track = disposeAfterEach();
   it('is a valid script with the four demo agents', () => {
     const parsed = parseScript(demoScript);
     for (const label of [DEMO_ROOT_LABEL, 'Researcher', 'Watcher', 'Summarizer']) assert.ok(parsed.agents.get(label), label);
@@ -21,16 +23,17 @@ describe('the demo script', () => {
 
   it("tells a user who runs their own task on the demo model how to run it for real", async () => {
     const runtime = new Runtime({ model: new ScriptedModel(demoScript) });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'Refactor the parser', label: 'My task' });
     await agent.whenIdle();
     assert.match(agent.lastTurnEnd!.finalText, /scripted demo model/);
     assert.match(agent.lastTurnEnd!.finalText, /"Refactor the parser"/);
     assert.match(agent.lastTurnEnd!.finalText, /Arbor: Select Model/);
-    await runtime.dispose();
   });
 });
 
 describe('the demo shows an edit', () => {
+  const track = disposeAfterEach();
   let workspace: string;
   beforeEach(() => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-demo-'));
@@ -43,6 +46,7 @@ describe('the demo shows an edit', () => {
     const before = fs.readFileSync(file, 'utf8');
     assert.ok(before.includes(DEMO_EDIT.oldText), 'the demo workspace holds the text the demo edits');
     const runtime = new Runtime({ model: new ScriptedModel(demoScript), workspace });
+    track(runtime);
     const approvals: string[] = [];
     runtime.interaction.registerProvider({
       ask: async (p: InteractionPrompt): Promise<Answer[]> => {
@@ -57,7 +61,6 @@ describe('the demo shows an edit', () => {
     assert.strictEqual(JSON.parse(toolResults(lead).find((r) => r.name === 'edit_file')!.content).status, 'edited');
     assert.strictEqual(fs.readFileSync(file, 'utf8'), before.replace(DEMO_EDIT.oldText, DEMO_EDIT.newText));
     assert.match(toolResults(lead).find((r) => r.name === 'search_text')!.content, /^src\/shoppingList\.js:22:/);
-    await runtime.dispose();
   });
 });
 
@@ -84,6 +87,7 @@ function hurried(script: ModelScript): ModelScript {
 }
 
 describe('the demo warns about nothing', () => {
+  const track = disposeAfterEach();
   let workspace: string;
   beforeEach(() => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-demo-'));
@@ -93,6 +97,7 @@ describe('the demo warns about nothing', () => {
 
   it('no agent of the demo trips a runaway guard, the Watcher polling past both default guards included', async () => {
     const runtime = new Runtime({ model: new ScriptedModel(hurried(demoScript)), workspace });
+    track(runtime);
     runtime.interaction.registerProvider({ ask: async (p: InteractionPrompt): Promise<Answer[]> => p.questions.map((q) => ({ id: q.id, selected: [q.options[0].label] })) });
     const warnings: string[] = [];
     runtime.budgets.onEvent((e: BudgetEvent) => {
@@ -109,6 +114,5 @@ describe('the demo warns about nothing', () => {
     assert.deepStrictEqual(warnings, []);
     assert.strictEqual(watcher()!.status, 'running', 'the Watcher is still polling');
     for (const agent of seen) assert.strictEqual(agent.run.budget.agentWarning(agent.id), undefined, agent.label);
-    await runtime.dispose();
   });
 });

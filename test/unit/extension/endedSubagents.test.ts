@@ -7,6 +7,7 @@ import { presentEnded } from '../../../src/extension/agents/agentPresentation';
 import { EndedSubagents, MAX_ENDED_PER_PARENT } from '../../../src/extension/agents/endedSubagents';
 import { parseClearEndedArgument, parseSessionArgument } from '../../../src/extension/commandArguments';
 import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** The records kept for `runtime`'s agents, and the parents whose lists changed, in order. */
 function watchEnded(runtime: Runtime, enabled = true) {
@@ -30,6 +31,7 @@ function menuMatches(when: string, contextValue: string): boolean {
 }
 
 describe('ended subagents stay under their parent in the Agents view', () => {
+  const track = disposeAfterEach();
   it('a one-shot that finished is kept under its live parent, small, saying it is done and what it used', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -38,6 +40,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
         Summarizer: { turns: [[{ text: 'the summary', usage: { inputTokens: 1200, outputTokens: 300 } }]] },
       },
     });
+    track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => ended.count(lead) === 1, 'the Summarizer to end');
@@ -54,7 +57,6 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     assert.strictEqual(shown.contextValue, 'ended:done:one-shot');
     assert.strictEqual(shown.icon, 'pass');
     assert.match(shown.tooltip, /until its parent ends or you clear it/);
-    await runtime.dispose();
   });
 
   it('an ended row offers no Stop, no Stop All Below and no agent action: only its transcript and Clear', () => {
@@ -84,6 +86,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
         Helper: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const { ended } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => runtime.agents.all().some((a) => a.label === 'Slow' && a.status === 'running'), 'the second one-shot to run');
@@ -98,7 +101,6 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     await runtime.end(helper);
     await until(() => ended.count(lead) === 3, 'the ended continuable to be kept');
     assert.deepStrictEqual(labels(ended, lead), ['Broken:failed', 'Slow:cancelled', 'Helper:stopped']);
-    await runtime.dispose();
   });
 
   it('goes when its parent ends: the parent itself is then kept under its own parent, without its list', async () => {
@@ -110,6 +112,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
         Leaf: { turns: [[{ text: 'leaf done' }]] },
       },
     });
+    track(runtime);
     const { ended } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     let mid: Agent | undefined;
@@ -125,7 +128,6 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     await runtime.end(lead);
     assert.strictEqual(ended.count(lead), 0, "the root's records went with it");
     assert.strictEqual(ended.parentOfId(midId), undefined);
-    await runtime.dispose();
   });
 
   it('a settled subagent that a message brings back loses its record: one agent is never shown twice', async () => {
@@ -141,6 +143,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
         Helper: { turns: [[{ text: 'first' }], [{ hang: true }]] },
       },
     });
+    track(runtime);
     const { ended } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => ended.count(lead) === 1 && lead.status === 'idle', 'the Helper to settle and its report to be read');
@@ -148,7 +151,6 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     await runtime.subagents.deliver(lead, id, 'more please');
     await until(() => runtime.agents.get(id) !== undefined, 'the Helper to come back');
     assert.strictEqual(ended.count(lead), 0, 'the live Helper replaces its ended row');
-    await runtime.dispose();
   });
 
   it('keeps the most recent ones only, and Clear or turning the setting off forgets them', async () => {
@@ -160,6 +162,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
         ...Object.fromEntries(Array.from({ length: many }, (_, i) => [`Task ${i}`, { turns: [[{ text: 'ok' }]] }])),
       },
     }, { limits: { maxStepsPerTurn: many + 5 } });
+    track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => ended.of(lead).at(-1)?.label === `Task ${many - 1}`, 'every task to end', 10_000);
@@ -170,7 +173,6 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     assert.deepStrictEqual(changed, ['Lead']);
     assert.strictEqual(ended.count(lead), 0);
     assert.strictEqual(ended.clear(), 0, 'nothing left to clear');
-    await runtime.dispose();
   });
 
   it('with the setting off nothing is kept, and turning it off forgets what was', async () => {
@@ -183,6 +185,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
       },
     };
     const { runtime } = makeRuntime(script);
+    track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => ended.count(lead) === 1, 'the first task to end');
@@ -192,11 +195,11 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     runtime.stop(lead);
     await until(() => lead.status === 'idle' && runtime.agents.size === 1, 'the second task to end with the stop');
     assert.strictEqual(ended.count(lead), 0, 'nothing kept while off');
-    await runtime.dispose();
   });
 
   it('its commands take its row: the transcript opens its session, Clear its parent, anything else is INPUT_INVALID', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { Lead: { turns: [[{ hang: true }]] } } });
+    track(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     const row = { type: 'ended-subagent', id: 'Kid#2', label: 'Kid', kind: 'one-shot', how: 'done', tokens: 1, cost: 0, creationOrder: 2 };
     assert.deepStrictEqual(parseSessionArgument('Arbor: Open Session Transcript', row), { kind: 'session', id: 'Kid#2' });
@@ -206,6 +209,5 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     for (const bad of ['Kid#2', { type: 'ended-subagent' }, { type: 'ended-subagent', id: '' }, 42]) {
       assert.throws(() => parseClearEndedArgument(runtime, bad), (err: { code?: string }) => err.code === 'INPUT_INVALID', JSON.stringify(bad));
     }
-    await runtime.dispose();
   });
 });

@@ -2,8 +2,10 @@ import * as assert from 'assert';
 import { formatClock, formatElapsed, formatTokens, pickItemOf, presentAgent, presentLiveAgent } from '../../../src/extension/agents/agentPresentation';
 import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
 import { childByLabel, makeRuntime, tick, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('agent presentation in the tree', () => {
+  const track = disposeAfterEach();
   it('shows running, stopping, parked, waiting and idle states with matching context values', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -12,6 +14,7 @@ describe('agent presentation in the tree', () => {
         kid: { turns: [[{ hang: true }], [{ text: 'done' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2 && root.status === 'idle', 'child running');
     const kid = childByLabel(runtime, 'kid');
@@ -31,7 +34,6 @@ describe('agent presentation in the tree', () => {
     const rootView = presentAgent({ agent: root, waiting: false, treeTokens: 500, descendants: 1, now: Date.now() });
     assert.strictEqual(rootView.contextValue, 'agent:idle:root');
     assert.match(rootView.description, /tree 500/);
-    await runtime.dispose();
   });
 
   it('tells one-shot agents apart: no Stop, and the tooltip says who owns them', async () => {
@@ -39,12 +41,12 @@ describe('agent presentation in the tree', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'once', prompt: 'x' } }] }]] }, once: { turns: [[{ hang: true }]] } },
     });
+    track(runtime);
     runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'one-shot child');
     const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
     assert.strictEqual(p.contextValue, 'agent:running:one-shot');
     assert.match(p.tooltip, /Stop that agent to stop this one/);
-    await runtime.dispose();
   });
 
   it('a one-shot node says on its row and in its tooltip why it has no Stop, naming its holder', async () => {
@@ -52,17 +54,18 @@ describe('agent presentation in the tree', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'once', prompt: 'x' } }] }]] }, once: { turns: [[{ hang: true }]] } },
     });
+    track(runtime);
     runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'one-shot child');
     const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now(), holder: 'main' });
     assert.match(p.description, /^one-shot for main, no Stop · /);
     assert.match(p.tooltip, /No Stop of its own/);
     assert.match(p.tooltip, /belongs to "main", the agent waiting for its result/);
-    await runtime.dispose();
   });
 
   it('a row that is not repainted for time shows when its turn started, and its tooltip the elapsed time', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.status === 'running', 'the turn to run');
     const started = root.turnStartedAt!;
@@ -74,7 +77,6 @@ describe('agent presentation in the tree', () => {
     const leaf = presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 0, now: started + 125_000 });
     assert.match(leaf.description, /thinking · 2m 5s/, 'rows repainted every second show the elapsed time');
     runtime.stop(root);
-    await runtime.dispose();
   });
 
   it('a picker names an agent by its path from its top-level ancestor and says what it is doing, as its row does', async () => {
@@ -85,6 +87,7 @@ describe('agent presentation in the tree', () => {
         kid: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'the child');
     const kid = childByLabel(runtime, 'kid');
@@ -95,7 +98,6 @@ describe('agent presentation in the tree', () => {
     assert.strictEqual(pickItemOf(root, runtime.agents, []).description, 'main');
     runtime.stop(kid);
     runtime.stop(root);
-    await runtime.dispose();
   });
 
   it('formats elapsed time and token counts compactly', () => {
@@ -109,6 +111,7 @@ describe('agent presentation in the tree', () => {
 });
 
 describe('transcript rendering', () => {
+  const track = disposeAfterEach();
   it('renders messages, tool calls with arguments and results, questions, answers and turn ends', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -123,6 +126,7 @@ describe('transcript rendering', () => {
         },
       },
     });
+    track(runtime);
     runtime.interaction.registerProvider({ ask: async () => [{ id: 'q', selected: ['Coffee'] }] });
     const root = runtime.startRoot({ prompt: 'Make a drink', label: 'main' });
     await root.whenIdle();
@@ -137,6 +141,5 @@ describe('transcript rendering', () => {
     assert.match(md, /Coffee it is\./);
     assert.match(md, /_Turn 1 ended: completed\._/);
     assert.match(renderTranscript(root.log.header, root.log.events, undefined), /no longer live/);
-    await runtime.dispose();
   });
 });

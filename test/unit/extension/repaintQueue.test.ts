@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { COALESCE_MS, REPAINT_INTERVAL_MS, RepaintQueue } from '../../../src/extension/agents/repaintQueue';
 import { FakeClock, HostTreeView } from '../../support/treeViewHost';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /**
  * A steady load: `perMs` changes every millisecond for `ms`, spread over `nodes` rows, fed
@@ -50,6 +51,7 @@ function steadyLoad(options: { nodes: number; perMs: number; ms: number; refresh
 }
 
 describe('repaints of the Agents view under load', () => {
+  const track = disposeAfterEach();
   it('every row reaches the workbench within a second while 10,000 changes a second keep coming for 1,000 rows', () => {
     const run = steadyLoad({ nodes: 1000, perMs: 10, ms: 5000, refreshMs: 20, settleMs: 1000 });
     assert.equal(run.undelivered, 0, `${run.undelivered} rows never reached the view while the load lasted`);
@@ -72,6 +74,7 @@ describe('repaints of the Agents view under load', () => {
     const clock = new FakeClock();
     const fired: Array<{ at: number; nodes: string[] | undefined }> = [];
     const queue = new RepaintQueue<string>((nodes) => fired.push({ at: clock.now(), nodes }) > 0, clock);
+    track(queue);
     clock.advance(10_000);
     for (let i = 0; i < 500; i++) queue.mark(i % 2 ? 'a' : 'b');
     assert.equal(queue.pending, true);
@@ -86,6 +89,5 @@ describe('repaints of the Agents view under load', () => {
     clock.advance(1000);
     assert.equal(fired.length, 3);
     assert.deepEqual(fired[2], { at: fired[1].at + REPAINT_INTERVAL_MS, nodes: undefined }, 'a node coming or going repaints the whole tree, spaced like the rest');
-    queue.dispose();
   });
 });

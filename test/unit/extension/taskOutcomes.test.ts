@@ -1,10 +1,12 @@
 import * as assert from 'assert';
 import { TaskOutcomes, type TaskOutcome } from '../../../src/extension/agents/taskOutcomes';
 import { makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const start = (label: string) => ({ name: 'start_subagent', arguments: { label, prompt: 'work' } });
 
 describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
+  const track = disposeAfterEach();
   it("announces one outcome per task the user gives a root, none for the turns its children's reports wake", async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -18,6 +20,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
         c: { turns: [[{ delayMs: 15, text: 'c done' }]] },
       },
     });
+    track(runtime);
     const outcomes: TaskOutcome[] = [];
     const tracker = new TaskOutcomes();
     runtime.onEvent((e) => {
@@ -35,7 +38,6 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
     runtime.sendFromUser(lead, 'and now?');
     await until(() => outcomes.length === 2, 'the next task to end');
     assert.strictEqual(outcomes[1].end.reason, 'completed');
-    await runtime.dispose();
   });
 
   it('a task the user stopped announces nothing; one that failed announces why', async () => {
@@ -43,6 +45,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
       version: 1,
       agents: { main: { turns: [[{ hang: true }], [{ toolCalls: [{ name: 'no_such_tool', arguments: {} }] }]] } },
     }, { limits: { maxStepsPerTurn: 1 } });
+    track(runtime);
     const outcomes: TaskOutcome[] = [];
     const tracker = new TaskOutcomes();
     runtime.onEvent((e) => {
@@ -57,6 +60,5 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
     runtime.sendFromUser(main, 'again');
     await until(() => outcomes.length === 1, 'the second task to end');
     assert.strictEqual(outcomes[0].end.reason, 'budget');
-    await runtime.dispose();
   });
 });

@@ -15,6 +15,7 @@ import {
 } from '../../../src/core/interaction';
 import { FakeDirectory, FakeProvider, makeAgent, oneQuestion, rejection } from '../../support/interactionFakes';
 import { forged } from '../../support/forged';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // The human-interaction seam as its callers see it: outcomes of a prompt, the signal the UI
 // holds, which UI's prompts close with it, and the internal keys public callers cannot set.
@@ -158,6 +159,7 @@ describe('question prompts, pinned', () => {
 });
 
 describe('question prompt refusals and withdrawals, pinned', () => {
+  const track = disposeAfterEach();
   it('each refusal has its code and a message that tells the caller what happened', async () => {
     const directory = new FakeDirectory();
     const root = makeAgent('root');
@@ -182,12 +184,12 @@ describe('question prompt refusals and withdrawals, pinned', () => {
     const e6 = await rejection(service.ask({ questions: oneQuestion() }));
     assert.strictEqual(e6.message, 'No question UI is available, so the human cannot be asked right now.');
     const first = service.registerProvider(new FakeProvider());
+    track(first);
     assert.throws(
       () => service.registerProvider(new FakeProvider()),
       (e: unknown) =>
         e instanceof ArborError && e.message === 'A question provider is already registered; dispose it before registering another.',
     );
-    first.dispose();
   });
 
   it('prompt ids count up, and a prompt without detail has no detail key', async () => {

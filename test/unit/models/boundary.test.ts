@@ -5,6 +5,7 @@ import { isArborError } from '../../../src/core/errors';
 import { parseModelChunk, type ModelChunk, type ModelProvider, type ModelRequest } from '../../../src/core/models';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
 import { sessionEventSchema } from '../../../src/core/sessions';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** A provider that streams exactly the values given, as a misbehaving backend might. */
 function rawModel(...values: unknown[]): ModelProvider & { closed: number } {
@@ -39,6 +40,7 @@ function assertLoadable(agent: Agent): void {
 }
 
 describe('model output is parsed at the provider boundary', () => {
+  const track = disposeAfterEach();
   for (const [what, usage, field, got] of [
     ['a negative token count', { inputTokens: -5, outputTokens: 1 }, 'inputTokens', '-5'],
     ['a fractional token count', { inputTokens: 1, outputTokens: 1.5 }, 'outputTokens', '1.5'],
@@ -47,6 +49,7 @@ describe('model output is parsed at the provider boundary', () => {
     it(`a usage chunk with ${what} ends the turn with MODEL_BAD_OUTPUT and reaches neither the log nor the counters`, async () => {
       const model = rawModel({ type: 'text', text: 'partial' }, { type: 'usage', ...usage });
       const { agent, runtime } = await runOneTurn(model);
+      track(runtime);
       const end = agent.lastTurnEnd!;
       assert.equal(end.reason, 'error');
       assert.equal(end.code, 'MODEL_BAD_OUTPUT');
@@ -56,18 +59,17 @@ describe('model output is parsed at the provider boundary', () => {
       assert.deepEqual(agent.usage, { inputTokens: 0, outputTokens: 0 });
       assert.ok(!agent.log.events.some((e) => e.type === 'usage'), 'no usage event is written');
       assertLoadable(agent);
-      await runtime.dispose();
     });
   }
 
   it('string token counts are never added up as text', async () => {
     const model = rawModel({ type: 'usage', inputTokens: 0, outputTokens: 0 }, { type: 'usage', inputTokens: '12', outputTokens: '0' });
     const { agent, runtime } = await runOneTurn(model);
+    track(runtime);
     assert.equal(agent.lastTurnEnd?.code, 'MODEL_BAD_OUTPUT');
     assert.strictEqual(agent.usage.inputTokens, 0);
     assert.strictEqual(typeof agent.usage.inputTokens, 'number');
     assertLoadable(agent);
-    await runtime.dispose();
   });
 
   for (const [what, call, field] of [
@@ -81,13 +83,13 @@ describe('model output is parsed at the provider boundary', () => {
       const noop: RuntimeTool = { name: 'noop', description: 'noop', schema: () => z.object({}), readOnly: true, run: () => (ran++, { content: 'ok' }) };
       const model = rawModel({ type: 'tool_call', call });
       const { agent, runtime } = await runOneTurn(model, [noop]);
+      track(runtime);
       assert.equal(agent.lastTurnEnd?.reason, 'error');
       assert.equal(agent.lastTurnEnd?.code, 'MODEL_BAD_OUTPUT');
       assert.match(agent.lastTurnEnd.message!, new RegExp(`'${field.replace('.', '\\.')}' is invalid`));
       assert.equal(ran, 0);
       assert.ok(!agent.log.events.some((e) => e.type === 'tool_call'));
       assertLoadable(agent);
-      await runtime.dispose();
     });
   }
 
@@ -106,10 +108,10 @@ describe('model output is parsed at the provider boundary', () => {
   it('valid chunks pass unchanged, without extra keys', async () => {
     const model = rawModel({ type: 'text', text: 'hi', extra: 1 }, { type: 'usage', inputTokens: 3, outputTokens: 2 });
     const { agent, runtime } = await runOneTurn(model);
+    track(runtime);
     assert.equal(agent.lastTurnEnd?.reason, 'completed');
     assert.deepEqual(agent.usage, { inputTokens: 3, outputTokens: 2 });
     assertLoadable(agent);
-    await runtime.dispose();
   });
 
   it('parseModelChunk names the field and the value it got', () => {

@@ -4,6 +4,7 @@ import { Runtime, type ClosableSessionLog, type DurableSessionStore } from '../.
 import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import type { SessionHeader } from '../../../src/core/sessions/types';
 import { recordingModel, tick, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** A durable store whose logs finish closing only when the test says so. */
 function gatedStore() {
@@ -55,6 +56,7 @@ describe('runtime: shutdown', () => {
 });
 
 describe('runtime: shutdown of running agents', () => {
+  const track = disposeAfterEach();
   it("dispose resolves after a running agent's aborted turn has recorded its end and been written", async () => {
     const { model } = recordingModel({ version: 1, agents: { Live: { turns: [[{ hang: true }]] } } });
     // Each flush finishes one event-loop turn after it starts, so dispose can only have seen
@@ -75,6 +77,7 @@ describe('runtime: shutdown of running agents', () => {
         },
       },
     });
+    track(runtime);
     const live = runtime.startRoot({ prompt: 'wait', label: 'Live' });
     await until(() => live.status === 'running' && live.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
     await runtime.dispose();
@@ -88,9 +91,11 @@ describe('runtime: shutdown of running agents', () => {
 });
 
 describe('runtime: shutdown in bounded time', () => {
+  const track = disposeAfterEach();
   it('dispose settles when a turn never records its end (an engine that ignores the abort)', async () => {
     const { model } = recordingModel({ version: 1, agents: {} });
     const runtime = new Runtime({ model, shutdownWaitMs: 50 });
+    track(runtime);
     const stuck: TurnEngine<Agent> = { name: 'stuck', runTurn: () => new Promise(() => undefined), dispose: () => undefined };
     const agent = runtime.startRoot({ prompt: 'go', label: 'Stuck', engine: stuck });
     await until(() => agent.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');

@@ -3,10 +3,13 @@ import type { RuntimeEvent } from '../../../src/core';
 import { askTheHuman, resolveInteractionPolicy, UserInteractionService } from '../../../src/core/interaction';
 import { FakeDirectory, FakeProvider, makeAgent, oneQuestion } from '../../support/interactionFakes';
 import { makeRuntime, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('one event channel', () => {
+  const track = disposeAfterEach();
   it('an agent leaving the registry is announced once to every listener, whoever removes it', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     const heard: string[] = [];
@@ -17,7 +20,6 @@ describe('one event channel', () => {
     agent.dispose();
     runtime.agents.remove(agent);
     assert.deepEqual(heard, ['event:agent_removed', 'registry:removed']);
-    await runtime.dispose();
   });
 
   it('a settled child is announced as removed with the agent that created it', async () => {
@@ -28,6 +30,7 @@ describe('one event channel', () => {
         kid: { turns: [[{ text: 'kid done' }]] },
       },
     });
+    track(runtime);
     const removed: { agent: string; parent?: string }[] = [];
     runtime.onEvent((e) => {
       if (e.type === 'agent_removed') removed.push({ agent: e.agent.label, parent: e.parent?.label });
@@ -35,7 +38,6 @@ describe('one event channel', () => {
     runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => removed.length === 1, 'the kid to settle');
     assert.deepEqual(removed, [{ agent: 'kid', parent: 'main' }]);
-    await runtime.dispose();
   });
 });
 

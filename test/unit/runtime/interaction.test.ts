@@ -4,6 +4,7 @@ import { isArborError } from '../../../src/core/errors';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { Answer } from '../../../src/core/sessions/types';
 import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
 
@@ -13,6 +14,7 @@ function recordingProvider(answer: (p: InteractionPrompt) => Answer[] | Promise<
 }
 
 describe('assembled runtime: human interaction', () => {
+  const track = disposeAfterEach();
   it('a one-shot child that asks gets DELEGATED_CALLER at once, puts the question in its result, and the parent completes', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -28,6 +30,7 @@ describe('assembled runtime: human interaction', () => {
         },
       },
     });
+    track(runtime);
     const { prompts, provider } = recordingProvider(() => [{ id: 'db', selected: ['Postgres'] }]);
     runtime.interaction.registerProvider(provider);
     let child: Agent | undefined;
@@ -45,7 +48,6 @@ describe('assembled runtime: human interaction', () => {
     assert.match(err.message, /final result/);
     assert.deepStrictEqual(reasons(root), ['completed'], 'the parent completed instead of waiting');
     assert.match(toolResults(root)[0].content, /OPEN QUESTION for the user/);
-    await runtime.dispose();
   });
 
   it('a root asks through the provider and gets the answers as its tool result', async () => {
@@ -53,6 +55,7 @@ describe('assembled runtime: human interaction', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'thanks' }]] } },
     });
+    track(runtime);
     const { prompts, provider } = recordingProvider(() => [{ id: 'db', selected: ['SQLite'] }]);
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
@@ -61,7 +64,6 @@ describe('assembled runtime: human interaction', () => {
     assert.strictEqual(prompts[0].agent?.id, root.id, 'the prompt names the asking agent');
     assert.deepStrictEqual(JSON.parse(toolResults(root)[0].content), { answers: [{ id: 'db', selected: ['SQLite'] }] });
     assert.ok(root.log.events.some((e) => e.type === 'question'));
-    await runtime.dispose();
   });
 
   it('a continuable child is unowned and may ask', async () => {
@@ -72,12 +74,12 @@ describe('assembled runtime: human interaction', () => {
         kid: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'asked' }]] },
       },
     });
+    track(runtime);
     const { prompts, provider } = recordingProvider(() => [{ id: 'db', selected: ['Postgres'] }]);
     runtime.interaction.registerProvider(provider);
     runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => prompts.length === 1, 'the continuable child to ask');
     assert.strictEqual(prompts[0].agent?.label, 'kid');
-    await runtime.dispose();
   });
 
   it('stopping a root while its question is open closes the prompt and ends the turn aborted', async () => {
@@ -85,6 +87,7 @@ describe('assembled runtime: human interaction', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'never' }]] } },
     });
+    track(runtime);
     let promptSignal: AbortSignal | undefined;
     runtime.interaction.registerProvider({ ask: (p) => ((promptSignal = p.signal), new Promise<Answer[]>(() => undefined)) });
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
@@ -94,7 +97,6 @@ describe('assembled runtime: human interaction', () => {
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
     assert.strictEqual(runtime.interaction.pending().length, 0);
-    await runtime.dispose();
   });
 
   it('an unattended run never sees ask_user_question and never opens UI', async () => {
@@ -102,6 +104,7 @@ describe('assembled runtime: human interaction', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question }] }, { text: 'assumed Postgres' }]] } },
     });
+    track(runtime);
     const { prompts, provider } = recordingProvider(() => []);
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'autonomous' } });
@@ -111,14 +114,13 @@ describe('assembled runtime: human interaction', () => {
     assert.strictEqual(prompts.length, 0);
     assert.match(toolResults(root)[0].content, /TOOL_UNKNOWN/);
     assert.strictEqual(root.log.header.interactionMode, 'autonomous');
-    await runtime.dispose();
   });
 
   it('an unknown explicit mode is a configuration error, never a fallback to interactive', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: {} });
+    track(runtime);
     assert.throws(() => runtime.startRoot({ prompt: 'go', context: { interactionMode: 'sometimes' } }), (e: unknown) => isArborError(e, 'POLICY_INVALID'));
     assert.strictEqual(runtime.agents.size, 0);
-    await runtime.dispose();
   });
 
   it('plan mode offers read-only tools until exit_plan_mode is approved', async () => {
@@ -126,6 +128,7 @@ describe('assembled runtime: human interaction', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'exit_plan_mode', arguments: { plan: '1. do it' } }] }, { toolCalls: [{ name: 'list_agents', arguments: {} }] }, { text: 'done' }]] } },
     });
+    track(runtime);
     const { provider } = recordingProvider((p) => [{ id: p.questions[0].id, selected: ['Approve plan'] }]);
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', planMode: true });
@@ -136,6 +139,5 @@ describe('assembled runtime: human interaction', () => {
     const second = calls[1].tools.map((t) => t.name);
     assert.ok(second.includes('delegate_task') && !second.includes('exit_plan_mode'), 'approved: all tools');
     assert.strictEqual(root.planMode, false);
-    await runtime.dispose();
   });
 });

@@ -10,6 +10,7 @@ import { settledChildLoader } from '../../../src/core/subagents/settledChildLoad
 import { forged } from '../../support/forged';
 import { header } from '../../support/sessionFixtures';
 import { recordingModel, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** A runtime on the scripted model and what it reported to its onProblem. */
 function reportingRuntime(script: ModelScript) {
@@ -22,8 +23,10 @@ function reportingRuntime(script: ModelScript) {
 // reaches the onProblem the runtime was given: the editor's log, not the process console.
 
 describe('problems nobody awaits', () => {
+  const track = disposeAfterEach();
   it("a runtime event listener that throws is reported to the runtime's onProblem, and the other listeners still hear the event", async () => {
     const { runtime, problems } = reportingRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     runtime.onEvent(() => {
       throw new Error('listener broke');
     });
@@ -34,11 +37,11 @@ describe('problems nobody awaits', () => {
     assert.ok(heard > 0, 'the second listener heard the events');
     assert.equal(problems[0]?.[0], 'Arbor: an event listener failed');
     assert.match(String(problems[0]?.[1]), /listener broke/);
-    await runtime.dispose();
   });
 
   it("a listener of the runtime's question prompts that throws is reported to the runtime's onProblem, and the question is still answered", async () => {
     const { runtime, problems } = reportingRuntime({ version: 1, agents: {} });
+    track(runtime);
     runtime.interaction.registerProvider({ ask: async (prompt) => prompt.questions.map((q) => ({ id: q.id, selected: ['Yes'] })) });
     runtime.interaction.onDidChangePending(() => {
       throw new Error('badge broke');
@@ -47,7 +50,6 @@ describe('problems nobody awaits', () => {
     assert.deepEqual(answers, [{ id: 'q1', selected: ['Yes'] }]);
     assert.equal(problems[0]?.[0], 'Arbor: an event listener failed');
     assert.match(String(problems[0]?.[1]), /badge broke/);
-    await runtime.dispose();
   });
 
   it("an ended agent's session that cannot be saved as its log closes is reported to the runtime's onProblem with its id", async () => {
@@ -68,13 +70,13 @@ describe('problems nobody awaits', () => {
       newId: () => 'main#1',
       onProblem: (...args) => void reported.push(args),
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     await runtime.end(root);
     await until(() => reported.length > 0, 'the report');
     assert.equal(reported[0][0], 'Arbor: could not save session main#1');
     assert.match(String(reported[0][1]), /disk gone/);
-    await runtime.dispose();
   });
 
   it('a past subagent session read back and then not resumed, whose close fails, is reported to onProblem with its id', async () => {

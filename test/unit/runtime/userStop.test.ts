@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Agent } from '../../../src/core/agents/agent';
 import { childByLabel, makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 
@@ -20,8 +21,10 @@ async function family() {
 }
 
 describe("the user's Stop (runtime.stop) is authorised by the live agent it is given", () => {
+  const track = disposeAfterEach();
   it('stops only that turn, queue parked, without its parent being live and without cascading', async () => {
     const { runtime, main, kid, grandkid } = await family();
+    track(runtime);
     kid.send('later', { from: 'user', wake: false });
     // The parent goes offline: the user still holds the child, which is the authority.
     main.dispose();
@@ -33,7 +36,6 @@ describe("the user's Stop (runtime.stop) is authorised by the live agent it is g
     assert.equal(kid.isParked, true, 'its queue waits for a waking message');
     assert.equal(kid.pendingCount, 1);
     assert.equal(grandkid.status, 'running', 'no descendant cascade');
-    await runtime.dispose();
   });
 
   it('a stale agent object whose session a live agent has taken up again stops nothing', async () => {
@@ -44,6 +46,7 @@ describe("the user's Stop (runtime.stop) is authorised by the live agent it is g
         kid: { turns: [[{ text: 'first' }], [{ hang: true }]] },
       },
     });
+    track(runtime);
     const kids: Agent[] = [];
     runtime.onEvent((e) => {
       if (e.type === 'agent_added' && e.agent.label === 'kid') kids.push(e.agent);
@@ -64,11 +67,11 @@ describe("the user's Stop (runtime.stop) is authorised by the live agent it is g
     runtime.stop(live);
     await live.whenIdle();
     assert.deepEqual(reasons(live).at(-1), 'aborted:user');
-    await runtime.dispose();
   });
 
   it('a continuable agent whose end is under way is an accepted no-op without a signal of its own', async () => {
     const { runtime, kid } = await family();
+    track(runtime);
     let signals = 0;
     const original = kid.cancel.bind(kid);
     kid.cancel = (cause, options) => {
@@ -82,16 +85,15 @@ describe("the user's Stop (runtime.stop) is authorised by the live agent it is g
     await ending;
     await kid.whenIdle();
     assert.deepEqual(reasons(kid), ['aborted:disposed'], 'one abort, from the end');
-    await runtime.dispose();
   });
 
   it('an id from outside still needs the durable parent address (subagents.interrupt)', async () => {
     const { runtime, main, kid, grandkid } = await family();
+    track(runtime);
     assert.throws(() => runtime.subagents.interrupt(grandkid.id, { kind: 'user', parentSessionId: main.id }), (e: unknown) => (e as { code?: string }).code === 'SUBAGENT_UNAUTHORIZED');
     assert.equal(grandkid.status, 'running');
     assert.deepEqual(runtime.subagents.interrupt(grandkid.id, { kind: 'user', parentSessionId: kid.id }), { accepted: true });
     await grandkid.whenIdle();
     assert.deepEqual(reasons(grandkid), ['aborted:user']);
-    await runtime.dispose();
   });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
 import { everyEventType, header, makeTempDir } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /*
  * What a durable session costs the agent that appends: the check only. Serializing, the
@@ -8,6 +9,7 @@ import { everyEventType, header, makeTempDir } from '../../support/sessionFixtur
  * is written. Counted in calls, never timed.
  */
 describe('durable sessions: what an append costs the agent', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-append-cost-')));
@@ -34,6 +36,7 @@ describe('durable sessions: what an append costs the agent', () => {
 
   it('an append serializes nothing; the write serializes each event exactly once, and the session loads whole', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
     const log = store.create(header('cost'));
     const events: SessionEvent[] = everyEventType();
     let afterAppends = -1;
@@ -52,6 +55,7 @@ describe('durable sessions: what an append costs the agent', () => {
 
   it('an event changed by its caller after the append is written as it was appended', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
     const log = store.create(header('later-change'));
     const event = { type: 'assistant_text' as const, at: '2026-01-02T03:04:05.000Z', text: 'as appended' };
     log.append(event);

@@ -5,8 +5,10 @@ import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('durable sessions: crash safety', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
@@ -99,6 +101,7 @@ describe('durable sessions: crash safety', () => {
     fs.appendFileSync(file, '{"type":"assistant_text","at":"2026-'); // a write the crash cut short
 
     const store = new JsonlSessionStore(dir);
+    track(store);
     const log = await store.reopenLog('s-resume');
     assert.deepEqual(
       log.events.map((e) => e.type),

@@ -4,8 +4,10 @@ import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('durable sessions: creating a session is exclusive', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-create-')));
@@ -39,20 +41,17 @@ describe('durable sessions: creating a session is exclusive', () => {
 
   it('a runtime whose new id is taken in the folder starts the agent under another id', async () => {
     const other = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(other);
     await other.create(header('worker-1')).flush();
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+    track(store);
     let n = 0;
     const runtime = new Runtime({ model: new ScriptedModel({ version: 1, agents: { worker: { turns: [[{ text: 'ok' }]] } } }), sessions: store, newId: (label) => `${label}-${++n}` });
-    try {
-      const agent = runtime.startRoot({ prompt: 'go', label: 'worker' });
-      assert.equal(agent.id, 'worker-2');
-      await agent.whenIdle();
-      await agent.log.flush();
-      assert.equal((await new JsonlSessionStore(dir).loadSession('worker-1')).header.label, 'agent worker-1', 'the other session is untouched');
-    } finally {
-      await runtime.dispose();
-      await store.dispose();
-      await other.dispose();
-    }
+    track(runtime);
+    const agent = runtime.startRoot({ prompt: 'go', label: 'worker' });
+    assert.equal(agent.id, 'worker-2');
+    await agent.whenIdle();
+    await agent.log.flush();
+    assert.equal((await new JsonlSessionStore(dir).loadSession('worker-1')).header.label, 'agent worker-1', 'the other session is untouched');
   });
 });

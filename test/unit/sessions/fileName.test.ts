@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, sessionFileName, sessionIdFromFileName } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const hostileIds = [
   '../x',
@@ -75,6 +76,7 @@ describe('durable sessions: session ids as file names', () => {
   });
 
   describe('through the store', () => {
+    const track = disposeAfterEach();
     let dir: string;
     let cleanup: () => void;
     beforeEach(() => ({ dir, cleanup } = makeTempDir()));
@@ -83,6 +85,7 @@ describe('durable sessions: session ids as file names', () => {
     it('writes, lists and loads every hostile id inside the root folder only', async () => {
       const root = path.join(dir, 'root');
       const store = new JsonlSessionStore(root);
+      track(store);
       for (const id of hostileIds) store.create(header(id)).append({ type: 'user_message', at: tick(), text: `I am ${id}`, from: 'user' });
       await store.dispose();
 

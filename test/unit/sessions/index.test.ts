@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { JsonlSessionStore, type SessionCatalog, type SessionEvent } from '../../../src/core/sessions';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
 import { forged, saveSessionIndexNow } from '../../support/forged';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const SESSION_INDEX_FILE = 'session-index.json';
 
@@ -35,6 +36,7 @@ const shown = (catalog: SessionCatalog) => ({
 });
 
 describe('durable sessions: the session index', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-index-')));
@@ -64,6 +66,7 @@ describe('durable sessions: the session index', () => {
     await writeSession('growing', everyEventType());
     await listAndSave();
     const store = new JsonlSessionStore(dir);
+    track(store);
     const log = await store.reopenLog('growing');
     log.append({ type: 'turn_start', at: tick(), turn: 3 });
     log.append({ type: 'user_message', at: tick(), text: 'more', from: 'user' });

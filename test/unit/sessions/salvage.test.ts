@@ -6,9 +6,11 @@ import { JsonlSessionStore, salvagedSessionWarning, type SessionEvent } from '..
 import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
 import { historyNodes, presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
 import { everyEventType, header, makeTempDir, tick, writeSession as writeSessionIn } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /* One damaged line costs only what follows it; flipped bytes are caught by the line checksums. */
 describe('durable sessions: salvaging a damaged file', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-salvage-')));
@@ -89,6 +91,7 @@ describe('durable sessions: salvaging a damaged file', () => {
     editLine(file, 14, () => 'not json at all');
     const notices: string[] = [];
     const store = new JsonlSessionStore(dir, { onError: (e) => notices.push(e.message) });
+    track(store);
     const log = await store.reopenLog('s-resume');
     assert.equal(log.events.length, 12, 'the events before the damage');
     log.append({ type: 'user_message', at: tick(), text: 'after the resume', from: 'user' });

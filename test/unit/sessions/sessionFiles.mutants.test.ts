@@ -7,6 +7,7 @@ import { ArborError } from '../../../src/core/errors';
 import { DEFAULT_WRITE_POLICY, describeDamage, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { countSyncFsyncs, watchHandles } from '../../support/fileHandles';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
 // the exact line), and what every write leaves behind (no open handle, an fsync when asked).
@@ -22,6 +23,7 @@ async function corruptionOf(store: JsonlSessionStore, id: string): Promise<Arbor
 }
 
 describe('session files, pinned', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
@@ -152,6 +154,7 @@ describe('session files, pinned', () => {
 
   it('a log writes into a folder that does not exist yet, creating it', async () => {
     const store = new JsonlSessionStore(path.join(dir, 'a', 'b'));
+    track(store);
     const log = store.create(header('deep'));
     log.append(events[0]);
     await log.flush();
@@ -159,12 +162,12 @@ describe('session files, pinned', () => {
     fs.rmSync(path.join(dir, 'a'), { recursive: true });
     sync.flushSync();
     assert.ok(fs.existsSync(sync.file));
-    await store.dispose();
   });
 
   it('a failed write names the session, the file and the reason, and a later flush writes each line exactly once', async () => {
     const errors: ArborError[] = [];
     const store = new JsonlSessionStore(dir, { onError: (e) => errors.push(e) });
+    track(store);
     const log = store.create(header('retry'));
     log.append(events[0]);
     await log.flush();
@@ -201,6 +204,7 @@ describe('session files, pinned', () => {
   it('a background write that fails is reported through onError', async () => {
     const errors: ArborError[] = [];
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1, onError: (e) => errors.push(e) });
+    track(store);
     const log = store.create(header('background'));
     log.append(events[0]);
     await log.flush();
@@ -211,11 +215,11 @@ describe('session files, pinned', () => {
     while (errors.length === 0) await new Promise((r) => setTimeout(r, 2));
     assert.equal(errors[0]?.code, 'SESSION_WRITE_FAILED');
     fs.rmdirSync(log.file);
-    await store.dispose();
   });
 
   it('appends queued after a write started go out with the next write, and flush waits for them', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 10_000, maxBufferedBytes: 1 });
+    track(store);
     const log = store.create(header('chain'));
     for (const e of events) log.append(e);
     await log.flush();

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ArborError } from '../../../src/core/errors';
 import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // The session store's catalog and its typed refusals, as the History view and resume see them.
 
@@ -18,6 +19,7 @@ async function arborError(promise: Promise<unknown> | (() => unknown)): Promise<
 }
 
 describe('session store, pinned', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir()));
@@ -39,6 +41,7 @@ describe('session store, pinned', () => {
 
   it('sessions read from disk are listed as not live', async () => {
     const store = new JsonlSessionStore(dir);
+    track(store);
     const log = store.create(header('past'));
     log.append(ev('x'));
     await store.dispose();
@@ -48,6 +51,7 @@ describe('session store, pinned', () => {
 
   it('reopening a session with a long torn tail cuts it off before appending', async () => {
     const store = new JsonlSessionStore(dir);
+    track(store);
     const log = store.create(header('torn'));
     log.append(ev('kept'));
     await store.dispose();
@@ -63,6 +67,7 @@ describe('session store, pinned', () => {
 
   it('refusals name the session and say what to do', async () => {
     const store = new JsonlSessionStore(dir);
+    track(store);
     store.create(header('one'));
     const exists = await arborError(() => store.create(header('one')));
     assert.equal(exists.code, 'SESSION_EXISTS');
@@ -85,11 +90,11 @@ describe('session store, pinned', () => {
 
   it('a live session is read from memory, including events not yet written', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
     const log = store.create(header('live'));
     log.append(ev('unwritten'));
     const loaded = await store.loadSession('live');
     assert.deepEqual(loaded.events.map((e) => (e.type === 'assistant_text' ? e.text : e.type)), ['unwritten']);
     assert.deepEqual(loaded.repairs, { tornTailBytes: 0 });
-    await store.dispose();
   });
 });

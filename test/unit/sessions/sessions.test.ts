@@ -12,6 +12,7 @@ import {
 } from '../../../src/core/sessions';
 import { everyEventType, header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { forged } from '../../support/forged';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** Lines of a session file as parsed JSON. */
 function fileLines(file: string): unknown[] {
@@ -42,6 +43,7 @@ describe('durable sessions: JsonlSessionStore', () => {
   });
 
   describe('writing and loading', () => {
+    const track = disposeAfterEach();
     it('round-trips the header and every event type through the file', async () => {
       const h = header('s-roundtrip', { parentSession: 'p-1', delegationDepth: 2, kind: 'continuable', workspace: '/w', resumedFrom: 'old', interactionMode: 'autonomous' });
       const log = store.create(h);
@@ -97,6 +99,7 @@ describe('durable sessions: JsonlSessionStore', () => {
 
     it('writes on a short timer without an explicit flush', async () => {
       const timed = new JsonlSessionStore(dir, { flushDelayMs: 5 });
+      track(timed);
       const log = timed.create(header('s-timer'));
       log.append({ type: 'turn_start', at: tick(), turn: 1 });
       const deadline = Date.now() + 2000;
@@ -104,7 +107,6 @@ describe('durable sessions: JsonlSessionStore', () => {
         await new Promise((r) => setTimeout(r, 5));
       }
       assert.equal(fileLines(log.file).length, 2);
-      await timed.dispose();
     });
 
     it('starts a write at once when the buffered text passes the size threshold', async () => {
@@ -143,6 +145,7 @@ describe('durable sessions: JsonlSessionStore', () => {
       const blocker = path.join(dir, 'blocker');
       fs.writeFileSync(blocker, 'a file where the session folder should be');
       const broken = new JsonlSessionStore(path.join(blocker, 'sessions'), { flushDelayMs: 60_000 });
+      track(broken);
       const log = broken.create(header('s-fail'));
       log.append({ type: 'turn_start', at: tick(), turn: 1 });
       await rejectsWithCode(log.flush(), 'SESSION_WRITE_FAILED');
@@ -154,7 +157,6 @@ describe('durable sessions: JsonlSessionStore', () => {
       const loaded = await new JsonlSessionStore(path.join(blocker, 'sessions')).loadSession('s-fail');
       assert.deepEqual(loaded.events, log.events);
       assert.equal(fileLines(log.file).length, 3);
-      await broken.dispose();
     });
 
     it('reports background write failures through onError', async () => {

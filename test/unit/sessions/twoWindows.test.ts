@@ -7,6 +7,7 @@ import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** The window whose lock file (in `<folder>/locks/`) lists session `id`, if any. */
 function lockHolder(folder: string, id: string): { owner: string; pid: number } | undefined {
@@ -78,6 +79,7 @@ class OtherWindow {
 const WINDOW_TEST_DEADLINE_MS = 120_000;
 
 describe('durable sessions: two windows sharing a session folder', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   const windows: OtherWindow[] = [];
@@ -153,6 +155,7 @@ describe('durable sessions: two windows sharing a session folder', () => {
   it('two windows resuming one session at the same moment never both get it', async function () {
     this.timeout(WINDOW_TEST_DEADLINE_MS);
     const store = new JsonlSessionStore(dir);
+    track(store);
     await store.create({ type: 'header', version: 1, id: 'contested', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'c', interactionMode: 'interactive' }).close();
     await store.dispose();
     for (let round = 0; round < 2; round++) {
@@ -172,14 +175,11 @@ describe('durable sessions: two windows sharing a session folder', () => {
     windows.push(first);
     await first.printed('ready');
     const store = new JsonlSessionStore(dir, { owner: 'Window Two' });
+    track(store);
     const runtime = new Runtime({ model: new ScriptedModel({ version: 1, agents: {} }), sessions: store });
-    try {
-      await assert.rejects(runtime.resumeRoot('busy'), /SESSION_IN_USE|open for writing in another window: the VS Code window with no folder open/);
-      assert.deepEqual(runtime.agents.all(), []);
-    } finally {
-      await runtime.dispose();
-      await store.dispose();
-    }
+    track(runtime);
+    await assert.rejects(runtime.resumeRoot('busy'), /SESSION_IN_USE|open for writing in another window: the VS Code window with no folder open/);
+    assert.deepEqual(runtime.agents.all(), []);
   });
 
   it('closing the window writes every session, releases every lock, and a turn end after it does not throw', async () => {

@@ -4,9 +4,11 @@ import nodeFs = require('node:fs');
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /* What locking and creating sessions cost: one lock file per window, no look at the disk per session. */
 describe('durable sessions: the window lock and exclusive ids at scale', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-window-lock-')));
@@ -14,6 +16,7 @@ describe('durable sessions: the window lock and exclusive ids at scale', () => {
 
   it('a burst of sessions is locked by one file of the window, written once for all of them', async () => {
     const store = new JsonlSessionStore(dir, { owner: 'Window One', flushDelayMs: 60_000 });
+    track(store);
     const rename = nodeFs.promises.rename;
     const lockWrites: string[] = [];
     nodeFs.promises.rename = ((from: fs.PathLike, to: fs.PathLike) => {
@@ -48,6 +51,7 @@ describe('durable sessions: the window lock and exclusive ids at scale', () => {
     await earlier.create(header('on-disk')).close();
 
     const store = new JsonlSessionStore(dir);
+    track(store);
     await store.listSessions();
     const looks: string[] = [];
     const spied = ['existsSync', 'statSync', 'lstatSync', 'accessSync', 'openSync'] as const;
@@ -66,11 +70,11 @@ describe('durable sessions: the window lock and exclusive ids at scale', () => {
       spied.forEach((name, i) => Reflect.set(nodeFs, name, originals[i]));
     }
     assert.deepEqual(looks, []);
-    await store.dispose();
   });
 
   it('a burst of sessions waiting to be written arms one timer for the store, and the timer writes every one of them', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 5 });
+    track(store);
     const armed = { count: 0 };
     const setTimer = globalThis.setTimeout;
     globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
@@ -99,6 +103,5 @@ describe('durable sessions: the window lock and exclusive ids at scale', () => {
     }
     const loaded = await store.loadSession('timed-42');
     assert.deepEqual(loaded.events.map((e) => e.type), ['turn_start']);
-    await store.dispose();
   });
 });

@@ -8,6 +8,7 @@ import { JsonlSessionStore, sessionEventSchema, type SessionEvent } from '../../
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { until } from '../../support/runtimeFixture';
 import { forged } from '../../support/forged';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /*
  * Any session the writer produces can be loaded back: random event sequences, many of them
@@ -84,6 +85,7 @@ const eventArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('durable sessions: whatever is appended, the session loads', () => {
+  const track = disposeAfterEach();
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-roundtrip-')));
@@ -124,41 +126,38 @@ describe('durable sessions: whatever is appended, the session loads', () => {
 
   it('refuses an event the loader would reject, reports it on the agent, and keeps the session loadable', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+    track(store);
     const runtime = new Runtime({
       model: new ScriptedModel({ version: 1, agents: { Lead: { turns: [[{ text: 'done' }]] } } }),
       sessions: store,
       newId: () => 'lead-1',
     });
-    try {
-      const agent = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-      const problems: ArborError[] = [];
-      runtime.onEvent((e) => {
-        if (e.type === 'agent_changed' && e.change.type === 'session_problem' && e.change.problem) problems.push(e.change.problem);
-      });
-      await until(() => agent.status === 'idle' && agent.turnCount === 1, 'the first turn to end');
-      const bad = [
-        { type: 'usage', at: tick(), inputTokens: -5, outputTokens: 1 },
-        { type: 'usage', at: tick(), inputTokens: 1.5, outputTokens: 1 },
-        { type: 'usage', at: tick(), inputTokens: '12', outputTokens: 1 },
-        { type: 'tool_call', at: tick(), call: { id: 7, name: 'read_file', arguments: '{}' } },
-        { type: 'tool_call', at: tick(), call: { id: 'c1', name: 42, arguments: '{}' } },
-      ];
-      const before = agent.log.events.length;
-      for (const event of bad) agent.append(forged<SessionEvent>(event));
-      agent.append({ type: 'assistant_text', at: tick(), text: 'still saved' });
-      await agent.log.flush();
+    track(runtime);
+    const agent = runtime.startRoot({ prompt: 'go', label: 'Lead' });
+    const problems: ArborError[] = [];
+    runtime.onEvent((e) => {
+      if (e.type === 'agent_changed' && e.change.type === 'session_problem' && e.change.problem) problems.push(e.change.problem);
+    });
+    await until(() => agent.status === 'idle' && agent.turnCount === 1, 'the first turn to end');
+    const bad = [
+      { type: 'usage', at: tick(), inputTokens: -5, outputTokens: 1 },
+      { type: 'usage', at: tick(), inputTokens: 1.5, outputTokens: 1 },
+      { type: 'usage', at: tick(), inputTokens: '12', outputTokens: 1 },
+      { type: 'tool_call', at: tick(), call: { id: 7, name: 'read_file', arguments: '{}' } },
+      { type: 'tool_call', at: tick(), call: { id: 'c1', name: 42, arguments: '{}' } },
+    ];
+    const before = agent.log.events.length;
+    for (const event of bad) agent.append(forged<SessionEvent>(event));
+    agent.append({ type: 'assistant_text', at: tick(), text: 'still saved' });
+    await agent.log.flush();
 
-      assert.equal(problems.length, bad.length);
-      assert.ok(problems.every((p) => p.code === 'SESSION_EVENT_INVALID'));
-      assert.equal(agent.sessionProblem?.code, 'SESSION_EVENT_INVALID');
-      assert.match(agent.sessionProblem?.message ?? '', /tool_call event was not saved .*call\.name/);
+    assert.equal(problems.length, bad.length);
+    assert.ok(problems.every((p) => p.code === 'SESSION_EVENT_INVALID'));
+    assert.equal(agent.sessionProblem?.code, 'SESSION_EVENT_INVALID');
+    assert.match(agent.sessionProblem?.message ?? '', /tool_call event was not saved .*call\.name/);
 
-      const loaded = await new JsonlSessionStore(dir).loadSession('lead-1');
-      assert.equal(loaded.events.length, before + 1, 'no refused event reached the file');
-      assert.deepEqual(loaded.events.at(-1), { type: 'assistant_text', at: loaded.events.at(-1)?.at, text: 'still saved' });
-    } finally {
-      await runtime.dispose();
-      await store.dispose();
-    }
+    const loaded = await new JsonlSessionStore(dir).loadSession('lead-1');
+    assert.equal(loaded.events.length, before + 1, 'no refused event reached the file');
+    assert.deepEqual(loaded.events.at(-1), { type: 'assistant_text', at: loaded.events.at(-1)?.at, text: 'still saved' });
   });
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { Agent } from '../../../src/core/agents/agent';
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { childByLabel, makeRuntime, reasons, tick, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 const hangForever = { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' as const };
@@ -62,8 +63,10 @@ async function forest() {
 }
 
 describe('Stop All Below (runtime.stopBranch)', () => {
+  const track = disposeAfterEach();
   it('stops the agent and every live descendant; nothing outside the branch is touched', async () => {
     const { runtime, lead, other, a, a1, b, b1, once } = await forest();
+    track(runtime);
     await runtime.subagents.deliver(lead, a.id, 'queued for a');
     const result = runtime.stopBranch(lead);
     assert.strictEqual(result.accepted, true);
@@ -88,11 +91,11 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.strictEqual(a.isParked, true, "a's queued message is parked, exactly like Stop");
     assert.ok(a.pendingCount >= 1);
     assert.ok(a.conversation.length > 0, 'the conversation is kept');
-    await runtime.dispose();
   });
 
   it('after it no agent of the branch calls its model again, and a report does not wake a stopped parent', async () => {
     const { runtime, lead, a, a1, b, b1, calls } = await forest();
+    track(runtime);
     runtime.stopBranch(lead);
     await Promise.all([lead, a, a1, b1].map((x) => x.whenIdle()));
     // a1's aborted report reaches a, a's and b1's reach lead and b: they only queue, even on b's empty queue.
@@ -101,7 +104,6 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     await tick(20);
     for (const x of [lead, a, a1, b, b1]) assert.strictEqual(x.status, 'idle', `${x.label} did not restart by itself`);
     assert.strictEqual(calls.length, before, 'no model call after the stop');
-    await runtime.dispose();
   });
 
   it("a report from a child that finished just as the branch stopped does not restart the idle parent", async () => {
@@ -113,6 +115,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
       },
     });
     const { runtime } = fx;
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2 && root.status === 'idle', 'main to wait for kid, idle');
     const kid = childByLabel(runtime, 'kid');
@@ -130,7 +133,6 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     await until(() => reasons(root).length >= 2 && root.status === 'idle' && root.pendingCount === 0, 'main to run its queue');
     assert.match(userMessages(root)[1], /Report from subagent "kid"/);
     assert.ok(userMessages(root).includes('carry on'));
-    await runtime.dispose();
   });
 
   it('a child the user resumes by hand reports to its stopped parent without waking it', async () => {
@@ -143,6 +145,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
       },
     });
     const { runtime } = fx;
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     // main's second turn (woken by kid's first report) runs with an empty queue.
     await until(() => reasons(root).length === 1 && root.status === 'running' && find(runtime, 'gk')?.status === 'running', 'main to run its second turn');
@@ -156,7 +159,6 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.strictEqual(root.status, 'idle', 'the stopped parent stays stopped');
     assert.deepStrictEqual(reasons(root), ['completed', 'aborted:user']);
     assert.strictEqual(root.isParked, true);
-    await runtime.dispose();
   });
 
   it('a child created while the branch stops is stopped too', async () => {
@@ -165,6 +167,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
       agents: { main: { turns: [[{ toolCalls: [start('kid')] }, { hang: true }]] }, kid: hangForever, late: hangForever },
     });
     const { runtime, calls } = fx;
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => find(runtime, 'kid')?.status === 'running' && root.status === 'running', 'kid to run');
     let late: Agent | undefined;
@@ -181,7 +184,6 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.strictEqual(late.isHeld, true);
     assert.strictEqual(late.pendingCount, 1, 'its task waits in its parked queue');
     assert.ok(!calls.some((c) => c.agentLabel === 'late'), 'the late child made no model call');
-    await runtime.dispose();
   });
 
   it("a tool call the stopped turn had begun cannot start or wake children after the stop", async () => {
@@ -201,6 +203,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
       { tools: [starter.tool, sender.tool] },
     );
     const { runtime, calls } = fx;
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => starter.isStarted() && sender.isStarted() && find(runtime, 'gk')?.status === 'running', 'the slow tools and gk to start');
     const kid = childByLabel(runtime, 'kid');
@@ -220,7 +223,6 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.deepStrictEqual(reasons(kid), ['completed']);
     assert.ok(!calls.some((c) => c.agentLabel === 'late'));
     assert.strictEqual(root.status, 'idle');
-    await runtime.dispose();
   });
 
   it('on a one-shot node stops the one-shot (its holder gets the partial result) and leaves the holder running', async () => {
@@ -232,6 +234,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
       },
     });
     const { runtime } = fx;
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'the one-shot to run');
     const once = childByLabel(runtime, 'once');
@@ -241,19 +244,20 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.deepStrictEqual(reasons(once), ['aborted:user']);
     assert.strictEqual(root.status, 'running', 'its holder, outside the branch, keeps its turn');
     assert.strictEqual(root.stopping, undefined);
-    await runtime.dispose();
   });
 
   it('an agent that is not live is an accepted no-op', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: {} });
+    track(runtime);
     assert.deepStrictEqual(runtime.stopBranch('nobody#1'), { accepted: true, agentIds: [], interrupted: [] });
-    await runtime.dispose();
   });
 });
 
 describe('Stop All (runtime.stopAll)', () => {
+  const track = disposeAfterEach();
   it('stops every live agent of every root; each resumes only on a waking message of its own', async () => {
     const { runtime, lead, other, a, a1, b, b1, calls } = await forest();
+    track(runtime);
     const result = runtime.stopAll();
     assert.ok([lead, other, a, a1, b, b1].every((x) => result.agentIds.includes(x.id)));
     await Promise.all([lead, other, a, a1, b1].map((x) => x.whenIdle()));
@@ -267,6 +271,5 @@ describe('Stop All (runtime.stopAll)', () => {
     assert.strictEqual(other.isHeld, false);
     assert.strictEqual(lead.status, 'idle', 'the others stay stopped');
     assert.ok(calls.slice(before).every((c) => c.agentLabel === 'other'));
-    await runtime.dispose();
   });
 });

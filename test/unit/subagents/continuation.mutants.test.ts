@@ -5,6 +5,7 @@ import type { SessionSnapshot } from '../../../src/core/agents/sessionSnapshot';
 import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import { ContinuationManager, type Activation, type LoadedSettledChild } from '../../../src/core/subagents';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // Continuable children as their parent and the user see them: when a child settles, what its
 // reports say, and who may reach it.
@@ -30,6 +31,7 @@ async function rootWithHangingChildren(...labels: string[]) {
 const unauthorized = (e: unknown) => isArborError(e, 'SUBAGENT_UNAUTHORIZED');
 
 describe('continuable children, pinned', () => {
+  const track = disposeAfterEach();
   it('a child with a running subagent is not released when its turn ends; it settles once that subagent is gone, and says so', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -39,6 +41,7 @@ describe('continuable children, pinned', () => {
         b: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 3, 'the grandchild');
     const a = childByLabel(runtime, 'a');
@@ -57,7 +60,6 @@ describe('continuable children, pinned', () => {
       `[Subagent "a" (agent_id: ${a.id})] Its own subagents have finished.\n` +
         `It is now idle and has been released; send_message to ${a.id} resumes it with its conversation.`,
     );
-    await runtime.dispose();
   });
 
   it('a child stopped by its parent is reported as interrupted with cause parent, kept live, and does not settle', async () => {
@@ -71,6 +73,7 @@ describe('continuable children, pinned', () => {
         kid: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => userMessages(root).some((m) => m.includes('was interrupted')), 'the interrupt report');
     const kid = childByLabel(runtime, 'kid');
@@ -80,7 +83,6 @@ describe('continuable children, pinned', () => {
       `[Report from subagent "kid" (agent_id: ${kid.id})] It was interrupted (parent); it keeps its conversation and waits for a message.`,
     );
     assert.strictEqual(runtime.agents.isLive(kid), true, 'a stopped child is not released');
-    await runtime.dispose();
   });
 
   it("a child stopped by the user is reported as stopped, and the report does not wake the parent", async () => {
@@ -91,6 +93,7 @@ describe('continuable children, pinned', () => {
         kid: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid to run');
     const kid = childByLabel(runtime, 'kid');
@@ -106,7 +109,6 @@ describe('continuable children, pinned', () => {
       userMessages(root)[1],
       `[Report from subagent "kid" (agent_id: ${kid.id})] It was stopped by the user; it keeps its conversation and waits for a message.`,
     );
-    await runtime.dispose();
   });
 
   it('a child that fails or hits a run limit is reported as such, with the reason', async () => {
@@ -121,6 +123,7 @@ describe('continuable children, pinned', () => {
       },
       { limits: { maxStepsPerTurn: 2 } },
     );
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 1 && root.status === 'idle' && userMessages(root).length >= 3, 'both reports');
     const msgs = userMessages(root);
@@ -129,7 +132,6 @@ describe('continuable children, pinned', () => {
     const limited = msgs.find((m) => m.includes('"long"'))!;
     assert.match(limited, /It hit a run limit \(a turn may make at most 2 model calls\)\./);
     assert.match(limited, /has been released/);
-    await runtime.dispose();
   });
 
   it("a settled child's usage, label and conversation come back when its parent resumes it", async () => {
@@ -148,6 +150,7 @@ describe('continuable children, pinned', () => {
         kid: { turns: [[{ text: 'first', usage: { inputTokens: 7, outputTokens: 2 } }], [{ text: 'second: {{lastMessage}}' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
     const added: Agent[] = [];
@@ -166,11 +169,11 @@ describe('continuable children, pinned', () => {
       kid.conversation.map((m) => m.content),
       ['work', 'first', 'again', 'second: again'],
     );
-    await runtime.dispose();
   });
 
   it('a non-live caller cannot deliver a message, and nothing is queued', async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     await runtime.end(root);
     await assert.rejects(runtime.subagents.deliver(root, kid.id, 'late'), (e: unknown) =>
@@ -178,7 +181,6 @@ describe('continuable children, pinned', () => {
     );
     assert.strictEqual(kid.pendingCount, 0);
     await assert.rejects(runtime.subagents.deliver(root, 'nobody', 'late'), unauthorized);
-    await runtime.dispose();
   });
 
   it('a message to a child that is ending resumes it cold from the parent, not into the ending agent', async () => {
@@ -189,6 +191,7 @@ describe('continuable children, pinned', () => {
         kid: { turns: [[{ text: 'first' }], [{ text: 'again: {{lastMessage}}' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
@@ -197,19 +200,19 @@ describe('continuable children, pinned', () => {
     const live = runtime.agents.get(kidId)!;
     assert.ok(live);
     await until(() => live.status === 'idle' && reasons(live).length === 2, 'the resumed turn');
-    await runtime.dispose();
   });
 
   it('a live child gets the message queued: delivered, not resumed', async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     assert.deepStrictEqual(await runtime.subagents.deliver(root, kid.id, 'more'), { agentId: kid.id, resumed: false });
     assert.strictEqual(kid.pendingCount, 1);
-    await runtime.dispose();
   });
 
   it('interrupts: an ancestor cannot stop itself, a stale ancestor is refused, with messages that say why', async () => {
     const { runtime } = await rootWithHangingChildren('kid', 'sib');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     const sib = childByLabel(runtime, 'sib');
     assert.throws(
@@ -230,11 +233,11 @@ describe('continuable children, pinned', () => {
       () => runtime.subagents.interrupt(kid.id, { kind: 'ancestor', agent: sib }),
       (e: unknown) => unauthorized(e) && /not live/.test((e as Error).message),
     );
-    await runtime.dispose();
   });
 
   it('the runtime shutting down releases every continuable child, and later messages are refused', async () => {
     const { runtime } = await rootWithHangingChildren('kid', 'kid2');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     const kid2 = childByLabel(runtime, 'kid2');
     await runtime.dispose();
@@ -252,6 +255,7 @@ describe('continuable children, pinned', () => {
         other: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2 && userMessages(root).some((m) => m.includes('"kid"')), 'the kid to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
@@ -260,7 +264,6 @@ describe('continuable children, pinned', () => {
       isArborError(e, 'SUBAGENT_NOT_FOUND') && (e as Error).message.startsWith(`No subagent ${kidId} of yours is live or resumable.`),
     );
     assert.strictEqual(runtime.agents.get(kidId), undefined, 'the kid was not resumed');
-    await runtime.dispose();
   });
 
   it('a message racing the end of a child finds no child to resume, and never reaches the ended agent', async () => {
@@ -275,6 +278,7 @@ describe('continuable children, pinned', () => {
 
   it("ending a child drops its queued messages and records which ones", async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     await runtime.subagents.deliver(root, kid.id, 'queued one');
     assert.strictEqual(kid.pendingCount, 1);
@@ -282,7 +286,6 @@ describe('continuable children, pinned', () => {
     const dropped = kid.log.events.filter((e) => e.type === 'queue_dropped');
     assert.strictEqual(dropped.length, 1, 'the queue was dropped, not parked');
     assert.strictEqual(kid.pendingCount, 0);
-    await runtime.dispose();
   });
 
   it("reports to a parent that has ended are kept on the child's activation, word for word", async () => {
@@ -294,6 +297,7 @@ describe('continuable children, pinned', () => {
         b: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 3, 'the family');
     const a = childByLabel(runtime, 'a');
@@ -305,11 +309,11 @@ describe('continuable children, pinned', () => {
     assert.deepStrictEqual(activation.undelivered, [`[Report from subagent "a" (agent_id: ${a.id})] It finished its turn.\na result`]);
     assert.strictEqual(runtime.subagents.isContinuable(a), true);
     assert.strictEqual(runtime.subagents.isContinuable(root), false);
-    await runtime.dispose();
   });
 });
 
 describe('continuable children, pinned: settling waits for the child itself', () => {
+  const track = disposeAfterEach();
   async function childWithGrandchild() {
     const fx = makeRuntime({
       version: 1,
@@ -329,33 +333,34 @@ describe('continuable children, pinned: settling waits for the child itself', ()
 
   it('a running child whose subagent ends is not settled', async () => {
     const { runtime, a, b } = await childWithGrandchild();
+    track(runtime);
     await runtime.end(b);
     await tick(5);
     assert.strictEqual(runtime.agents.isLive(a), true);
     assert.strictEqual(a.status, 'running');
-    await runtime.dispose();
   });
 
   it('a child the user stopped is not settled when its subagent ends: it waits for a message', async () => {
     const { runtime, a, b } = await childWithGrandchild();
+    track(runtime);
     runtime.stop(a);
     await until(() => a.status === 'idle', 'a to stop');
     await runtime.end(b);
     await tick(5);
     assert.strictEqual(runtime.agents.isLive(a), true, 'a stopped child keeps its conversation live');
-    await runtime.dispose();
   });
 
   it("a sibling is told the child is not its own, in words that say who may send", async () => {
     const { runtime, a, s } = await childWithGrandchild();
+    track(runtime);
     await assert.rejects(runtime.subagents.deliver(s, a.id, 'x'), (e: unknown) =>
       unauthorized(e) && (e as Error).message === `Agent ${a.id} is not your direct subagent; only its direct parent can send it messages.`,
     );
-    await runtime.dispose();
   });
 });
 
 describe('continuable children, pinned: the manager refuses on its own', () => {
+  const track = disposeAfterEach();
   /** A manager of its own over the runtime's live agents: it is asked directly, not through the runtime's checks. */
   function managerOver(runtime: ReturnType<typeof makeRuntime>['runtime']) {
     const created: string[] = [];
@@ -374,28 +379,29 @@ describe('continuable children, pinned: the manager refuses on its own', () => {
 
   it('a parent that has ended cannot start a continuable child, and none is created', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.status === 'idle', 'the root turn');
     const { manager, created } = managerOver(runtime);
     await runtime.end(root);
     assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
     assert.deepStrictEqual(created, []);
-    await runtime.dispose();
   });
 
   it('a manager that was disposed starts no child, even for a live parent', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => root.status === 'idle', 'the root turn');
     const { manager, created } = managerOver(runtime);
     manager.dispose();
     assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
     assert.deepStrictEqual(created, []);
-    await runtime.dispose();
   });
 });
 
 describe('continuable children, pinned: resuming a settled child from durable sessions', () => {
+  const track = disposeAfterEach();
   /** A settled child's session as the store hands it back, open for writing until `discard`. */
   function storedChild(id: string, parentSession: string, extra: { external?: string; label?: string } = {}) {
     let discarded = 0;
@@ -464,7 +470,9 @@ describe('continuable children, pinned: resuming a settled child from durable se
 
   it('a stored child of the caller comes back with its label and conversation, and gets the message from its parent', async () => {
     const { runtime, root } = await idleRoot();
+    track(runtime);
     const { manager, loads, created } = managerWithStore(runtime);
+    track(manager);
     const stored = storedChild('kid-1', root.id, { label: 'Researcher' });
     const delivery = manager.deliver(root, 'kid-1', 'go on');
     await until(() => loads.length === 1, 'the store to be asked');
@@ -479,13 +487,13 @@ describe('continuable children, pinned: resuming a settled child from durable se
     assert.strictEqual(stored.discards(), 0, 'a session taken over is not closed');
     assert.strictEqual(manager.liveContinuableCount(), 1);
     assert.strictEqual(manager.get('kid-1')?.parent, root);
-    manager.dispose();
-    await runtime.dispose();
   });
 
   it('two messages while the session is read back: the store is asked once, and both reach the one child in order', async () => {
     const { runtime, root } = await idleRoot();
+    track(runtime);
     const { manager, loads, created } = managerWithStore(runtime);
+    track(manager);
     const stored = storedChild('kid-1', root.id);
     const first = manager.deliver(root, 'kid-1', 'one');
     const second = manager.deliver(root, 'kid-1', 'two');
@@ -497,13 +505,13 @@ describe('continuable children, pinned: resuming a settled child from durable se
     assert.deepStrictEqual(await second, { agentId: 'kid-1', resumed: false });
     assert.strictEqual(created.length, 1);
     assert.deepStrictEqual(created[0].sent.map((s) => s.text), ['one', 'two']);
-    manager.dispose();
-    await runtime.dispose();
   });
 
   it('a read that fails lets the next message read again', async () => {
     const { runtime, root } = await idleRoot();
+    track(runtime);
     const { manager, loads, created } = managerWithStore(runtime);
+    track(manager);
     const first = manager.deliver(root, 'kid-1', 'one');
     await until(() => loads.length === 1, 'the store to be asked');
     loads[0].reject(new Error('disk gone'));
@@ -513,8 +521,6 @@ describe('continuable children, pinned: resuming a settled child from durable se
     loads[1].resolve(storedChild('kid-1', root.id).loaded);
     assert.deepStrictEqual(await second, { agentId: 'kid-1', resumed: true });
     assert.deepStrictEqual(created[0].sent.map((s) => s.text), ['two']);
-    manager.dispose();
-    await runtime.dispose();
   });
 
   /**
@@ -579,29 +585,31 @@ describe('continuable children, pinned: resuming a settled child from durable se
 
   it('after shutdown a message is refused as AGENT_DISPOSED and reads nothing back from durable sessions', async () => {
     const { runtime, root } = await idleRoot();
+    track(runtime);
     const { manager, loads, created } = managerWithStore(runtime);
     manager.dispose();
     await assert.rejects(manager.deliver(root, 'kid-1', 'go on'), (e: unknown) => isArborError(e, 'AGENT_DISPOSED') && (e as Error).message === 'Arbor is shutting down.');
     assert.strictEqual(loads.length, 0);
     assert.deepStrictEqual(created, []);
-    await runtime.dispose();
   });
 });
 
 describe('continuable children, pinned: what the manager reacts to', () => {
+  const track = disposeAfterEach();
   it('a message queued for a running child sends its parent no report', async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     const before = userMessages(root).length;
     await runtime.subagents.deliver(root, kid.id, 'more work');
     await until(() => kid.pendingCount === 1, 'the message to queue');
     await tick(5);
     assert.strictEqual(userMessages(root).length, before, 'only a turn end or a settle is reported');
-    await runtime.dispose();
   });
 
   it('no event listener fails while children end mid-turn, settle, and roots end', async () => {
     const { runtime, root, problems } = await rootWithHangingChildren('kid', 'other');
+    track(runtime);
     const kid = childByLabel(runtime, 'kid');
     await runtime.end(kid);
     await until(() => kid.status === 'idle', 'the ended turn to close');
@@ -622,6 +630,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
         last: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     // What a view keeps: each child's Activation, taken as soon as the child changes.
     const held = new Map<string, Activation>();
     runtime.onEvent((event) => {
@@ -648,6 +657,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
         kid: { turns: [[{ text: 'kid result' }]] },
       },
     });
+    track(runtime);
     let ending: Promise<void> | undefined;
     runtime.onEvent((event) => {
       if (event.type === 'agent_changed' && event.change.type === 'turn_end' && event.agent.label === 'kid' && !ending) {
@@ -662,7 +672,6 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
     assert.ok(!userMessages(root).some((m) => m.includes('has been released')), 'an ended child is not reported as released');
     await assert.rejects(runtime.subagents.deliver(root, kidId, 'again'), (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND'));
-    await runtime.dispose();
   });
 
   it('a child with a message waiting is not released when its last subagent ends', async () => {
@@ -674,6 +683,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
         b: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 3, 'the grandchild');
     const a = childByLabel(runtime, 'a');
@@ -685,11 +695,11 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     await tick(5);
     assert.strictEqual(runtime.agents.isLive(a), true, 'a waiting message keeps the child live');
     assert.strictEqual(a.pendingCount, 1);
-    await runtime.dispose();
   });
 
   it('ending an agent the manager does not own (a root, or one already ending) does nothing', async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
+    track(runtime);
     const manager = new ContinuationManager({ agents: runtime.agents, onEvent: () => ({ dispose: () => undefined }), createContinuable: () => { throw new Error('none'); } });
     await manager.end(root);
     assert.strictEqual(runtime.agents.isLive(root), true);
@@ -701,6 +711,5 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     await Promise.all([first, second]);
     assert.deepStrictEqual(removals, [kid.id]);
     assert.strictEqual(kid.log.events.filter((e) => e.type === 'queue_dropped').length <= 1, true);
-    await runtime.dispose();
   });
 });

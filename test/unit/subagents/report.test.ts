@@ -4,10 +4,12 @@ import { buildConversation, hostToWebviewSchema } from '../../../src/core/conver
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { formatReport, readReport, reportOf, reportTitle } from '../../../src/core/subagents';
 import { makeRuntime, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const end = (reason: TurnEnd['reason'], extra: Partial<TurnEnd> = {}): TurnEnd => ({ turn: 1, reason, finalText: '', ...extra });
 
 describe("subagent reports: the model's text and a person's line", () => {
+  const track = disposeAfterEach();
   const cases: Array<[string, TurnEnd | undefined, boolean, string]> = [
     ['completed', end('completed', { finalText: 'There are 3 apples.' }), false, 'Researcher finished its turn'],
     ['completed and released', end('completed', { finalText: 'Done.' }), true, 'Researcher finished its turn and is idle'],
@@ -62,11 +64,11 @@ describe("subagent reports: the model's text and a person's line", () => {
         Kid: { turns: [[{ text: 'There are 3 apples.' }]] },
       },
     });
+    track(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => userMessages(lead).some((m) => m.startsWith('[Report from subagent "Kid"')), "the kid's report");
     const text = userMessages(lead).find((m) => m.startsWith('[Report from subagent "Kid"'))!;
     assert.ok(text.includes('There are 3 apples.'));
     assert.equal(reportTitle(readReport(text)!), 'Kid finished its turn and is idle');
-    await runtime.dispose();
   });
 });

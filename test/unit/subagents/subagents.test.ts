@@ -3,6 +3,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { isArborError } from '../../../src/core/errors';
 import { listDescendants } from '../../../src/core/subagents/listing';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 
@@ -11,6 +12,7 @@ function expectUnauthorized(fn: () => unknown): void {
 }
 
 describe('one-shot subagents', () => {
+  const track = disposeAfterEach();
   it("return the child's final text as the tool result and leave no live child", async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -19,6 +21,7 @@ describe('one-shot subagents', () => {
         helper: { turns: [[{ delayMs: 20, text: 'four' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'the child to exist');
     const child = childByLabel(runtime, 'helper');
@@ -29,7 +32,6 @@ describe('one-shot subagents', () => {
     await root.whenIdle();
     assert.deepStrictEqual(toolResults(root).map((r) => r.content), ['four']);
     assert.strictEqual(runtime.agents.size, 1);
-    await runtime.dispose();
   });
 
   it("aborting the parent's turn aborts the child and the parent gets a structured result", async () => {
@@ -40,6 +42,7 @@ describe('one-shot subagents', () => {
         helper: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => aborts.length === 0 && runtime.agents.size === 2, 'the child to hang');
     const child = childByLabel(runtime, 'helper');
@@ -53,7 +56,6 @@ describe('one-shot subagents', () => {
     assert.deepStrictEqual(reasons(child), ['aborted:parent']);
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
     assert.strictEqual(runtime.agents.isLive(child), false);
-    await runtime.dispose();
   });
 
   it('a failing child becomes an error result and the parent goes on', async () => {
@@ -64,6 +66,7 @@ describe('one-shot subagents', () => {
         helper: { turns: [[{ error: { message: 'exploded' } }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const [result] = toolResults(root);
@@ -71,7 +74,6 @@ describe('one-shot subagents', () => {
     assert.deepStrictEqual(JSON.parse(result.content).status, 'error');
     assert.match(result.content, /exploded/);
     assert.deepStrictEqual(reasons(root), ['completed']);
-    await runtime.dispose();
   });
 
   it('one-shot nodes cannot be stopped directly', async () => {
@@ -79,6 +81,7 @@ describe('one-shot subagents', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'helper', prompt: 'x' } }] }]] }, helper: { turns: [[{ hang: true }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
@@ -86,7 +89,6 @@ describe('one-shot subagents', () => {
     const answer = runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id });
     assert.strictEqual(answer.accepted, true, 'one-shot target: accepted');
     assert.strictEqual(child.status, 'running', 'and it kept running');
-    await runtime.dispose();
   });
 
   it('an interrupt of a one-shot says it did nothing and why: the target belongs to its holder', async () => {
@@ -94,6 +96,7 @@ describe('one-shot subagents', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'helper', prompt: 'x' } }] }]] }, helper: { turns: [[{ hang: true }]] } },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
@@ -107,11 +110,11 @@ describe('one-shot subagents', () => {
     }
     assert.strictEqual(child.status, 'running', 'nothing was stopped');
     assert.deepStrictEqual(runtime.subagents.interrupt('unknown', { kind: 'user', parentSessionId: root.id }), { accepted: true }, 'other absent targets keep the plain answer');
-    await runtime.dispose();
   });
 });
 
 describe('continuable subagents', () => {
+  const track = disposeAfterEach();
   it('the parent gets the id at once, the child is unowned, and its report wakes the idle parent', async () => {
     const { runtime } = makeRuntime({
       version: 1,
@@ -120,6 +123,7 @@ describe('continuable subagents', () => {
         kid: { turns: [[{ delayMs: 10, text: 'kid result' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => reasons(root).length === 1, 'the first parent turn');
     const started = JSON.parse(toolResults(root)[0].content);
@@ -133,7 +137,6 @@ describe('continuable subagents', () => {
     assert.match(userMessages(root)[1], /kid result/);
     assert.match(userMessages(root)[1], /released/, 'the parent is told the idle child settled');
     assert.strictEqual(runtime.agents.isLive(kid), false, 'an idle child with no children settles');
-    await runtime.dispose();
   });
 
   it("a busy parent receives the report at its next step, inside the same turn", async () => {
@@ -144,12 +147,12 @@ describe('continuable subagents', () => {
         kid: { turns: [[{ text: 'quick' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.deepStrictEqual(reasons(root), ['completed'], 'one turn, not two');
     assert.strictEqual(userMessages(root).length, 2);
     assert.match(userMessages(root)[1], /quick/);
-    await runtime.dispose();
   });
 
   it('send_message works only from the exact direct parent, and resumes a settled child cold', async () => {
@@ -169,6 +172,7 @@ describe('continuable subagents', () => {
         other: { turns: [[{ toolCalls: [{ name: 'send_message', arguments: { agent_id: '{{agent:kid}}', message: 'hijack' } }] }, { text: 'x' }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 1 && root.status === 'idle', 'both children to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
@@ -179,7 +183,6 @@ describe('continuable subagents', () => {
     const sendResult = toolResults(root).find((r) => r.name === 'send_message')!;
     assert.deepStrictEqual(JSON.parse(sendResult.content), { agent_id: kidId, status: 'resumed' });
     await until(() => runtime.agents.size === 1 && root.status === 'idle', 'quiet');
-    await runtime.dispose();
   });
 
   it('rejects a sibling sending to another sibling', async () => {
@@ -191,6 +194,7 @@ describe('continuable subagents', () => {
         other: { turns: [[{ hang: true }]] },
       },
     });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => runtime.agents.size === 3, 'children');
     const kid = childByLabel(runtime, 'kid');
@@ -198,7 +202,6 @@ describe('continuable subagents', () => {
     await assert.rejects(runtime.subagents.deliver(other, kid.id, 'hijack'), (e: unknown) => isArborError(e, 'SUBAGENT_UNAUTHORIZED'));
     assert.strictEqual(kid.pendingCount, 0, 'nothing was queued');
     await assert.rejects(runtime.subagents.deliver(root, 'nobody', 'x'), (e: unknown) => isArborError(e, 'SUBAGENT_NOT_FOUND'));
-    await runtime.dispose();
   });
 });
 
@@ -221,8 +224,10 @@ async function family() {
 }
 
 describe('interrupt', () => {
+  const track = disposeAfterEach();
   it('user authority stops only the target turn: aborted end recorded, grandchild and sibling keep running', async () => {
     const { runtime, root, a, b, s, aborts } = await family();
+    track(runtime);
     const r = runtime.subagents.interrupt(a.id, { kind: 'user', parentSessionId: root.id });
     assert.deepStrictEqual(r, { accepted: true });
     assert.strictEqual(aborts.length, 1, "the target's model call saw the abort inside interrupt()");
@@ -233,11 +238,11 @@ describe('interrupt', () => {
     assert.strictEqual(b.status, 'running', 'no descendant cascade');
     assert.strictEqual(s.status, 'running', 'sibling untouched');
     assert.strictEqual(runtime.agents.isLive(a), true, 'the stopped child survives (it is not settled)');
-    await runtime.dispose();
   });
 
   it('user authority needs the durable parent address and works while the parent agent is offline', async () => {
     const { runtime, root, a, b } = await family();
+    track(runtime);
     expectUnauthorized(() => runtime.subagents.interrupt(b.id, { kind: 'user', parentSessionId: root.id }));
     assert.strictEqual(b.status, 'running');
     // Take the parent agent offline: its live children stay reachable by address.
@@ -247,11 +252,11 @@ describe('interrupt', () => {
     runtime.subagents.interrupt(a.id, { kind: 'user', parentSessionId: root.id });
     await a.whenIdle();
     assert.deepStrictEqual(reasons(a), ['aborted:user']);
-    await runtime.dispose();
   });
 
   it('ancestor authority: direct parent and deep ancestor, with cause parent', async () => {
     const { runtime, root, a, b } = await family();
+    track(runtime);
     runtime.subagents.interrupt(b.id, { kind: 'ancestor', agent: root });
     await b.whenIdle();
     assert.deepStrictEqual(reasons(b), ['aborted:parent'], 'deep ancestor');
@@ -259,11 +264,11 @@ describe('interrupt', () => {
     runtime.subagents.interrupt(a.id, { kind: 'ancestor', agent: root });
     await a.whenIdle();
     assert.deepStrictEqual(reasons(a), ['aborted:parent'], 'direct parent');
-    await runtime.dispose();
   });
 
   it('rejects self, sibling, stale and non-ancestor callers without touching the target', async () => {
     const { runtime, root, a, b, s, aborts } = await family();
+    track(runtime);
     expectUnauthorized(() => runtime.subagents.interrupt(a.id, { kind: 'ancestor', agent: a }));
     expectUnauthorized(() => runtime.subagents.interrupt(a.id, { kind: 'ancestor', agent: s }));
     expectUnauthorized(() => runtime.subagents.interrupt(a.id, { kind: 'ancestor', agent: b }));
@@ -276,11 +281,11 @@ describe('interrupt', () => {
     assert.strictEqual(aborts.length, 0);
     assert.deepStrictEqual([a.status, b.status, s.status], ['running', 'running', 'running']);
     assert.strictEqual(a.pendingCount, 0);
-    await runtime.dispose();
   });
 
   it('absent, one-shot and settled targets are accepted no-ops', async () => {
     const { runtime, root } = await family();
+    track(runtime);
     assert.deepStrictEqual(runtime.subagents.interrupt('unknown', { kind: 'user', parentSessionId: root.id }), { accepted: true });
     assert.deepStrictEqual(runtime.subagents.interrupt('unknown', { kind: 'ancestor', agent: root }), { accepted: true });
     await runtime.dispose();
@@ -289,16 +294,17 @@ describe('interrupt', () => {
       version: 1,
       agents: { main: { turns: [[{ toolCalls: [start('kid')] }, { text: 'x' }]], afterLastTurn: 'repeat-last' }, kid: { turns: [[{ text: 'done' }]] } },
     });
+    track(fx.runtime);
     const r2 = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => fx.runtime.agents.size === 1 && r2.status === 'idle', 'the kid to settle');
     const kidId = JSON.parse(toolResults(r2)[0].content).agent_id;
     assert.deepStrictEqual(fx.runtime.subagents.interrupt(kidId, { kind: 'ancestor', agent: r2 }), { accepted: true });
     assert.strictEqual(fx.runtime.agents.size, 1, 'no cold resume');
-    await fx.runtime.dispose();
   });
 
   it('a target whose disposal is under way is an accepted no-op without a second signal', async () => {
     const { runtime, root, a } = await family();
+    track(runtime);
     let signals = 0;
     const original = a.cancel.bind(a);
     a.cancel = (cause, options) => {
@@ -314,7 +320,6 @@ describe('interrupt', () => {
     await ending;
     await a.whenIdle();
     assert.deepStrictEqual(reasons(a), ['aborted:disposed'], 'one abort, from the disposal');
-    await runtime.dispose();
   });
 
   it('interrupt_agent tool: the calling agent is the ancestor authority', async () => {
@@ -327,13 +332,13 @@ describe('interrupt', () => {
         a: { turns: [[{ hang: true }]] },
       },
     });
+    track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const a = childByLabel(fx.runtime, 'a');
     await a.whenIdle();
     assert.deepStrictEqual(reasons(a), ['aborted:parent']);
     assert.match(toolResults(root)[1].content, /"accepted":true/);
-    await fx.runtime.dispose();
   });
 
   it('a stopped child with a queued message keeps it parked until a waking send, then FIFO', async () => {
@@ -344,6 +349,7 @@ describe('interrupt', () => {
         a: { turns: [[{ hang: true }], [{ text: 'queued one' }], [{ text: 'wake' }]] },
       },
     });
+    track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => fx.runtime.agents.size === 2 && root.status === 'idle', 'child running');
     const a = childByLabel(fx.runtime, 'a');
@@ -358,13 +364,14 @@ describe('interrupt', () => {
     await until(() => reasons(a).length === 3, 'resumed turns');
     assert.deepStrictEqual(reasons(a), ['aborted:user', 'completed', 'completed']);
     assert.deepStrictEqual(userMessages(a), ['work', 'follow-up', 'wake up']);
-    await fx.runtime.dispose();
   });
 });
 
 describe('listing', () => {
+  const track = disposeAfterEach();
   it('listDescendants walks in pre-order with parentId and depth, siblings by creation then id', async () => {
     const { runtime, root, a, b, s } = await family();
+    track(runtime);
     const all = listDescendants(runtime.agents, root);
     assert.deepStrictEqual(
       all.map((x) => [x.id, x.parentId, x.depth]),
@@ -376,7 +383,6 @@ describe('listing', () => {
     );
     const children = listDescendants(runtime.agents, root, { maxDepth: 1 });
     assert.deepStrictEqual(children.map((x) => x.id), [a.id, s.id]);
-    await runtime.dispose();
   });
 
   it('list_agents omits one-shot intermediates and shows the continuable agents beneath them', async () => {
@@ -390,6 +396,7 @@ describe('listing', () => {
         deep: { turns: [[{ hang: true }]] },
       },
     });
+    track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => fx.runtime.agents.size === 3, 'three agents');
     const deep = childByLabel(fx.runtime, 'deep');
@@ -399,13 +406,14 @@ describe('listing', () => {
     fx.runtime.subagents.interrupt(deep.id, { kind: 'ancestor', agent: root });
     await deep.whenIdle();
     assert.deepStrictEqual(reasons(deep), ['aborted:parent']);
-    await fx.runtime.dispose();
   });
 });
 
 describe('ending agents', () => {
+  const track = disposeAfterEach();
   it('ending a continuable child releases it, leaves its own children running, and later interrupts are no-ops', async () => {
     const { runtime, root, a, b } = await family();
+    track(runtime);
     await runtime.end(a);
     assert.strictEqual(runtime.agents.isLive(a), false);
     await a.whenIdle();
@@ -415,11 +423,11 @@ describe('ending agents', () => {
     await runtime.end(root);
     assert.strictEqual(runtime.agents.isLive(root), false);
     assert.throws(() => runtime.sendFromUser(root, 'x'), (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
-    await runtime.dispose();
   });
 });
 
 describe('reports and Stop', () => {
+  const track = disposeAfterEach();
   it("a child's report does not restart a parent the user stopped; it waits for the next waking send", async () => {
     const fx = makeRuntime({
       version: 1,
@@ -428,6 +436,7 @@ describe('reports and Stop', () => {
         kid: { turns: [[{ delayMs: 30, text: 'kid result' }]] },
       },
     });
+    track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => fx.runtime.agents.size === 2 && fx.aborts.length === 0 && root.status === 'running', 'the kid to start');
     root.send('later', { from: 'user', wake: false });
@@ -444,26 +453,27 @@ describe('reports and Stop', () => {
     assert.deepStrictEqual(userMessages(root)[1], 'later');
     assert.match(userMessages(root)[2], /Report from subagent "kid"/);
     assert.deepStrictEqual(userMessages(root)[3], 'go on');
-    await fx.runtime.dispose();
   });
 });
 
 describe('a parent that has ended', () => {
+  const track = disposeAfterEach();
   const expectDisposed = (fn: () => unknown): void => assert.throws(fn, (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
 
   it('startContinuable refuses an ended root with AGENT_DISPOSED and creates no child', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     await runtime.end(root);
     expectDisposed(() => runtime.startContinuable(root, 'orphan', 'work'));
     assert.strictEqual(runtime.agents.size, 0, 'no child was registered');
     assert.strictEqual(runtime.subagents.liveContinuableCount(), 0);
-    await runtime.dispose();
   });
 
   it('startContinuable refuses a continuable parent whose End has begun, and one that has ended', async () => {
     const { runtime, a } = await family();
+    track(runtime);
     const before = runtime.agents.size;
     const ending = runtime.end(a);
     assert.strictEqual(runtime.subagents.get(a.id)?.disposing, true, 'the End has begun, the release is still to come');
@@ -474,16 +484,15 @@ describe('a parent that has ended', () => {
     expectDisposed(() => runtime.startContinuable(a, 'orphan', 'work'));
     assert.strictEqual(runtime.agents.size, after, 'no child after the End');
     assert.ok(!runtime.agents.all().some((x) => x.label === 'orphan'));
-    await runtime.dispose();
   });
 
   it('a one-shot for an ended parent is refused the same way', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     await runtime.end(root);
     assert.throws(() => void runtime.runOneShot(root, 'orphan', 'work', new AbortController().signal), (e: unknown) => isArborError(e, 'AGENT_DISPOSED'));
     assert.strictEqual(runtime.agents.size, 0);
-    await runtime.dispose();
   });
 });

@@ -2,8 +2,10 @@ import * as assert from 'node:assert/strict';
 import { z } from 'zod';
 import { builtinTools, defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { makeRuntime, reasons, toolResults } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 describe('defineTool', () => {
+  const track = disposeAfterEach();
   it('makes a tool the runtime takes as it is: arguments typed from the schema, the caller in ctx, hidden in plan mode unless read-only', async () => {
     const seen: string[] = [];
     const shout = defineTool({
@@ -21,6 +23,7 @@ describe('defineTool', () => {
       { version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'shout', arguments: { word: 'tree' } }] }, { text: 'done' }]] }, planner: { turns: [[{ text: 'nothing to change' }]] } } },
       { tools },
     );
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.deepEqual(seen, ['main:TREE']);
@@ -29,7 +32,6 @@ describe('defineTool', () => {
     const planner = runtime.startRoot({ prompt: 'plan', label: 'planner', planMode: true });
     await planner.whenIdle();
     assert.ok(!calls.at(-1)!.tools.some((t) => t.name === 'shout'), 'plan mode offers read-only tools only');
-    await runtime.dispose();
   });
 
   it('the built-in tool list holds every tool the runtime offers by default, each once', () => {

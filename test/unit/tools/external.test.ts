@@ -4,6 +4,7 @@ import { Runtime } from '../../../src/core/runtime';
 import type { Answer } from '../../../src/core/sessions/types';
 import { externalTool, type ExternalToolArgs } from '../../../src/core/tools';
 import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] };
 
@@ -37,8 +38,10 @@ function runtimeWith(script: ReturnType<typeof callEcho>, rules = new MemoryAppr
 }
 
 describe('tools from other extensions (externalTool)', () => {
+  const track = disposeAfterEach();
   it("the model sees the tool under its own name with its own JSON Schema, and an approved call's text is the result", async () => {
     const { runtime, modelCalls } = runtimeWith(callEcho({ text: 'hi' }));
+    track(runtime);
     const echo = echoTool();
     runtime.registerTool(echo.tool);
     const { prompts, provider } = answering('Allow once');
@@ -52,11 +55,11 @@ describe('tools from other extensions (externalTool)', () => {
     assert.strictEqual(prompts[0].detail, `echo ${JSON.stringify({ text: 'hi' }, null, 2)}`, 'the whole input is shown');
     assert.deepStrictEqual(echo.calls, [{ text: 'hi' }]);
     assert.deepStrictEqual(toolResults(root)[0], { name: 'echo', content: 'echo: hi', isError: undefined });
-    await runtime.dispose();
   });
 
   it('an unattended run is denied the tool without a prompt unless a "tool:" rule allows it', async () => {
     const denied = runtimeWith(callEcho({ text: 'hi' }));
+    track(denied.runtime);
     const echo = echoTool();
     denied.runtime.registerTool(echo.tool);
     const { prompts, provider } = answering('Allow once');
@@ -70,16 +73,17 @@ describe('tools from other extensions (externalTool)', () => {
     await denied.runtime.dispose();
 
     const allowed = runtimeWith(callEcho({ text: 'hi' }), new MemoryApprovalRuleStore([{ kind: 'tool', pattern: 'ec*', scope: 'user' }]));
+    track(allowed.runtime);
     const echo2 = echoTool();
     allowed.runtime.registerTool(echo2.tool);
     const root2 = allowed.runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'scheduled' } });
     await root2.whenIdle();
     assert.strictEqual(toolResults(root2)[0].content, 'echo: hi');
-    await allowed.runtime.dispose();
   });
 
   it('Stop cancels the invocation and ends the turn even when the tool never answers', async () => {
     const { runtime } = runtimeWith(callEcho({ text: 'slow' }), new MemoryApprovalRuleStore([{ kind: 'tool', pattern: 'echo', scope: 'workspace' }]));
+    track(runtime);
     const echo = echoTool({ hang: true });
     runtime.registerTool(echo.tool);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
@@ -88,33 +92,33 @@ describe('tools from other extensions (externalTool)', () => {
     await until(() => reasons(root).length === 1, 'the turn to end');
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
     assert.strictEqual(echo.aborted.length, 1, 'the tool saw the cancellation');
-    await runtime.dispose();
   });
 
   it('arguments that are not a JSON object never reach the tool', async () => {
     const { runtime } = runtimeWith(callEcho('["not", "an", "object"]'), new MemoryApprovalRuleStore([{ kind: 'tool', pattern: 'echo', scope: 'workspace' }]));
+    track(runtime);
     const echo = echoTool();
     runtime.registerTool(echo.tool);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.match(toolResults(root)[0].content, /TOOL_ARGUMENTS_INVALID/);
     assert.strictEqual(echo.calls.length, 0);
-    await runtime.dispose();
   });
 
   it("a tool's failure is an error result naming it, and the turn goes on", async () => {
     const { runtime } = runtimeWith(callEcho({ text: 'x' }), new MemoryApprovalRuleStore([{ kind: 'tool', pattern: 'echo', scope: 'workspace' }]));
+    track(runtime);
     const failing = externalTool({ name: 'echo', description: 'd', inputSchema: undefined, invoke: () => Promise.reject(new Error('server down')) });
     runtime.registerTool(failing);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.match(toolResults(root)[0].content, /TOOL_FAILED.*The tool echo failed: server down/);
     assert.deepStrictEqual(reasons(root), ['completed']);
-    await runtime.dispose();
   });
 
   it('a registered tool cannot take a name already in use, and disposing it withdraws only that tool', async () => {
     const { runtime } = runtimeWith(callEcho({}));
+    track(runtime);
     assert.throws(() => runtime.registerTool(externalTool({ name: 'run_command', description: 'shadow', inputSchema: {}, invoke: () => Promise.resolve('') })), /defined twice/);
     const first = runtime.registerTool(echoTool().tool);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', planMode: false });
@@ -122,9 +126,8 @@ describe('tools from other extensions (externalTool)', () => {
     first.dispose();
     assert.ok(!runtime.toolSpecs(root).some((t) => t.name === 'echo'));
     const second = runtime.registerTool(echoTool().tool);
+    track(second);
     first.dispose();
     assert.ok(runtime.toolSpecs(root).some((t) => t.name === 'echo'), "a stale handle does not withdraw the new tool");
-    second.dispose();
-    await runtime.dispose();
   });
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { ArborError, limitExceeded } from '../../../src/core/errors';
 import { Runtime, type RuntimeTool } from '../../../src/core/runtime';
 import { reasons, recordingModel, toolResults } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const tool = (name: string, run: RuntimeTool['run']): RuntimeTool => ({ name, description: name, schema: () => z.object({}), readOnly: true, run });
 
@@ -22,10 +23,12 @@ const tools: RuntimeTool[] = [
 ];
 
 describe('what a tool that fails gives the model', () => {
+  const track = disposeAfterEach();
   it('an ArborError is its error result, anything else a TOOL_FAILED result, thrown at once or later alike, and the turn goes on', async () => {
     const calls = tools.map((t, i) => ({ name: t.name, arguments: {}, id: `c${i}` }));
     const script = { version: 1 as const, agents: { main: { turns: [[{ toolCalls: calls }, { text: 'went on' }]] } } };
     const runtime = new Runtime({ model: recordingModel(script).model, tools });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     assert.deepEqual(reasons(agent), ['completed']);
@@ -36,7 +39,6 @@ describe('what a tool that fails gives the model', () => {
     assert.match(results[1].content, /refused later/);
     assert.match(results[2].content, /broke at once/);
     assert.match(results[3].content, /broke later/);
-    await runtime.dispose();
   });
 
   it('a limit a tool throws, at once or later, ends the turn with reason budget', async () => {

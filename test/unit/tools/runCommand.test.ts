@@ -8,6 +8,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeRuntime, reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 import { killQuietly, pidsWritten, untilDead } from '../../support/processes';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -17,6 +18,7 @@ function approver(choice: string) {
 }
 
 describe('run_command behind the approval seam', () => {
+  const track = disposeAfterEach();
   let workspace: string;
   beforeEach(() => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-cmd-'));
@@ -25,6 +27,7 @@ describe('run_command behind the approval seam', () => {
 
   it('asks an interactive root, runs the command in the workspace once allowed, and records the decision', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('echo hi > out.txt && echo done')] }, { text: 'ok' }]] } } }, { workspace });
+    track(runtime);
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
@@ -37,11 +40,11 @@ describe('run_command behind the approval seam', () => {
     assert.match(result.output, /done/);
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'out.txt'), 'utf8').trim(), 'hi');
     assert.ok(root.log.events.some((e) => e.type === 'approval' && e.decision === 'allow-once'));
-    await runtime.dispose();
   });
 
   it('"allow for this agent" is remembered, and a denial runs nothing', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('true')] }, { toolCalls: [run('true')] }, { text: 'ok' }]] } } }, { workspace });
+    track(runtime);
     const { prompts, provider } = approver('Allow for this agent');
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
@@ -50,12 +53,12 @@ describe('run_command behind the approval seam', () => {
     await runtime.dispose();
 
     const denied = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('touch never.txt')] }, { text: 'ok' }]] } } }, { workspace });
+    track(denied.runtime);
     denied.runtime.interaction.registerProvider(approver('Deny').provider);
     const r2 = denied.runtime.startRoot({ prompt: 'go', label: 'main' });
     await r2.whenIdle();
     assert.strictEqual(JSON.parse(toolResults(r2)[0].content).status, 'denied');
     assert.strictEqual(fs.existsSync(path.join(workspace, 'never.txt')), false);
-    await denied.runtime.dispose();
   });
 
   it('"allow for this agent" ends with the agent: after End and Resume of the same session it asks again', async () => {
@@ -94,6 +97,7 @@ describe('run_command behind the approval seam', () => {
       },
     };
     const unattended = makeRuntime(script, { workspace });
+    track(unattended.runtime);
     const { prompts, provider } = approver('Allow once');
     unattended.runtime.interaction.registerProvider(provider);
     const root = unattended.runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'scheduled' } });
@@ -103,6 +107,7 @@ describe('run_command behind the approval seam', () => {
     await unattended.runtime.dispose();
 
     const interactive = makeRuntime(script, { workspace });
+    track(interactive.runtime);
     const second = approver('Allow once');
     interactive.runtime.interaction.registerProvider(second.provider);
     let kidResult = '';
@@ -114,7 +119,6 @@ describe('run_command behind the approval seam', () => {
     assert.strictEqual(second.prompts.length, 1, "only the root's command was asked about");
     assert.match(kidResult, /delegated agent cannot get approval/);
     assert.strictEqual(fs.existsSync(path.join(workspace, 'b.txt')), false);
-    await interactive.runtime.dispose();
   });
 
   it('a remembered rule lets an unattended run and its subagent run exactly that command; another is denied with a structured error', async () => {
@@ -128,6 +132,7 @@ describe('run_command behind the approval seam', () => {
     const rules = new MemoryApprovalRuleStore([{ kind: 'command', pattern: 'touch a.txt', scope: 'workspace' }]);
     const { model } = recordingModel(script);
     const runtime = new Runtime({ model, workspace, approvalRules: rules });
+    track(runtime);
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     let kidDecision: string | undefined;
@@ -150,11 +155,11 @@ describe('run_command behind the approval seam', () => {
     // The two calls run side by side, so their approvals may be recorded in either order.
     const logged = root.log.events.flatMap((e) => (e.type === 'approval' ? [`${e.decision} ${e.rule ?? '(no rule)'}`] : [])).sort();
     assert.deepStrictEqual(logged, ['allow-rule command: touch a.txt', 'deny (no rule)']);
-    await runtime.dispose();
   });
 
   it('Stop kills the running command and its shell', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('sleep 987 & echo $! >> pids; echo $$ >> pids; wait; touch late.txt')] }]] } } }, { workspace });
+    track(runtime);
     runtime.interaction.registerProvider(approver('Allow once').provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     const pids = await pidsWritten(workspace, 2);
@@ -163,23 +168,23 @@ describe('run_command behind the approval seam', () => {
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
     await untilDead(pids);
     assert.strictEqual(fs.existsSync(path.join(workspace, 'late.txt')), false, 'the command (and its shell) were killed');
-    await runtime.dispose();
   });
 
   it('refuses a working directory outside the workspace', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [run('pwd', { cwd: '../..' })] }, { text: 'ok' }]] } } }, { workspace });
+    track(runtime);
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     assert.match(toolResults(root)[0].content, /must stay inside the workspace/);
     assert.strictEqual(prompts.length, 0);
-    await runtime.dispose();
   });
 });
 
 /** Is `pid` a running process? A zombie (exited, not yet reaped) counts as gone. */
 describe('run_command ends every process it started', function () {
+  const track = disposeAfterEach();
   // Generous bounds: these wait for states, never for a duration.
   this.timeout(40_000);
   let workspace: string;
@@ -206,6 +211,7 @@ describe('run_command ends every process it started', function () {
   it('a command that ignores SIGTERM, with three children that do too, is killed whole on timeout', async () => {
     fs.writeFileSync(path.join(workspace, 'trap.sh'), TRAPPING);
     const { runtime, root } = await runOnce('bash trap.sh', { timeout_seconds: 1 });
+    track(runtime);
     const pids = await pidsWritten(workspace, 4);
     try {
       await root.whenIdle();
@@ -214,13 +220,13 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('Stop ends the turn and then kills a command that ignores SIGTERM, children included', async () => {
     fs.writeFileSync(path.join(workspace, 'trap.sh'), TRAPPING);
     const { runtime, root } = await runOnce('bash trap.sh');
+    track(runtime);
     const pids = await pidsWritten(workspace, 4);
     try {
       runtime.stop(root);
@@ -229,12 +235,12 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('a child that left the process group (setsid) is killed with the tree while the shell waits for it', async () => {
     const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo $$ >> pids; wait', { timeout_seconds: 1 });
+    track(runtime);
     const pids = await pidsWritten(workspace, 2);
     try {
       await root.whenIdle();
@@ -242,12 +248,12 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('returns when the shell has exited but a background child keeps the output pipe open, and stops that child', async () => {
     const { runtime, root } = await runOnce('sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    track(runtime);
     const pids = await pidsWritten(workspace, 1);
     try {
       await root.whenIdle();
@@ -259,13 +265,13 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('Stop ends a process a subshell moved to a session of its own (setsid) while the shell still runs', async () => {
     // The subshell exits at once: the setsid'd process is no longer below the shell, nor in its group or session.
     const { runtime, root } = await runOnce("(setsid sh -c 'echo $$ >> pids; exec sleep 987' &); echo $$ >> pids; sleep 987");
+    track(runtime);
     const pids = await pidsWritten(workspace, 2);
     try {
       runtime.stop(root);
@@ -274,12 +280,12 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('returns when a process that left both the group and the tree holds the pipe, and stops it', async () => {
     const { runtime, root } = await runOnce('setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    track(runtime);
     const pids = await pidsWritten(workspace, 1);
     try {
       await root.whenIdle();
@@ -290,12 +296,12 @@ describe('run_command ends every process it started', function () {
       await untilDead(pids);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 
   it('still returns when such a process also started with a cleared environment holds the pipe (the documented limit)', async () => {
     const { runtime, root } = await runOnce('env -i setsid sleep 987 & echo $! >> pids; echo hi', { timeout_seconds: 3600 });
+    track(runtime);
     const pids = await pidsWritten(workspace, 1);
     try {
       await root.whenIdle();
@@ -304,7 +310,6 @@ describe('run_command ends every process it started', function () {
       assert.match(result.output, /hi/);
     } finally {
       killQuietly(pids);
-      await runtime.dispose();
     }
   });
 });

@@ -8,6 +8,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, resolveWorkspacePath } from '../../../src/core/workspace';
 import { approver, reasons, recordingModel, toolResults } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /**
  * Issue 26: every path is confined by its REAL location at the moment it is used, not by how it
@@ -63,6 +64,7 @@ const create = (p: string, content = 'x\n'): Call => ({ name: 'create_file', arg
 const outsideNames = (): string[] => fs.readdirSync(outside).sort();
 
 describe('confinement 1: a dangling symlink cannot carry a write outside', () => {
+  const track = disposeAfterEach();
   it('create_file through a dangling link, however it is spelled, is refused and writes nothing outside', async () => {
     fs.symlinkSync('../outside/new.txt', path.join(ws, 'dangling'));
     fs.symlinkSync('chain2', path.join(ws, 'chain1'));
@@ -79,6 +81,7 @@ describe('confinement 1: a dangling symlink cannot carry a write outside', () =>
     fs.symlinkSync('../outside/new.txt', path.join(ws, 'dangling'));
     const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ text: 'idle' }]] } } });
     const runtime = new Runtime({ model, workspace: ws, approvalRules: new MemoryApprovalRuleStore([rule('edit: **')]) });
+    track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
     await agent.whenIdle();
     const client = new ExternalAgentClient(agent, { approvals: runtime.approvals, changes: runtime.changes, workspace: () => runtime.workspace }, () => undefined);
@@ -86,7 +89,6 @@ describe('confinement 1: a dangling symlink cannot carry a write outside', () =>
       await assert.rejects(client.writeTextFile({ sessionId: 's', path: spelling, content: 'pwned\n' }, new AbortController().signal), (e: unknown) => isArborError(e, 'PATH_OUTSIDE_WORKSPACE'));
     }
     assert.deepEqual(outsideNames(), ['secret.txt']);
-    await runtime.dispose();
   });
 
   it('a dangling link that stays inside is followed to its real target, and the result names that target', async () => {

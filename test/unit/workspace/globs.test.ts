@@ -8,6 +8,7 @@ import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, parseGlob, ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace';
 import { makeRuntime, toolResults } from '../../support/runtimeFixture';
 import { writeTree } from '../../support/workspaceTree';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */
 const RG = process.env.ARBOR_RG ?? 'rg';
@@ -73,6 +74,7 @@ function assertInside(ws: string, glob: string, outcomes: Record<string, Outcome
 }
 
 describe('listing and search globs stay inside the workspace', () => {
+  const track = disposeAfterEach();
   let base: string;
   let ws: string;
   let outside: string;
@@ -156,6 +158,7 @@ describe('listing and search globs stay inside the workspace', () => {
       { name: 'search_text', arguments: { query: MARKER, glob: '/./**' } },
     ];
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' }]] } } }, { workspace: ws });
+    track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { nonInteractive: true } });
     await root.whenIdle();
     const results = toolResults(root);

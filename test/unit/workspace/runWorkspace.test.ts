@@ -5,10 +5,12 @@ import * as path from 'node:path';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import { NodeWorkspace } from '../../../src/core/workspace';
 import { makeRuntime, toolResults } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const allow = { ask: (p: InteractionPrompt) => Promise.resolve([{ id: p.questions[0].id, selected: ['Allow once'] }]) };
 
 describe("a run in its own folder: its agents read, edit and run commands there, never in the runtime's workspace", () => {
+  const track = disposeAfterEach();
   let user: string;
   let own: string;
   beforeEach(() => {
@@ -41,6 +43,7 @@ describe("a run in its own folder: its agents read, edit and run commands there,
       },
       { workspace: user },
     );
+    track(runtime);
     runtime.interaction.registerProvider(allow);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', workspace: { folder: own, files: new NodeWorkspace({ folders: [own] }) } });
     await root.whenIdle();
@@ -52,6 +55,5 @@ describe("a run in its own folder: its agents read, edit and run commands there,
     assert.strictEqual(fs.readFileSync(path.join(user, 'list.txt'), 'utf8'), 'apples\n', "the runtime's workspace is untouched");
     assert.deepStrictEqual(fs.readdirSync(user), ['list.txt']);
     assert.deepStrictEqual(await runtime.changes.sessions(), []);
-    await runtime.dispose();
   });
 });

@@ -9,6 +9,7 @@ import { MAX_READ_LINES, numberedLines, replaceExact } from '../../../src/core/t
 import { makeRuntime, recordingModel, approver, toolResults } from '../../support/runtimeFixture';
 import { isArborError } from '../../../src/core/errors';
 import type { Agent } from '../../../src/core/agents';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
@@ -21,6 +22,7 @@ function script(...calls: Call[]): ModelScript {
 const SHOPPING = "const items = ['apples', 'oats', 'coffee'];\n\nexport function total(prices) {\n  return items.length;\n}\n";
 
 describe('workspace tools', () => {
+  const track = disposeAfterEach();
   let workspace: string;
   beforeEach(() => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-tools-'));
@@ -149,6 +151,7 @@ describe('workspace tools', () => {
       },
     });
     const runtime = new Runtime({ model, workspace });
+    track(runtime);
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const started: Agent[] = [];
@@ -164,7 +167,6 @@ describe('workspace tools', () => {
     const denied = JSON.parse(toolResults(helper)[0].content);
     assert.strictEqual(denied.status, 'denied');
     assert.match(denied.reason, /delegated agent/);
-    await runtime.dispose();
   });
 
   it('create_file creates a new file after approval and refuses an existing one', async () => {
@@ -181,6 +183,7 @@ describe('workspace tools', () => {
 
   it('plan mode offers the read-only tools and hides edit_file and create_file', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'plan' }]] } } }, { workspace });
+    track(runtime);
     const planning = runtime.startRoot({ prompt: 'go', label: 'main', planMode: true });
     const names = runtime.toolSpecs(planning).map((s) => s.name);
     for (const tool of ['read_file', 'list_files', 'search_text', 'get_diagnostics']) assert.ok(names.includes(tool), tool);
@@ -188,6 +191,5 @@ describe('workspace tools', () => {
     const working = runtime.startRoot({ prompt: 'go', label: 'main' });
     const all = runtime.toolSpecs(working).map((s) => s.name);
     for (const tool of ['read_file', 'edit_file', 'create_file']) assert.ok(all.includes(tool), tool);
-    await runtime.dispose();
   });
 });

@@ -1,0 +1,57 @@
+import type { RuntimeEvent } from '../../src/core/agents';
+import type { Runtime } from '../../src/core/runtime';
+
+/**
+ * Waits on the runtime's event channel, the one every agent's arrival, departure and change
+ * (status, turn start and end, each session event, usage) goes through, instead of polling.
+ * `ms` bounds a hang (a wrong test, a lost event); it is never a timing claim.
+ */
+
+/** The first runtime event from now on that `predicate` accepts; fails with `what` after `ms`. */
+export function nextEvent(runtime: Pick<Runtime, 'onEvent'>, predicate: (event: RuntimeEvent) => boolean, what: string, ms = 2000): Promise<RuntimeEvent> {
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const subscription = runtime.onEvent((event) => {
+      if (!predicate(event)) return;
+      clearTimeout(deadline);
+      subscription.dispose();
+      resolve(event);
+    });
+  });
+}
+
+/**
+ * Resolves once `state()` holds: checked now, and after each runtime event (at once and again
+ * when the code that fired it has run to its end, as a state may be completed just after its
+ * event). For state that is not the runtime's (a file, a process, a fake), use `until`.
+ */
+export function whenState(runtime: Pick<Runtime, 'onEvent'>, state: () => boolean, what: string, ms = 2000): Promise<void> {
+  if (state()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(deadline);
+      subscription.dispose();
+      if (err) reject(err);
+      else resolve();
+    };
+    const check = () => {
+      if (done) return;
+      try {
+        if (state()) finish();
+      } catch (err) {
+        finish(err instanceof Error ? err : new Error(String(err)));
+      }
+    };
+    const deadline = setTimeout(() => finish(new Error(`timed out waiting for ${what}`)), ms);
+    const subscription = runtime.onEvent(() => {
+      check();
+      queueMicrotask(check);
+    });
+  });
+}
