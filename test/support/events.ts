@@ -7,6 +7,11 @@ import type { Runtime } from '../../src/core/runtime';
  * `ms` bounds a hang (a wrong test, a lost event); it is never a timing claim.
  */
 
+/** A channel of the runtime: the runtime itself, or its budgets. */
+export interface EventSource<T> {
+  onEvent(listener: (event: T) => void): { dispose(): void };
+}
+
 /** The first runtime event from now on that `predicate` accepts; fails with `what` after `ms`. */
 export function nextEvent(runtime: Pick<Runtime, 'onEvent'>, predicate: (event: RuntimeEvent) => boolean, what: string, ms = 2000): Promise<RuntimeEvent> {
   return new Promise((resolve, reject) => {
@@ -26,9 +31,10 @@ export function nextEvent(runtime: Pick<Runtime, 'onEvent'>, predicate: (event: 
 /**
  * Resolves once `state()` holds: checked now, and after each runtime event (at once and again
  * when the code that fired it has run to its end, as a state may be completed just after its
- * event). For state that is not the runtime's (a file, a process, a fake), use `until`.
+ * event). `source` is the runtime, or another channel of it (its budgets' `onEvent`). For state
+ * that no channel announces (a file, a process, a fake's counter), use `until`.
  */
-export function whenState(runtime: Pick<Runtime, 'onEvent'>, state: () => boolean, what: string, ms = 2000): Promise<void> {
+export function whenState<T = RuntimeEvent>(source: EventSource<T>, state: () => boolean, what: string, ms = 2000): Promise<void> {
   if (state()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     let done = false;
@@ -49,7 +55,7 @@ export function whenState(runtime: Pick<Runtime, 'onEvent'>, state: () => boolea
       }
     };
     const deadline = setTimeout(() => finish(new Error(`timed out waiting for ${what}`)), ms);
-    const subscription = runtime.onEvent(() => {
+    const subscription = source.onEvent(() => {
       check();
       queueMicrotask(check);
     });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RuntimeTool } from '../../../src/core/runtime';
 import { makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 describe('agent turn loop', () => {
   const track = disposeAfterEach();
@@ -153,7 +154,7 @@ describe('inbox and cancel', () => {
       if (e.type === 'agent_changed' && e.change.type === 'turn_end') order.push(`end ${e.change.end.turn}`);
       if (e.type === 'agent_changed' && e.change.type === 'turn_start') order.push(`start ${e.change.turn}`);
     });
-    await until(() => agent.turnCount === 3 && agent.status === 'idle', 'both queued turns');
+    await whenState(runtime, () => agent.turnCount === 3 && agent.status === 'idle', 'both queued turns');
     sub.dispose();
     assert.deepStrictEqual(order, ['end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
     assert.deepStrictEqual(userMessages(agent), ['A', 'B', 'C'], 'nothing lost or reordered');

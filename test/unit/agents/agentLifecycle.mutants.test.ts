@@ -8,6 +8,7 @@ import { JsonlSessionStore, MemorySessionLog, type SessionEvent, type SessionHea
 import { header, makeTempDir, tick as at } from '../../support/sessionFixtures';
 import { makeRuntime, reasons, recordingModel, toolResults, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 // An agent's life as its owner and the views see it: what reaches the views (log appends, session
 // problems, an external engine's turn start and overdue Stop), how each kind of send, Stop, hold
@@ -147,7 +148,7 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     assert.strictEqual(root.pendingCount, 1);
     assert.deepStrictEqual(types(seen), ['status'], 'the pending count shown changes');
     root.send('C', { from: 'user' });
-    await until(() => reasons(root).length === 3 && root.status === 'idle', 'both queued turns');
+    await whenState(runtime, () => reasons(root).length === 3 && root.status === 'idle', 'both queued turns');
     assert.deepStrictEqual(userMessages(root), ['A', 'B', 'C']);
   });
 
@@ -164,7 +165,7 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     assert.strictEqual(root.isParked, true);
     assert.strictEqual(root.pendingCount, 2);
     root.send('C', { from: 'user' });
-    await until(() => reasons(root).length === 4 && root.status === 'idle', 'the parked queue to run');
+    await whenState(runtime, () => reasons(root).length === 4 && root.status === 'idle', 'the parked queue to run');
     assert.deepStrictEqual(userMessages(root), ['A', 'B', 'report', 'C']);
   });
 
@@ -210,7 +211,7 @@ describe('agent lifecycle, pinned: sends, Stops, holds and disposal', () => {
     assert.strictEqual(root.pendingCount, 1);
     root.send('go on', { from: 'user' });
     assert.strictEqual(root.isHeld, false);
-    await until(() => reasons(root).length === 3 && root.status === 'idle', 'the released queue');
+    await whenState(runtime, () => reasons(root).length === 3 && root.status === 'idle', 'the released queue');
     assert.deepStrictEqual(userMessages(root), ['A', 'report', 'go on']);
     root.dispose();
     seen.length = 0;
@@ -280,7 +281,7 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
     const { engine, texts, disposed } = fakeEngine();
     const seen = changesOf(runtime, 'ext#1');
     const root = runtime.startRoot({ prompt: 'go', label: 'ext', engine });
-    await until(() => reasons(root).length === 1 && root.status === 'idle', 'the engine turn');
+    await whenState(runtime, () => reasons(root).length === 1 && root.status === 'idle', 'the engine turn');
     assert.deepStrictEqual(texts, ['go']);
     assert.strictEqual(calls.length, 0, 'the model is not called');
     assert.strictEqual(root.lastTurnEnd?.finalText, 'engine done');
@@ -301,11 +302,11 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
     track(runtime);
     const { engine, texts } = fakeEngine();
     const root = runtime.startRoot({ prompt: 'go', label: 'ext', engine });
-    await until(() => reasons(root).length === 1 && root.status === 'idle', 'the engine turn');
+    await whenState(runtime, () => reasons(root).length === 1 && root.status === 'idle', 'the engine turn');
     const call: ToolCall = { id: 'call-1', name: 'list_agents', arguments: '{}' };
     root.continueWaitingCall(call);
     assert.strictEqual(root.currentTurn, 2);
-    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the resumed call');
+    await whenState(runtime, () => reasons(root).length === 2 && root.status === 'idle', 'the resumed call');
     assert.deepStrictEqual(texts, ['go'], 'the engine ran only its own turn');
     assert.strictEqual(toolResults(root).length, 1);
     assert.strictEqual(toolResults(root)[0].name, 'list_agents');
@@ -350,7 +351,7 @@ describe('agent lifecycle, pinned: engines, waiting calls and reopened sessions'
       const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ text: 'three' }]] } } });
       const runtime = new Runtime({ model, sessions: new JsonlSessionStore(dir, { flushDelayMs: 1 }) });
       const root = await runtime.resumeRoot('main-1', { message: 'third' });
-      await until(() => root.status === 'idle' && root.turnCount === 3, 'the resumed turn');
+      await whenState(runtime, () => root.status === 'idle' && root.turnCount === 3, 'the resumed turn');
       const queued = root.log.events.filter((e) => e.type === 'queued');
       assert.deepStrictEqual(
         queued.map((e) => (e.type === 'queued' ? e.id : 0)),

@@ -4,6 +4,7 @@ import { ArborError } from '../../../src/core/errors';
 import type { RuntimeTool } from '../../../src/core/runtime';
 import { makeRuntime, reasons, toolResults, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 // The turn loop's contract as a caller sees it: what the model receives on the next step, the
 // run limits at their exact edge, idle waiters, the final text and the token count.
@@ -43,10 +44,10 @@ describe('agent turn loop, pinned', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'again');
-    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the second turn');
+    await whenState(runtime, () => reasons(root).length === 2 && root.status === 'idle', 'the second turn');
     assert.deepStrictEqual(reasons(root), ['completed', 'completed']);
     runtime.sendFromUser(root, 'once more');
-    await until(() => reasons(root).length === 3 && root.status === 'idle', 'the third turn');
+    await whenState(runtime, () => reasons(root).length === 3 && root.status === 'idle', 'the third turn');
     assert.deepStrictEqual(reasons(root), ['completed', 'completed', 'budget']);
     assert.match(userMessages(root).at(-1)!, /at most 2 turns per agent/);
     assert.strictEqual(root.lastTurnEnd?.message, 'the run allows at most 2 turns per agent');
@@ -205,7 +206,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     await until(() => started.signal !== undefined, 'the kid tool to start');
     const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
     runtime.subagents.interrupt(kid.id, { kind: 'ancestor', agent: root });
-    await until(() => kid.status === 'idle', 'the kid to stop');
+    await whenState(runtime, () => kid.status === 'idle', 'the kid to stop');
     assert.deepStrictEqual(toolResults(kid), [{ name: 'slow', content: 'Stopped before this tool finished (cancelled: parent).', isError: true }]);
     assert.deepStrictEqual(reasons(kid), ['aborted:parent']);
     assert.strictEqual(kid.lastTurnEnd?.finalText, 'working', 'the text so far is kept');
@@ -276,7 +277,7 @@ describe('agent turn loop, pinned: what unanswered tool calls and ended turns le
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'again');
-    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the second turn');
+    await whenState(runtime, () => reasons(root).length === 2 && root.status === 'idle', 'the second turn');
     assert.deepStrictEqual(
       calls.map((c) => [c.agentId, c.agentLabel, c.call, c.turn, c.step]),
       [
@@ -363,7 +364,7 @@ describe('agent state as the views see it, pinned', () => {
     assert.strictEqual(root.isParked, false, 'nothing is parked when nothing waits');
     await root.whenIdle();
     root.send('report', { from: 'child', wake: 'unless-parked' });
-    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the report to wake the agent');
+    await whenState(runtime, () => reasons(root).length === 2 && root.status === 'idle', 'the report to wake the agent');
     assert.deepStrictEqual(reasons(root), ['aborted:user', 'completed']);
   });
 
@@ -377,14 +378,14 @@ describe('agent state as the views see it, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'the kid');
+    await whenState(runtime, () => runtime.agents.size === 2, 'the kid');
     const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
-    await until(() => kid.status === 'running', 'the kid turn');
+    await whenState(runtime, () => kid.status === 'running', 'the kid turn');
     runtime.subagents.interrupt(kid.id, { kind: 'ancestor', agent: root });
     assert.strictEqual(kid.stopping, 'parent');
     runtime.stop(kid);
     assert.strictEqual(kid.stopping, 'parent', 'the first cause stands');
-    await until(() => kid.status === 'idle', 'the kid to stop');
+    await whenState(runtime, () => kid.status === 'idle', 'the kid to stop');
     assert.strictEqual(kid.stopping, undefined);
     assert.deepStrictEqual(reasons(kid), ['aborted:parent']);
   });
@@ -392,7 +393,7 @@ describe('agent state as the views see it, pinned', () => {
   it('the log records a queued message without a step flag unless it joins at the next step, no empty assistant text, and no empty drop', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ toolCalls: [listAgents] }, { hang: true }]] } } });
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'running' && toolResults(root).length === 1, 'the tool step');
+    await whenState(runtime, () => root.status === 'running' && toolResults(root).length === 1, 'the tool step');
     root.send('report', { from: 'child', atNextStep: true, wake: false });
     const queued = root.log.events.filter((e) => e.type === 'queued');
     assert.deepStrictEqual(
@@ -420,7 +421,7 @@ describe('agent state as the views see it, pinned', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     runtime.sendFromUser(root, 'summarise');
-    await until(() => reasons(root).length === 2 && root.status === 'idle', 'the next turn');
+    await whenState(runtime, () => reasons(root).length === 2 && root.status === 'idle', 'the next turn');
     const note = '[Arbor] This turn was ended because a turn may make at most 1 model calls. Summarise what you have so far and say what remains.';
     const last = calls.at(-1)!.messages;
     assert.deepStrictEqual(last.slice(-2).map((m) => [m.role, m.content]), [

@@ -9,8 +9,9 @@ import { conversationState, type ConversationStateInput } from '../../../src/cor
 import { Runtime } from '../../../src/core/runtime';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
-import { makeRuntime, reasons, recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { makeRuntime, reasons, recordingModel, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const NONE = { inputTokens: 0, outputTokens: 0 };
 const listAgents = { name: 'list_agents', arguments: {} };
@@ -38,9 +39,9 @@ async function pausedRun() {
   const events: BudgetEvent[] = [];
   runtime.budgets.onEvent((e) => events.push(e));
   const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-  await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
+  await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
   const kid = runtime.agents.all().find((a) => a.label === 'kid')!;
-  await until(() => root.status === 'idle' && kid.status === 'idle', 'both agents to stop');
+  await whenState(runtime, () => root.status === 'idle' && kid.status === 'idle', 'both agents to stop');
   return { runtime, calls, root, kid };
 }
 
@@ -60,7 +61,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
     assert.deepEqual(reasonsOf(root), ['stop'], "a child's report releases nothing");
     root.send('C', { from: 'user' });
     assert.strictEqual(root.holds, none, 'released, the agent keeps no list of holds');
-    await until(() => reasons(root).length === 4 && root.status === 'idle', 'the queue to run');
+    await whenState(runtime, () => reasons(root).length === 4 && root.status === 'idle', 'the queue to run');
     assert.deepEqual(userMessages(root), ['A', 'B', 'report', 'C'], 'in order, after the aborted turn');
   });
 
@@ -77,7 +78,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
     assert.deepEqual(reasons(root), ['completed'], 'the report started no turn');
     root.send('go on', { from: 'user' });
     assert.deepEqual(root.holds, []);
-    await until(() => reasons(root).length === 3 && root.status === 'idle', 'the released queue');
+    await whenState(runtime, () => reasons(root).length === 3 && root.status === 'idle', 'the released queue');
   });
 
   it('a spent budget holds every agent of the run until the raise; a person\'s message releases only the Stop of its queue', async () => {
@@ -103,7 +104,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
     runtime.budgets.raise(root.run);
     assert.deepEqual([...root.holds, ...kid.holds], [], 'the raise releases every budget hold');
     assert.equal(runtime.budgets.holdOf(root.run), undefined);
-    await until(() => kid.lastTurnEnd?.finalText === 'kid goes on', 'the kid to go on');
+    await whenState(runtime, () => kid.lastTurnEnd?.finalText === 'kid goes on', 'the kid to go on');
   });
 
   it("a runaway guard's hold ends every turn at once until a person's message, which a system message is not", async () => {
@@ -114,7 +115,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
     const runtime = new Runtime({ model, runaway: { sameCallRepeats: 3, pauseAgent: true } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.lastTurnEnd !== undefined && root.status === 'idle', 'the guard to stop the turn');
+    await whenState(runtime, () => root.lastTurnEnd !== undefined && root.status === 'idle', 'the guard to stop the turn');
     assert.deepEqual(root.holds.map((h) => [h.reason, h.release]), [['runaway', 'person-message']]);
     assert.match(root.holds[0].detail ?? '', /runaway guard paused it: the same call/);
 
@@ -126,7 +127,7 @@ describe('holds: every reason an agent is not running, with its release rule', (
 
     runtime.sendFromUser(root, 'try something else');
     assert.deepEqual(root.holds, []);
-    await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
+    await whenState(runtime, () => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
   });
 
   it('a hold put through the agent alone (no guard behind it) is the gate its turn loop asks', async () => {

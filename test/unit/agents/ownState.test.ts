@@ -5,8 +5,8 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { resolveInteractionPolicy } from '../../../src/core/interaction';
 import { ScriptedModel, type ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
-import { until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 // A full collection on demand, so that what is still reachable can be told from garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -87,12 +87,12 @@ describe('what an agent at rest keeps of its own', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const [a, b] = [runtime.startContinuable(root, 'paused', 'wait 1'), runtime.startContinuable(root, 'paused', 'wait 2')];
-    await until(() => a.status === 'running' && b.status === 'running', 'both children to run');
+    await whenState(runtime, () => a.status === 'running' && b.status === 'running', 'both children to run');
     await new Promise((r) => setImmediate(r));
     runtime.stop(a);
     runtime.stop(b);
     await Promise.all([a.whenIdle(), b.whenIdle()]);
-    await until(() => root.pendingCount === 2, 'both reports to reach the parent');
+    await whenState(runtime, () => root.pendingCount === 2, 'both reports to reach the parent');
     assert.equal(a.lastTurnEnd?.reason, 'aborted');
     const [actA, actB] = [runtime.subagents.get(a.id)!, runtime.subagents.get(b.id)!];
     const own = ownObjects(a, [actA], sharedBetween(runtime, model, a, b, [actA], [actB]));
@@ -108,11 +108,11 @@ describe('what an agent at rest keeps of its own', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const child = runtime.startContinuable(root, 'paused', 'wait');
-    await until(() => child.status === 'running', 'the child to run');
+    await whenState(runtime, () => child.status === 'running', 'the child to run');
     await new Promise((r) => setImmediate(r));
     runtime.stop(child);
     await child.whenIdle();
-    await until(() => root.pendingCount === 1, 'the report to reach the parent');
+    await whenState(runtime, () => root.pendingCount === 1, 'the report to reach the parent');
     const report = [...root.log.events].reverse().find((e) => e.type === 'queued');
     assert.ok(report?.type === 'queued' && report.from === 'child');
     const fence = new Set<object>([runtime, model, child]);
@@ -131,11 +131,11 @@ describe('what an agent at rest keeps of its own', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'root' });
     await root.whenIdle();
     const child = runtime.startContinuable(root, 'paused', 'wait');
-    await until(() => child.status === 'running', 'the child to run');
+    await whenState(runtime, () => child.status === 'running', 'the child to run');
     await new Promise((r) => setImmediate(r));
     runtime.stop(child);
     await child.whenIdle();
-    await until(() => root.pendingCount === 1, 'the report to reach the parent');
+    await whenState(runtime, () => root.pendingCount === 1, 'the report to reach the parent');
     const events = [...root.log.events, ...child.log.events];
     assert.ok(['queued', 'turn_end', 'interrupt'].every((type) => events.some((e) => e.type === type)), events.map((e) => e.type).join());
     const withUndefined = events.filter((e) => Object.values(e).includes(undefined));

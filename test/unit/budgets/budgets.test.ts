@@ -6,6 +6,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { childByLabel, reasons, recordingModel, tick, until, userMessages } from '../../support/runtimeFixture';
 import { Run } from '../../../src/core/run';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const listAgents = { name: 'list_agents', arguments: {} };
 /** The scripted model estimates usage for a step without one: these steps count nothing. */
@@ -192,9 +193,9 @@ describe('run budgets: the pause at 100%', () => {
     const { runtime, calls, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
     const kid = childByLabel(runtime, 'kid');
-    await until(() => root.status === 'idle' && kid.status === 'idle', 'both agents to stop');
+    await whenState(runtime, () => root.status === 'idle' && kid.status === 'idle', 'both agents to stop');
     const paused = events.find((e) => e.type === 'paused');
     assert.ok(paused && paused.type === 'paused');
     assert.equal(paused.root, root);
@@ -225,7 +226,7 @@ describe('run budgets: the pause at 100%', () => {
     const { runtime, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
     assert.throws(() => runtime.budgets.raise(root.run, { maxTokens: 105 }), (err: unknown) => (err as { code?: string }).code === 'INPUT_INVALID');
     assert.ok(runtime.budgets.holdOf(root.run));
   });
@@ -234,8 +235,8 @@ describe('run budgets: the pause at 100%', () => {
     const { runtime, calls, events } = budgetRuntime(pausingScript, { limits: { maxTokens: 100 } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
-    await until(() => root.status === 'idle', 'the root to stop');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
+    await whenState(runtime, () => root.status === 'idle', 'the root to stop');
     const before = calls.length;
     runtime.sendFromUser(root, 'are you there?');
     await root.whenIdle();
@@ -256,7 +257,7 @@ describe('run budgets: the pause at 100%', () => {
     assert.ok(events.some((e) => e.type === 'paused' && /3 model calls/.test(e.reason)));
     runtime.budgets.raise(root.run);
     assert.equal(root.run.budget.limits.maxModelCalls, 6);
-    await until(() => root.lastTurnEnd?.reason === 'completed', 'the agent to go on after the raise');
+    await whenState(runtime, () => root.lastTurnEnd?.reason === 'completed', 'the agent to go on after the raise');
     assert.equal(calls.length, 4);
   });
 
@@ -265,7 +266,7 @@ describe('run budgets: the pause at 100%', () => {
     const { runtime, events } = budgetRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } }, { limits: { maxWallTimeSeconds: 30 }, now: () => clock });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'running', 'the turn to start');
+    await whenState(runtime, () => root.status === 'running', 'the turn to start');
     clock += 31_000;
     runtime.budgets.check(root.run);
     await root.whenIdle();
@@ -296,8 +297,8 @@ describe('run budgets: an unattended run at its cap', () => {
     );
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main', context: { interactionMode: 'autonomous' } });
-    await until(() => events.some((e) => e.type === 'blocked'), 'the run to end BLOCKED');
-    await until(() => root.status === 'idle', 'the root to end');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'blocked'), 'the run to end BLOCKED');
+    await whenState(runtime, () => root.status === 'idle', 'the root to end');
     const callsThen = calls.length;
     assert.equal(root.lastTurnEnd?.reason, 'blocked');
     const report = root.lastTurnEnd?.finalText ?? '';
@@ -323,7 +324,7 @@ describe('run budgets: an unattended run at its cap', () => {
     await root.whenIdle();
     clock = 11_000;
     runtime.budgets.check(root.run);
-    await until(() => root.lastTurnEnd?.reason === 'blocked', 'the BLOCKED turn end');
+    await whenState(runtime, () => root.lastTurnEnd?.reason === 'blocked', 'the BLOCKED turn end');
     assert.equal(calls.length, 1, 'the BLOCKED turn makes no model call');
     assert.match(root.lastTurnEnd!.finalText, /^BLOCKED:/);
     assert.match(root.lastTurnEnd!.finalText, /Last result: "done for now"/);

@@ -3,8 +3,9 @@ import { RESUME_NOTE, type BudgetEvent } from '../../../src/core/budgets';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import type { Agent } from '../../../src/core/agents/agent';
-import { reasons, recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { reasons, recordingModel, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const NONE = { inputTokens: 0, outputTokens: 0 };
 const start = (label: string) => ({ name: 'start_subagent', arguments: { label, prompt: 'work' } });
@@ -71,11 +72,11 @@ describe('run budgets: the queue of the agent whose reply spent the budget', () 
   it('is parked like every other agent of the paused run, and the raise runs it in order', async () => {
     const { runtime, events, root } = pausedRuntime(script);
     track(runtime);
-    await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
     const kids = runtime.agents.all().filter((a) => a !== root);
     assert.equal(kids.length, 3);
-    await until(() => root.status === 'idle' && kids.every((k) => k.status === 'idle'), 'every agent to stop');
-    await until(() => childReports(root).length === 3 && root.status === 'idle', "the children's three reports to reach the root");
+    await whenState(runtime, () => root.status === 'idle' && kids.every((k) => k.status === 'idle'), 'every agent to stop');
+    await whenState(runtime, () => childReports(root).length === 3 && root.status === 'idle', "the children's three reports to reach the root");
     assert.equal(turnStarts(root), 1, 'no report starts a turn of the paused root');
     assert.equal(root.pendingCount, 3, 'the reports wait in the queue');
     assert.deepEqual(reasons(root), ['paused']);
@@ -84,7 +85,7 @@ describe('run budgets: the queue of the agent whose reply spent the budget', () 
 
     const queued = childReports(root);
     runtime.budgets.raise(root.run);
-    await until(() => runtime.agents.all().length === 1 && root.status === 'idle' && root.pendingCount === 0, 'the root to run its queue and the children to finish');
+    await whenState(runtime, () => runtime.agents.all().length === 1 && root.status === 'idle' && root.pendingCount === 0, 'the root to run its queue and the children to finish');
     assert.deepEqual(userMessages(root).slice(1, 5), [...queued, RESUME_NOTE], 'the reports first, in the order they came, then the note of the raise');
     assert.deepEqual(reasons(root).slice(0, 3), ['paused', 'completed', 'completed']);
   });
@@ -92,12 +93,12 @@ describe('run budgets: the queue of the agent whose reply spent the budget', () 
   it('is parked even when that reply completes its turn, and the raise wakes that agent too', async () => {
     const { runtime, events, root } = pausedRuntime(answering);
     track(runtime);
-    await until(() => events.some((e) => e.type === 'paused'), 'the run to pause');
-    await until(() => childReports(root).length === 3 && root.status === 'idle', "the children's three reports to reach the root");
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'paused'), 'the run to pause');
+    await whenState(runtime, () => childReports(root).length === 3 && root.status === 'idle', "the children's three reports to reach the root");
     assert.deepEqual(reasons(root), ['completed'], 'the reply that spent the budget is kept whole');
     assert.equal(root.pendingCount, 3);
     runtime.budgets.raise(root.run);
-    await until(() => root.pendingCount === 0 && root.status === 'idle' && userMessages(root).includes(RESUME_NOTE), 'the root to run its queue after the raise');
+    await whenState(runtime, () => root.pendingCount === 0 && root.status === 'idle' && userMessages(root).includes(RESUME_NOTE), 'the root to run its queue after the raise');
     assert.deepEqual(userMessages(root).slice(1, 4), childReports(root).slice(0, 3));
   });
 });

@@ -9,6 +9,7 @@ import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { loadTourScript, workerLabel } from '../../support/loadTour';
 import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
 
@@ -143,7 +144,7 @@ describe('runaway guards in a run', () => {
     const { runtime, calls, events } = guarded(looping, { sameCallRepeats: 4, pauseAgent: true });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.lastTurnEnd !== undefined, 'the turn to end');
+    await whenState(runtime, () => root.lastTurnEnd !== undefined, 'the turn to end');
     assert.equal(calls.length, 4, 'the fourth identical call is not run');
     assert.deepEqual(reasons(root), ['paused']);
     assert.equal(root.lastTurnEnd?.hold?.reason, 'runaway');
@@ -154,7 +155,7 @@ describe('runaway guards in a run', () => {
     assert.equal(runtime.budgets.holdOf(root.run), undefined, 'only the agent is paused, not its run');
 
     runtime.budgets.resumeAgent(root);
-    await until(() => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
+    await whenState(runtime, () => root.lastTurnEnd?.finalText === 'going on', 'the agent to go on');
     assert.equal(root.run.budget.agentWarning(root.id), undefined);
   });
 
@@ -209,7 +210,7 @@ describe('runaway guards in a run', () => {
     const { runtime, events } = guarded(loopOf([{ name: 'list_agents', arguments: {} }]), {});
     track(runtime);
     const root = runtime.startRoot({ prompt: 'watch', label: 'main' });
-    await until(() => events.some((e) => e.type === 'runaway'), 'the runaway warning');
+    await whenState(runtime.budgets, () => events.some((e) => e.type === 'runaway'), 'the runaway warning');
     assert.match(root.run.budget.agentWarning(root.id) ?? '', /same call \(list_agents with the same arguments\) 5 times in a row/);
   });
 

@@ -9,8 +9,9 @@ import {
   type ConversationStateInput,
 } from '../../../src/core/conversation';
 import type { SessionEvent } from '../../../src/core/sessions/types';
-import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const at = '2026-01-01T00:00:00.000Z';
 
@@ -159,14 +160,14 @@ describe('conversation model: session events -> view items', () => {
       models.get(e.agent.id)!.apply(e.change.event);
     });
     runtime.startRoot({ prompt: 'go', label: 'Boss' });
-    await until(() => runtime.agents.size === 2, 'Kid to start');
+    await whenState(runtime, () => runtime.agents.size === 2, 'Kid to start');
     const kid = childByLabel(runtime, 'Kid');
-    await until(() => kid.log.events.some((e) => e.type === 'tool_result'), 'Kid to list agents');
+    await whenState(runtime, () => kid.log.events.some((e) => e.type === 'tool_result'), 'Kid to list agents');
     runtime.sendFromUser(kid, 'queued while running');
     runtime.stop(kid);
     await kid.whenIdle();
     runtime.sendFromUser(kid, 'resume');
-    await until(() => kid.log.events.filter((e) => e.type === 'turn_end').length === 3, 'the parked and the new message to run');
+    await whenState(runtime, () => kid.log.events.filter((e) => e.type === 'turn_end').length === 3, 'the parked and the new message to run');
     const live = models.get(kid.id)!;
     assert.deepEqual(live.items, buildConversation(kid.log.events));
     const ends = live.items.filter((i) => i.kind === 'turn_end').map((i) => (i.kind === 'turn_end' ? i.text : ''));

@@ -6,6 +6,7 @@ import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { doingOf, presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const call = (name: string, args: unknown) => ({ id: `c-${name}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 const tools = (...calls: ReturnType<typeof call>[]) => ({ kind: 'tools' as const, calls });
@@ -71,7 +72,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
       { tools: [slow] },
     );
     const lead = fx.runtime.startRoot({ prompt: 'go', label: 'lead' });
-    await until(() => fx.runtime.agents.all().some((a) => a.label === 'Summarizer') && lead.status === 'idle', 'the branch to form');
+    await whenState(fx.runtime, () => fx.runtime.agents.all().some((a) => a.label === 'Summarizer') && lead.status === 'idle', 'the branch to form');
     return { ...fx, lead, open };
   };
   const rowOf = (runtime: { agents: Parameters<typeof doingOf>[1] }, agent: Agent, pending: Parameters<typeof doingOf>[2] = []) => {
@@ -125,7 +126,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
     assert.match(rowOf(runtime, lead), /^root · stopped · /, 'an idle agent stopped with its branch says so, though no turn of its own was aborted');
     assert.strictEqual(viewText(runtime, lead), 'stopped');
     await researcher.whenIdle();
-    await until(() => lead.pendingCount === 1, "the Researcher's report to wait in the lead's queue");
+    await whenState(runtime, () => lead.pendingCount === 1, "the Researcher's report to wait in the lead's queue");
     lead.send('and this', { from: 'user', wake: false });
     assert.match(rowOf(runtime, lead), /^root · stopped, 2 queued · /);
     assert.strictEqual(viewText(runtime, lead), 'stopped with 2 queued');

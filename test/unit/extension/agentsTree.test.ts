@@ -11,6 +11,7 @@ import { forged } from '../../support/forged';
 import { FakeClock } from '../../support/treeViewHost';
 import { vscodeStub } from '../../support/vscodeStub';
 import { makeRuntime, until } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 
 const TICK_MS = 1000;
 
@@ -18,7 +19,7 @@ const TICK_MS = 1000;
 async function runningLead(files?: ChangedFilesSource) {
   const { runtime } = makeRuntime({ version: 1, agents: { Lead: { turns: [[{ hang: true }]] } } });
   const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-  await until(() => lead.status === 'running', 'the turn to run');
+  await whenState(runtime, () => lead.status === 'running', 'the turn to run');
   const clock = new FakeClock();
   const tree = new AgentsTreeProvider(runtime, runtime.interaction, files, clock);
   // Each repaint, as the labels of the rows it names.

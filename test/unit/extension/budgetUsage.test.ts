@@ -2,8 +2,9 @@ import * as assert from 'node:assert/strict';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { usageText } from '../../../src/extension/budgets/usageText';
 import { Runtime } from '../../../src/core/runtime';
-import { recordingModel, until } from '../../support/runtimeFixture';
+import { recordingModel } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 describe('budget usage on a node of the Agents view', () => {
   const track = disposeAfterEach();
@@ -24,7 +25,7 @@ describe('budget usage on a node of the Agents view', () => {
     const runtime = new Runtime({ model, limits: { maxTokens: 50 } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'idle' && runtime.budgets.holdOf(root.run) !== undefined, 'the run to pause');
+    await whenState(runtime, () => root.status === 'idle' && runtime.budgets.holdOf(root.run) !== undefined, 'the run to pause');
     const usage = usageText(root, 0, Date.now());
     assert.deepEqual(usage.parts, ['run paused: budget spent']);
     assert.equal(usage.warn, true);

@@ -1,8 +1,9 @@
 import * as assert from 'assert';
 import { isArborError } from '../../../src/core/errors';
 import { parseAgentArgument, parseRunStartOptions, parseSessionArgument } from '../../../src/extension/commandArguments';
-import { makeRuntime, until } from '../../support/runtimeFixture';
+import { makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const invalid = (e: unknown): boolean => isArborError(e, 'INPUT_INVALID');
 
@@ -22,7 +23,7 @@ describe('command arguments', () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'running', 'the root to run');
+    await whenState(runtime, () => root.status === 'running', 'the root to run');
     assert.strictEqual(parseAgentArgument(runtime, 'Stop', undefined), undefined);
     assert.strictEqual(parseAgentArgument(runtime, 'Stop', root), root);
     assert.strictEqual(parseAgentArgument(runtime, 'Stop', root.id), root);

@@ -13,6 +13,7 @@ import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { DEMO_EDIT, DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../../../src/extension/demo/demoScript';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 describe('the demo script', () => {
   const track = disposeAfterEach();
@@ -55,7 +56,7 @@ describe('the demo shows an edit', () => {
       },
     });
     const lead = runtime.startRoot({ prompt: 'Run the demo', label: DEMO_ROOT_LABEL });
-    await until(() => toolResults(lead).some((r) => r.name === 'edit_file'), 'the demo edit', 20_000);
+    await whenState(runtime, () => toolResults(lead).some((r) => r.name === 'edit_file'), 'the demo edit', 20_000);
     assert.strictEqual(approvals.length, 1);
     assert.ok(approvals[0].includes(`+    if (price === undefined) ${DEMO_EDIT.newText}`), 'the approval shows the diff');
     assert.strictEqual(JSON.parse(toolResults(lead).find((r) => r.name === 'edit_file')!.content).status, 'edited');

@@ -6,8 +6,9 @@ import type { Runtime } from '../../../src/core/runtime';
 import { presentEnded } from '../../../src/extension/agents/agentPresentation';
 import { EndedSubagents, MAX_ENDED_PER_PARENT } from '../../../src/extension/agents/endedSubagents';
 import { parseClearEndedArgument, parseSessionArgument } from '../../../src/extension/commandArguments';
-import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 /** The records kept for `runtime`'s agents, and the parents whose lists changed, in order. */
 function watchEnded(runtime: Runtime, enabled = true) {
@@ -43,7 +44,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => ended.count(lead) === 1, 'the Summarizer to end');
+    await whenState(runtime, () => ended.count(lead) === 1, 'the Summarizer to end');
     assert.deepStrictEqual(labels(ended, lead), ['Summarizer:done']);
     const node = ended.of(lead)[0];
     assert.deepStrictEqual(Object.keys(node).sort(), ['cost', 'creationOrder', 'how', 'id', 'kind', 'label', 'tokens', 'type'], 'nothing of its conversation is kept');
@@ -89,17 +90,17 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     track(runtime);
     const { ended } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => runtime.agents.all().some((a) => a.label === 'Slow' && a.status === 'running'), 'the second one-shot to run');
+    await whenState(runtime, () => runtime.agents.all().some((a) => a.label === 'Slow' && a.status === 'running'), 'the second one-shot to run');
     runtime.stop(lead);
-    await until(() => ended.count(lead) === 2 && lead.status === 'idle', 'the one-shot the stop cancelled to end');
+    await whenState(runtime, () => ended.count(lead) === 2 && lead.status === 'idle', 'the one-shot the stop cancelled to end');
     assert.deepStrictEqual(labels(ended, lead), ['Broken:failed', 'Slow:cancelled']);
     runtime.sendFromUser(lead, 'again');
-    await until(() => runtime.agents.all().some((a) => a.label === 'Helper' && a.status === 'running') && lead.status === 'idle', 'the continuable to run');
+    await whenState(runtime, () => runtime.agents.all().some((a) => a.label === 'Helper' && a.status === 'running') && lead.status === 'idle', 'the continuable to run');
     const helper = childByLabel(runtime, 'Helper');
     runtime.stop(helper);
     await helper.whenIdle();
     await runtime.end(helper);
-    await until(() => ended.count(lead) === 3, 'the ended continuable to be kept');
+    await whenState(runtime, () => ended.count(lead) === 3, 'the ended continuable to be kept');
     assert.deepStrictEqual(labels(ended, lead), ['Broken:failed', 'Slow:cancelled', 'Helper:stopped']);
   });
 
@@ -120,7 +121,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
       if (e.type === 'agent_removed' && e.agent.label === 'Leaf') mid = runtime.agents.parentOf(e.agent) ?? e.parent;
     });
     // Mid settles once its one-shot Leaf is done and it has reported: it becomes Lead's record.
-    await until(() => ended.count(lead) === 1, 'Mid to settle');
+    await whenState(runtime, () => ended.count(lead) === 1, 'Mid to settle');
     assert.deepStrictEqual(labels(ended, lead), ['Mid:done']);
     assert.ok(mid, 'Leaf ended under Mid');
     assert.strictEqual(ended.count(mid), 0, "Mid's own records went with it");
@@ -146,10 +147,10 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     track(runtime);
     const { ended } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => ended.count(lead) === 1 && lead.status === 'idle', 'the Helper to settle and its report to be read');
+    await whenState(runtime, () => ended.count(lead) === 1 && lead.status === 'idle', 'the Helper to settle and its report to be read');
     const id = ended.of(lead)[0].id;
     await runtime.subagents.deliver(lead, id, 'more please');
-    await until(() => runtime.agents.get(id) !== undefined, 'the Helper to come back');
+    await whenState(runtime, () => runtime.agents.get(id) !== undefined, 'the Helper to come back');
     assert.strictEqual(ended.count(lead), 0, 'the live Helper replaces its ended row');
   });
 
@@ -165,7 +166,7 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => ended.of(lead).at(-1)?.label === `Task ${many - 1}`, 'every task to end', 10_000);
+    await whenState(runtime, () => ended.of(lead).at(-1)?.label === `Task ${many - 1}`, 'every task to end', 10_000);
     assert.strictEqual(ended.count(lead), MAX_ENDED_PER_PARENT);
     assert.strictEqual(ended.of(lead)[0].label, 'Task 3', 'the oldest went first');
     changed.length = 0;
@@ -188,12 +189,12 @@ describe('ended subagents stay under their parent in the Agents view', () => {
     track(runtime);
     const { ended, changed } = watchEnded(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => ended.count(lead) === 1, 'the first task to end');
+    await whenState(runtime, () => ended.count(lead) === 1, 'the first task to end');
     ended.setEnabled(false);
     assert.strictEqual(ended.count(lead), 0);
     assert.deepStrictEqual(changed, ['Lead', 'Lead'], 'kept, then forgotten: the parent repaints each time');
     runtime.stop(lead);
-    await until(() => lead.status === 'idle' && runtime.agents.size === 1, 'the second task to end with the stop');
+    await whenState(runtime, () => lead.status === 'idle' && runtime.agents.size === 1, 'the second task to end with the stop');
     assert.strictEqual(ended.count(lead), 0, 'nothing kept while off');
   });
 

@@ -1,8 +1,9 @@
 import * as assert from 'assert';
 import { formatClock, formatElapsed, formatTokens, pickItemOf, presentAgent, presentLiveAgent } from '../../../src/extension/agents/agentPresentation';
 import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
-import { childByLabel, makeRuntime, tick, until } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime, tick } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 describe('agent presentation in the tree', () => {
   const track = disposeAfterEach();
@@ -16,7 +17,7 @@ describe('agent presentation in the tree', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'child running');
+    await whenState(runtime, () => runtime.agents.size === 2 && root.status === 'idle', 'child running');
     const kid = childByLabel(runtime, 'kid');
     const show = (waiting = false) => presentAgent({ agent: kid, waiting, treeTokens: 0, descendants: 0, now: Date.now() });
     assert.strictEqual(show().contextValue, 'agent:running:continuable');
@@ -43,7 +44,7 @@ describe('agent presentation in the tree', () => {
     });
     track(runtime);
     runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'one-shot child');
+    await whenState(runtime, () => runtime.agents.size === 2, 'one-shot child');
     const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
     assert.strictEqual(p.contextValue, 'agent:running:one-shot');
     assert.match(p.tooltip, /Stop that agent to stop this one/);
@@ -56,7 +57,7 @@ describe('agent presentation in the tree', () => {
     });
     track(runtime);
     runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'one-shot child');
+    await whenState(runtime, () => runtime.agents.size === 2, 'one-shot child');
     const p = presentAgent({ agent: childByLabel(runtime, 'once'), waiting: false, treeTokens: 0, descendants: 0, now: Date.now(), holder: 'main' });
     assert.match(p.description, /^one-shot for main, no Stop · /);
     assert.match(p.tooltip, /No Stop of its own/);
@@ -67,7 +68,7 @@ describe('agent presentation in the tree', () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ hang: true }]] } } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'running', 'the turn to run');
+    await whenState(runtime, () => root.status === 'running', 'the turn to run');
     const started = root.turnStartedAt!;
     const later = presentAgent({ agent: root, waiting: false, treeTokens: 0, descendants: 3, now: started + 125_000, time: 'started' });
     // What it does comes first: a model call under way reads "thinking since 14:03:27".
@@ -89,7 +90,7 @@ describe('agent presentation in the tree', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'the child');
+    await whenState(runtime, () => runtime.agents.size === 2, 'the child');
     const kid = childByLabel(runtime, 'kid');
     const item = pickItemOf(kid, runtime.agents, []);
     assert.deepStrictEqual({ label: item.label, description: item.description }, { label: 'kid', description: 'main › kid' });

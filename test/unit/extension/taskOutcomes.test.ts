@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import { TaskOutcomes, type TaskOutcome } from '../../../src/extension/agents/taskOutcomes';
 import { makeRuntime, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const start = (label: string) => ({ name: 'start_subagent', arguments: { label, prompt: 'work' } });
 
@@ -28,7 +29,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
       if (o) outcomes.push(o);
     });
     const lead = runtime.startRoot({ prompt: 'go', label: 'lead' });
-    await until(() => runtime.agents.size === 1 && lead.status === 'idle' && lead.pendingCount === 0, 'every report to be heard');
+    await whenState(runtime, () => runtime.agents.size === 1 && lead.status === 'idle' && lead.pendingCount === 0, 'every report to be heard');
     assert.ok(lead.turnCount >= 2, 'reports woke the lead for turns of their own');
     assert.deepStrictEqual(
       outcomes.map((o) => o.end.finalText),
@@ -53,7 +54,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
       if (o) outcomes.push(o);
     });
     const main = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => main.status === 'running', 'main to run');
+    await whenState(runtime, () => main.status === 'running', 'main to run');
     runtime.stop(main);
     await main.whenIdle();
     assert.strictEqual(outcomes.length, 0, 'the user stopped it: no notification');

@@ -10,6 +10,7 @@ import { ACP_WAIT, testAgentConfig, turnEnds } from '../../support/acpTestAgent'
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { Runtime } from '../../../src/core/runtime';
 import { makeRuntime, recordingModel, approver, until } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 
 
 const texts = (agent: Agent): string[] => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'assistant_text' }> => e.type === 'assistant_text').map((e) => e.text);
@@ -31,7 +32,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
   it('streams the agent\'s text, thoughts and plan into the session and ends the turn completed', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'think: about it\nplan\nsay: all done here' });
     assert.strictEqual(agent.log.header.external, 'Test Agent');
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.deepStrictEqual(turnEnds(agent).map((e) => e.reason), ['completed']);
     // Text is written as it streams, possibly in several pieces: what matters is what and in which order.
     assert.strictEqual(texts(agent).join(''), 'Thinking: about itPlan:\n[x] Read the file\n[~] Change it\n[ ] Check the resultall done here');
@@ -42,7 +43,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const { prompts, provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'read: notes.txt\nwrite: out/result.txt = written by the agent' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(turnEnds(agent)[0].reason, 'completed', JSON.stringify(turnEnds(agent)));
     assert.ok(texts(agent).join(' ').includes('The file says: first line'));
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'out/result.txt'), 'utf8'), 'written by the agent\n');
@@ -59,7 +60,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     runtime.interaction.registerProvider(provider);
     // The test agent sends its diff with no old text, as if the file were new: it is not.
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write: notes.txt = second line' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 1);
     const detail = prompts[0].detail ?? '';
     assert.ok(detail.includes('--- a/notes.txt') && detail.includes('-first line') && detail.includes('+second line'), detail);
@@ -73,7 +74,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     });
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 2, 'the permission showed one text, the write brought another: asked again');
     assert.ok(prompts[0].detail?.includes('+harmless'));
     assert.ok(prompts[1].detail?.includes('+something else') && !prompts[1].detail.includes('harmless'), prompts[1].detail);
@@ -86,7 +87,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
       ask: async (p) => [{ id: p.questions[0].id, selected: [asked++ === 0 ? 'Allow once' : 'Deny'] }],
     });
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'write-other: notes.txt = harmless | something else' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(asked, 2);
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'first line\n', 'nothing written');
     assert.ok(texts(agent).join(' ').includes('Writing notes.txt failed'), texts(agent).join(' | '));
@@ -99,24 +100,24 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     await parent.whenIdle();
     const child = startExternalChild(runtime, parent, { config: testAgentConfig(), prompt: 'write: x.txt = nope\nsay: finished' });
     assert.strictEqual(child.kind, 'continuable');
-    await until(() => turnEnds(child).length === 1, 'the child turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(child).length === 1, 'the child turn end', ACP_WAIT);
     assert.strictEqual(prompts.length, 0);
     assert.ok(!fs.existsSync(path.join(workspace, 'x.txt')));
     assert.ok(texts(child).join(' ').includes('I was not allowed to write x.txt.'));
     const approval = child.log.events.find((e) => e.type === 'approval');
     assert.strictEqual(approval?.type === 'approval' && approval.decision, 'deny');
-    await until(() => parent.log.events.some((e) => e.type === 'queued' && e.from === 'child' && e.text.includes('finished')), 'the report to the parent', ACP_WAIT);
+    await whenState(runtime, () => parent.log.events.some((e) => e.type === 'queued' && e.from === 'child' && e.text.includes('finished')), 'the report to the parent', ACP_WAIT);
   });
 
   it('send_message reaches a live external child: its conversation continues in the same process', async () => {
     const parent = runtime.startRoot({ prompt: 'wait', label: 'lead' });
     await parent.whenIdle();
     const child = startExternalChild(runtime, parent, { config: testAgentConfig(), prompt: 'say: one' });
-    await until(() => turnEnds(child).length === 1, 'the first turn', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(child).length === 1, 'the first turn', ACP_WAIT);
     const pid = externalEngineOf(child)?.pid;
     assert.ok(runtime.agents.isLive(child), 'an external child stays live between turns');
     await runtime.subagents.deliver(parent, child.id, 'say: two');
-    await until(() => turnEnds(child).length === 2, 'the second turn', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(child).length === 2, 'the second turn', ACP_WAIT);
     assert.strictEqual(texts(child).join('|'), 'one|two');
     assert.strictEqual(externalEngineOf(child)?.pid, pid, 'the same process');
   });
@@ -137,7 +138,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     ({ runtime } = makeRuntime(script, { workspace }));
     runtime.registerTool(startExternalAgentTool(runtime, { list: () => [testAgentConfig()], secrets: async () => ({}) }, startExternalChild));
     const lead = runtime.startRoot({ prompt: 'delegate', label: 'lead' });
-    await until(() => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', ACP_WAIT);
+    await whenState(runtime, () => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', ACP_WAIT);
     const child = runtime.agents.all().find((a) => a.engine);
     assert.ok(child, 'the external child is live in the registry');
     assert.strictEqual(child.kind, 'continuable');
@@ -159,20 +160,20 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const { provider } = approver('Allow once');
     runtime.interaction.registerProvider(provider);
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'run: echo from-the-terminal' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.ok(texts(agent).join(' ').includes('exited with 0 and printed: from-the-terminal'), texts(agent).join(' | '));
   });
 
   it('Stop sends session/cancel: the node shows stopping until the agent ends its turn, then the turn is aborted', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'hang' });
-    await until(() => texts(agent).join('').includes('Working until cancelled…'), 'the agent at work', ACP_WAIT);
+    await whenState(runtime, () => texts(agent).join('').includes('Working until cancelled…'), 'the agent at work', ACP_WAIT);
     runtime.stop(agent);
     assert.strictEqual(agent.stopping, 'user');
     await agent.whenIdle();
     assert.deepStrictEqual(turnEnds(agent).map((e) => [e.reason, e.cause]), [['aborted', 'user']]);
     assert.ok(texts(agent).join('').includes('Working until cancelled…'), 'what it said before the Stop stays');
     runtime.sendFromUser(agent, 'say: back again');
-    await until(() => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
     assert.strictEqual(turnEnds(agent)[1].reason, 'completed');
   });
 
@@ -182,7 +183,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
       if (e.type === 'agent_changed' && e.change.type === 'stop_overdue') overdue.push(e.change);
     });
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'ignore-cancel', stopGraceMs: 50 });
-    await until(() => texts(agent).join('').includes('not stopping'), 'the agent at work', ACP_WAIT);
+    await whenState(runtime, () => texts(agent).join('').includes('not stopping'), 'the agent at work', ACP_WAIT);
     runtime.stop(agent);
     await until(() => overdue.length === 1, 'the overdue report', ACP_WAIT);
     assert.strictEqual(agent.status, 'running', 'still stopping: the agent has not ended its turn');
@@ -196,26 +197,26 @@ describe('external agents over the Agent Client Protocol (a real child process)'
 
   it('a crash ends the turn with a typed error and its last output; the conversation stays and the next message starts it again', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'say: before the crash\ncrash' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.reason, 'error');
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_CRASHED');
     assert.match(agent.lastTurnEnd?.message ?? '', /exited with code 3.*crashing on purpose/s);
     assert.strictEqual(texts(agent).join(''), 'before the crash');
     runtime.sendFromUser(agent, 'say: alive again');
-    await until(() => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 2, 'the next turn', ACP_WAIT);
     assert.strictEqual(turnEnds(agent)[1].reason, 'completed');
   });
 
   it('an agent that needs a sign-in ends the turn with a message naming it and what to run; nothing hangs', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig({ env: { ACP_TEST_AGENT_AUTH: 'required' } }), prompt: 'say: hi' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_AUTH_REQUIRED');
     assert.match(agent.lastTurnEnd?.message ?? '', /Test Agent needs you to sign in.*Test login.*Run `/s);
   });
 
   it('a command that is not an agent fails to start with a typed error', async () => {
     const agent = startExternalRoot(runtime, { config: testAgentConfig({ command: path.join(workspace, 'no-such-program') }), prompt: 'hi' });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.strictEqual(agent.lastTurnEnd?.code, 'EXTERNAL_AGENT_START_FAILED');
   });
 
@@ -225,7 +226,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const durable = new Runtime({ model: recordingModel({ version: 1, agents: {} }).model, sessions: store, workspace });
     try {
       const agent = startExternalRoot(durable, { config: testAgentConfig(), prompt: 'say: kept for later' });
-      await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+      await whenState(durable, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
       await durable.end(agent);
       await agent.log.flush();
       await assert.rejects(durable.resumeRoot(agent.id), (err: unknown) => isArborError(err, 'EXTERNAL_NOT_RESUMABLE') && /Test Agent/.test((err as Error).message));
@@ -260,7 +261,7 @@ describe('Resume of an external session from History (session/load over a real c
   /** Runs the test agent on `prompt` to the end of its turn, then ends it: a past session in History. */
   async function pastSession(config: ReturnType<typeof testAgentConfig>, prompt: string): Promise<Agent> {
     const agent = startExternalRoot(runtime, { config, prompt });
-    await until(() => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     await runtime.end(agent);
     await agent.log.flush();
     return agent;
@@ -274,7 +275,7 @@ describe('Resume of an external session from History (session/load over a real c
 
     const resumed = await resumeExternalRoot(runtime, past.id, { config, message: 'recall' });
     assert.strictEqual(resumed.id, past.id, 'the same session continues');
-    await until(() => turnEnds(resumed).length === 2, 'the resumed turn', ACP_WAIT);
+    await whenState(runtime, () => turnEnds(resumed).length === 2, 'the resumed turn', ACP_WAIT);
     assert.strictEqual(turnEnds(resumed)[1].reason, 'completed', JSON.stringify(turnEnds(resumed)));
     const after = resumed.log.events.slice(past.log.events.length);
     const replayStart = after.findIndex((e) => e.type === 'assistant_text' && e.text.includes('reopens its session (session/load)'));

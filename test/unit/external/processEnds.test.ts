@@ -7,6 +7,7 @@ import { externalEngineOf, startExternalRoot } from '../../../src/core/external'
 import { ACP_TEST_AGENT_SCRIPT, ACP_WAIT, testAgentConfig, turnEnds } from '../../support/acpTestAgent';
 import { isRunning, killQuietly, pidIn } from '../../support/processes';
 import { makeRuntime, until } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 
 
 /**
@@ -31,7 +32,7 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
 
   /** Waits for the agent's next turn end and returns it. */
   async function nextEnd(agent: Agent, count: number) {
-    await until(() => turnEnds(agent).length === count, `turn end #${count}`, ACP_WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === count, `turn end #${count}`, ACP_WAIT);
     await agent.whenIdle();
     return turnEnds(agent)[count - 1];
   }
@@ -59,7 +60,7 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     assert.strictEqual((await nextEnd(agent, 2)).reason, 'completed');
     assert.strictEqual(externalEngineOf(agent)?.pid, pid, 'the connection was sound: the same process carries on');
     runtime.sendFromUser(agent, 'hang');
-    await until(() => agent.status === 'running' && turnEnds(agent).length === 2, 'the third turn', ACP_WAIT);
+    await whenState(runtime, () => agent.status === 'running' && turnEnds(agent).length === 2, 'the third turn', ACP_WAIT);
     await runtime.dispose();
     assert.strictEqual(turnEnds(agent).at(-1)?.reason, 'aborted');
     await until(() => !isRunning(pid!), 'the process to end', ACP_WAIT);

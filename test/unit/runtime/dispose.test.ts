@@ -5,6 +5,7 @@ import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import type { SessionHeader } from '../../../src/core/sessions/types';
 import { recordingModel, tick, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 /** A durable store whose logs finish closing only when the test says so. */
 function gatedStore() {
@@ -79,7 +80,7 @@ describe('runtime: shutdown of running agents', () => {
     });
     track(runtime);
     const live = runtime.startRoot({ prompt: 'wait', label: 'Live' });
-    await until(() => live.status === 'running' && live.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
+    await whenState(runtime, () => live.status === 'running' && live.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
     await runtime.dispose();
     const seen = written.slice();
     assert.equal(logs[0].events.at(-1)?.type, 'turn_end', 'the aborted turn recorded its end');
@@ -98,7 +99,7 @@ describe('runtime: shutdown in bounded time', () => {
     track(runtime);
     const stuck: TurnEngine<Agent> = { name: 'stuck', runTurn: () => new Promise(() => undefined), dispose: () => undefined };
     const agent = runtime.startRoot({ prompt: 'go', label: 'Stuck', engine: stuck });
-    await until(() => agent.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
+    await whenState(runtime, () => agent.log.events.some((e) => e.type === 'turn_start'), 'the turn to start');
     await runtime.dispose();
     assert.equal(agent.log.events.at(-1)?.type, 'user_message', 'written as it stands: a reload repairs the turn');
   });

@@ -9,6 +9,7 @@ import { JsonlSessionStore, MISSING_TOOL_RESULT, type SessionEvent, type Session
 import { header, makeTempDir, tick as at } from '../../support/sessionFixtures';
 import { holdOpenOf } from '../../support/fileHandles';
 import { reasons, recordingModel, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
 
@@ -190,7 +191,7 @@ describe('runtime: resuming durable sessions', () => {
     async function beforeReload(): Promise<void> {
       const { runtime, store } = durableRuntime(dir, firstWindow, { Lead: 'lead-1', Kid: 'kid-1' });
       const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-      await until(() => userMessages(lead).some((m) => m.includes('has been released')), "the kid's settled report");
+      await whenState(runtime, () => userMessages(lead).some((m) => m.includes('has been released')), "the kid's settled report");
       await lead.whenIdle();
       await runtime.dispose();
       assert.deepStrictEqual(store.flushAllSync(), []);
@@ -217,13 +218,13 @@ describe('runtime: resuming durable sessions', () => {
         }
       });
       const lead = await runtime.resumeRoot('lead-1', { message: 'ask the kid about pears' });
-      await until(() => toolResults(lead).some((r) => r.name === 'send_message'), 'the send_message result');
+      await whenState(runtime, () => toolResults(lead).some((r) => r.name === 'send_message'), 'the send_message result');
       assert.ok(resumed, 'the kid was live again');
       assert.deepStrictEqual(JSON.parse(toolResults(lead).at(-1)!.content), { agent_id: 'kid-1', status: 'resumed' });
       assert.strictEqual(resumed.parent, lead, 'resumed as the live child of its caller');
       assert.strictEqual(resumed.continuable, true);
       assert.deepStrictEqual(resumed.usage, { inputTokens: 11, outputTokens: 4 }, 'past usage carried over');
-      await until(() => userMessages(lead).some((m) => m.includes('2 pears')), "the resumed kid's report");
+      await whenState(runtime, () => userMessages(lead).some((m) => m.includes('2 pears')), "the resumed kid's report");
       const kidCall = calls.find((c) => c.agentId === 'kid-1');
       assert.ok(kidCall);
       assert.deepStrictEqual(kidCall.messages.map((m) => m.content), ['count the apples', 'There are 3 apples.', 'and the pears?']);
@@ -309,7 +310,7 @@ describe('runtime: resuming durable sessions', () => {
       const statuses = toolResults(lead).slice(-2).map((r) => JSON.parse(r.content).status);
       assert.deepStrictEqual(statuses, ['resumed', 'queued']);
       assert.strictEqual(added, 1);
-      await until(() => runtime.agents.get('kid-1') === undefined, 'the kid to settle again');
+      await whenState(runtime, () => runtime.agents.get('kid-1') === undefined, 'the kid to settle again');
       await runtime.dispose();
       const kidMessages = fileEvents(new JsonlSessionStore(dir), 'kid-1')
         .filter((e) => e.type === 'user_message' && e.from === 'parent')
@@ -340,13 +341,13 @@ describe('runtime: resuming durable sessions', () => {
         ),
       );
       const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-      await until(() => userMessages(lead).some((m) => m.includes('has been released')), 'the kid to settle');
+      await whenState(runtime, () => userMessages(lead).some((m) => m.includes('has been released')), 'the kid to settle');
       await lead.whenIdle();
       await until(() => store.openLogs().map((l) => l.header.id).join() === 'lead-1', 'only the live root to stay open', 3000);
       assert.ok(fs.existsSync(store.fileOf('once-1')) && fs.existsSync(store.fileOf('kid-1')), 'ended sessions stay on disk');
 
       runtime.sendFromUser(lead, 'talk to the kid again');
-      await until(() => userMessages(lead).some((m) => m.includes('k2')), "the kid's second report");
+      await whenState(runtime, () => userMessages(lead).some((m) => m.includes('k2')), "the kid's second report");
       assert.deepStrictEqual(JSON.parse(toolResults(lead).at(-1)!.content), { agent_id: 'kid-1', status: 'resumed' });
     });
   });
@@ -368,7 +369,7 @@ describe('runtime: queued messages survive a reload', () => {
     const lead = first.runtime.startRoot({ prompt: 'A', label: 'Lead' });
     lead.send('B', { from: 'user', wake: false });
     lead.send('C', { from: 'user', wake: false });
-    await until(() => lead.status === 'running', 'the first turn');
+    await whenState(first.runtime, () => lead.status === 'running', 'the first turn');
     first.runtime.stop(lead);
     await lead.whenIdle();
     await first.runtime.dispose(); // the window closes
@@ -379,7 +380,7 @@ describe('runtime: queued messages survive a reload', () => {
     assert.strictEqual(again.pendingCount, 2, 'the unclaimed messages are back');
     assert.strictEqual(again.isParked, true, 'parked: nothing runs until you say so');
     again.send('D', { from: 'user' });
-    await until(() => reasons(again).length === 4 && again.status === 'idle', 'the queue to drain');
+    await whenState(second.runtime, () => reasons(again).length === 4 && again.status === 'idle', 'the queue to drain');
     assert.deepStrictEqual(userMessages(again), ['A', 'B', 'C', 'D']);
     assert.deepStrictEqual(reasons(again), ['aborted:user', 'completed', 'completed', 'completed']);
     await second.runtime.dispose();
@@ -390,7 +391,7 @@ describe('runtime: queued messages survive a reload', () => {
     const first = durableRuntime(dir, script, { Lead: 'lead-2' });
     const lead = first.runtime.startRoot({ prompt: 'A', label: 'Lead' });
     lead.send('B', { from: 'user', wake: false });
-    await until(() => lead.status === 'running', 'the first turn');
+    await whenState(first.runtime, () => lead.status === 'running', 'the first turn');
     lead.send('C', { from: 'user', wake: false });
     await first.runtime.end(lead);
     await lead.whenIdle();
@@ -431,7 +432,7 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
     const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
     runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
     const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
-    await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
+    await whenState(runtime, () => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
     const closing = runtime.dispose();
     assert.deepStrictEqual(store.closeAllSync(), [], 'every log written and let go at deactivation');
     await closing;
@@ -496,7 +497,7 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
       runtime.interaction.registerProvider({ ask: () => new Promise<never>(() => undefined) });
       const first = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
       await hold.opened;
-      await until(() => first.log.events.some((e) => e.type === 'question'), 'the question to be open');
+      await whenState(runtime, () => first.log.events.some((e) => e.type === 'question'), 'the question to be open');
       const closing = runtime.dispose();
       assert.deepStrictEqual(store.closeAllSync(), [], 'the file being created is the log\'s own');
       hold.release();
@@ -518,7 +519,7 @@ const track = <T extends { runtime: Runtime }>(x: T): T => (runtimes.push(x.runt
     const { runtime, store } = durableRuntime(dir, lead([{ text: 'unused' }]), { Lead: 'lead-1' });
     runtime.interaction.registerProvider({ ask: (p: InteractionPrompt) => new Promise<never>((_, reject) => p.signal?.addEventListener('abort', () => reject(p.signal?.reason))) });
     const agent = runtime.startRoot({ prompt: 'set up the project', label: 'Lead' });
-    await until(() => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
+    await whenState(runtime, () => agent.log.events.some((e) => e.type === 'question'), 'the question to be open');
     runtime.stop(agent);
     await agent.whenIdle();
     await runtime.dispose();

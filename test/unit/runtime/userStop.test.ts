@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { Agent } from '../../../src/core/agents/agent';
-import { childByLabel, makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, toolResults } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 
@@ -16,7 +17,7 @@ async function family() {
     },
   });
   const main = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-  await until(() => fx.runtime.agents.size === 3 && childByLabel(fx.runtime, 'grandkid').status === 'running' && main.status === 'idle', 'the family');
+  await whenState(fx.runtime, () => fx.runtime.agents.size === 3 && childByLabel(fx.runtime, 'grandkid').status === 'running' && main.status === 'idle', 'the family');
   return { ...fx, main, kid: childByLabel(fx.runtime, 'kid'), grandkid: childByLabel(fx.runtime, 'grandkid') };
 }
 
@@ -52,13 +53,13 @@ describe("the user's Stop (runtime.stop) is authorised by the live agent it is g
       if (e.type === 'agent_added' && e.agent.label === 'kid') kids.push(e.agent);
     });
     const main = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => kids.length === 1 && !runtime.agents.isLive(kids[0]) && main.status === 'idle', 'the kid to report and settle');
+    await whenState(runtime, () => kids.length === 1 && !runtime.agents.isLive(kids[0]) && main.status === 'idle', 'the kid to report and settle');
     const kidId = JSON.parse(toolResults(main)[0].content).agent_id as string;
     assert.deepEqual(await runtime.subagents.deliver(main, kidId, 'again'), { agentId: kidId, resumed: true });
     const [stale, live] = kids;
     assert.notEqual(stale, live);
     assert.equal(live.id, stale.id, 'the same session, resumed in a new agent');
-    await until(() => live.status === 'running', 'the resumed turn');
+    await whenState(runtime, () => live.status === 'running', 'the resumed turn');
     // A node the tree showed before the kid settled, clicked late: it names the old object.
     assert.deepEqual(runtime.stop(stale), { accepted: true });
     assert.equal(live.status, 'running');

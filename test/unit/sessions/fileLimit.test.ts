@@ -7,7 +7,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { makeTempDir } from '../../support/sessionFixtures';
-import { until } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 
 function runChild(script: string, args: string[], openFiles: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -61,7 +61,7 @@ describe('durable sessions: many agents ending at once under a low open-files li
       fs.rmSync(folder, { recursive: true });
       fs.writeFileSync(folder, 'not a folder');
       agent.send('two', { from: 'user' });
-      await until(() => agent.sessionProblem?.code === 'SESSION_WRITE_FAILED', 'the failure to reach the agent', 10_000);
+      await whenState(runtime, () => agent.sessionProblem?.code === 'SESSION_WRITE_FAILED', 'the failure to reach the agent', 10_000);
       assert.match(agent.sessionProblem?.message ?? '', /not saved yet/);
       const shown = presentAgent({ agent, waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
       assert.match(shown.description, /session not fully saved/);
@@ -74,7 +74,7 @@ describe('durable sessions: many agents ending at once under a low open-files li
       fs.rmSync(folder);
       const flushed = agent.log.flush();
       await flushed;
-      await until(() => agent.sessionProblem === undefined, 'the problem to be cleared');
+      await whenState(runtime, () => agent.sessionProblem === undefined, 'the problem to be cleared');
       const loaded = await new JsonlSessionStore(folder).loadSession('lead-1');
       assert.deepEqual(
         loaded.events.filter((e) => e.type === 'user_message').map((e) => (e as { text: string }).text),

@@ -6,9 +6,9 @@ import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore, sessionEventSchema, type SessionEvent } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
-import { until } from '../../support/runtimeFixture';
 import { forged } from '../../support/forged';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 /*
  * Any session the writer produces can be loaded back: random event sequences, many of them
@@ -138,7 +138,7 @@ describe('durable sessions: whatever is appended, the session loads', () => {
     runtime.onEvent((e) => {
       if (e.type === 'agent_changed' && e.change.type === 'session_problem' && e.change.problem) problems.push(e.change.problem);
     });
-    await until(() => agent.status === 'idle' && agent.turnCount === 1, 'the first turn to end');
+    await whenState(runtime, () => agent.status === 'idle' && agent.turnCount === 1, 'the first turn to end');
     const bad = [
       { type: 'usage', at: tick(), inputTokens: -5, outputTokens: 1 },
       { type: 'usage', at: tick(), inputTokens: 1.5, outputTokens: 1 },

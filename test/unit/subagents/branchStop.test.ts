@@ -4,6 +4,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { childByLabel, makeRuntime, reasons, tick, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 const hangForever = { turns: [[{ hang: true }]], afterLastTurn: 'repeat-last' as const };
@@ -56,9 +57,9 @@ async function forest() {
   const { runtime } = fx;
   const lead = runtime.startRoot({ prompt: 'go', label: 'lead' });
   const other = runtime.startRoot({ prompt: 'go', label: 'other' });
-  await until(() => ['a', 'a1', 'b1', 'once'].every((l) => find(runtime, l)?.status === 'running'), 'the branch to run');
+  await whenState(runtime, () => ['a', 'a1', 'b1', 'once'].every((l) => find(runtime, l)?.status === 'running'), 'the branch to run');
   const [a, a1, b, b1, once] = ['a', 'a1', 'b', 'b1', 'once'].map((l) => childByLabel(runtime, l));
-  await until(() => b.status === 'idle' && reasons(b).length === 1, 'b to finish its first turn');
+  await whenState(runtime, () => b.status === 'idle' && reasons(b).length === 1, 'b to finish its first turn');
   return { ...fx, lead, other, a, a1, b, b1, once };
 }
 
@@ -74,7 +75,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     assert.strictEqual(result.agentIds[0], lead.id, 'top first');
     assert.deepStrictEqual(new Set(result.interrupted), new Set([lead.id, a.id, a1.id, b1.id]), 'the one-shot is stopped through its holder, the idle child has no turn');
     await Promise.all([lead, a, a1, b1].map((x) => x.whenIdle()));
-    await until(() => !runtime.agents.isLive(once), 'the one-shot to end with the turn that held it');
+    await whenState(runtime, () => !runtime.agents.isLive(once), 'the one-shot to end with the turn that held it');
     assert.deepStrictEqual(reasons(lead), ['aborted:user']);
     assert.deepStrictEqual(reasons(a), ['aborted:user']);
     assert.deepStrictEqual(reasons(a1), ['aborted:user']);
@@ -99,7 +100,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     runtime.stopBranch(lead);
     await Promise.all([lead, a, a1, b1].map((x) => x.whenIdle()));
     // a1's aborted report reaches a, a's and b1's reach lead and b: they only queue, even on b's empty queue.
-    await until(() => a.pendingCount >= 1 && b.pendingCount >= 1 && lead.pendingCount >= 1, 'the reports to arrive');
+    await whenState(runtime, () => a.pendingCount >= 1 && b.pendingCount >= 1 && lead.pendingCount >= 1, 'the reports to arrive');
     const before = calls.length;
     await tick(20);
     for (const x of [lead, a, a1, b, b1]) assert.strictEqual(x.status, 'idle', `${x.label} did not restart by itself`);
@@ -117,20 +118,20 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     const { runtime } = fx;
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'main to wait for kid, idle');
+    await whenState(runtime, () => runtime.agents.size === 2 && root.status === 'idle', 'main to wait for kid, idle');
     const kid = childByLabel(runtime, 'kid');
     // The user's Stop All Below lands between the kid's turn end and its report to the parent.
     runtime.onEvent((e) => {
       if (e.type === 'agent_changed' && e.agent === kid && e.change.type === 'turn_end') runtime.stopBranch(root);
     });
-    await until(() => root.pendingCount === 1, 'the report to reach main');
+    await whenState(runtime, () => root.pendingCount === 1, 'the report to reach main');
     await tick(20);
     assert.strictEqual(root.status, 'idle', 'the report did not wake the stopped parent');
     assert.deepStrictEqual(reasons(root), ['completed']);
     assert.strictEqual(root.isParked, true, 'the report waits in the parked queue');
     // The user's own message resumes it: the report first, then the message, in order.
     runtime.sendFromUser(root, 'carry on');
-    await until(() => reasons(root).length >= 2 && root.status === 'idle' && root.pendingCount === 0, 'main to run its queue');
+    await whenState(runtime, () => reasons(root).length >= 2 && root.status === 'idle' && root.pendingCount === 0, 'main to run its queue');
     assert.match(userMessages(root)[1], /Report from subagent "kid"/);
     assert.ok(userMessages(root).includes('carry on'));
   });
@@ -148,13 +149,13 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     // main's second turn (woken by kid's first report) runs with an empty queue.
-    await until(() => reasons(root).length === 1 && root.status === 'running' && find(runtime, 'gk')?.status === 'running', 'main to run its second turn');
+    await whenState(runtime, () => reasons(root).length === 1 && root.status === 'running' && find(runtime, 'gk')?.status === 'running', 'main to run its second turn');
     const kid = childByLabel(runtime, 'kid');
-    await until(() => kid.status === 'idle' && root.pendingCount === 0, "kid's report to be taken");
+    await whenState(runtime, () => kid.status === 'idle' && root.pendingCount === 0, "kid's report to be taken");
     runtime.stopBranch(root);
     await root.whenIdle();
     runtime.sendFromUser(kid, 'go on');
-    await until(() => reasons(kid).length >= 2 && kid.status === 'idle' && root.pendingCount >= 1, "kid's second report to reach main");
+    await whenState(runtime, () => reasons(kid).length >= 2 && kid.status === 'idle' && root.pendingCount >= 1, "kid's second report to reach main");
     await tick(20);
     assert.strictEqual(root.status, 'idle', 'the stopped parent stays stopped');
     assert.deepStrictEqual(reasons(root), ['completed', 'aborted:user']);
@@ -169,7 +170,7 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     const { runtime, calls } = fx;
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => find(runtime, 'kid')?.status === 'running' && root.status === 'running', 'kid to run');
+    await whenState(runtime, () => find(runtime, 'kid')?.status === 'running' && root.status === 'running', 'kid to run');
     let late: Agent | undefined;
     // Something reacting to the stop (a listener, here) starts a child of the stopping parent.
     const sub = runtime.onEvent((e) => {
@@ -205,10 +206,10 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     const { runtime, calls } = fx;
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => starter.isStarted() && sender.isStarted() && find(runtime, 'gk')?.status === 'running', 'the slow tools and gk to start');
+    await whenState(runtime, () => starter.isStarted() && sender.isStarted() && find(runtime, 'gk')?.status === 'running', 'the slow tools and gk to start');
     const kid = childByLabel(runtime, 'kid');
     kidId = kid.id;
-    await until(() => kid.status === 'idle' && reasons(kid).length === 1, 'kid to finish its turn');
+    await whenState(runtime, () => kid.status === 'idle' && reasons(kid).length === 1, 'kid to finish its turn');
     runtime.stopBranch(root);
     await root.whenIdle();
     starter.open();
@@ -236,11 +237,11 @@ describe('Stop All Below (runtime.stopBranch)', () => {
     const { runtime } = fx;
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'the one-shot to run');
+    await whenState(runtime, () => runtime.agents.size === 2, 'the one-shot to run');
     const once = childByLabel(runtime, 'once');
     const result = runtime.stopBranch(once.id);
     assert.deepStrictEqual(result.interrupted, [once.id]);
-    await until(() => !runtime.agents.isLive(once), 'the one-shot to end');
+    await whenState(runtime, () => !runtime.agents.isLive(once), 'the one-shot to end');
     assert.deepStrictEqual(reasons(once), ['aborted:user']);
     assert.strictEqual(root.status, 'running', 'its holder, outside the branch, keeps its turn');
     assert.strictEqual(root.stopping, undefined);
@@ -262,12 +263,12 @@ describe('Stop All (runtime.stopAll)', () => {
     assert.ok([lead, other, a, a1, b, b1].every((x) => result.agentIds.includes(x.id)));
     await Promise.all([lead, other, a, a1, b1].map((x) => x.whenIdle()));
     assert.deepStrictEqual(reasons(other), ['aborted:user']);
-    await until(() => runtime.agents.all().every((x) => x.kind !== 'one-shot'), 'the one-shot to end');
+    await whenState(runtime, () => runtime.agents.all().every((x) => x.kind !== 'one-shot'), 'the one-shot to end');
     await tick(10);
     const before = calls.length;
     for (const x of runtime.agents.all()) assert.strictEqual(x.status, 'idle', `${x.label} is stopped`);
     runtime.sendFromUser(other, 'go on');
-    await until(() => other.status === 'running', 'other to resume');
+    await whenState(runtime, () => other.status === 'running', 'other to resume');
     assert.strictEqual(other.isHeld, false);
     assert.strictEqual(lead.status, 'idle', 'the others stay stopped');
     assert.ok(calls.slice(before).every((c) => c.agentLabel === 'other'));

@@ -6,6 +6,7 @@ import { MemorySessionLog } from '../../../src/core/sessions/memoryLog';
 import { ContinuationManager, type Activation, type LoadedSettledChild } from '../../../src/core/subagents';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 // Continuable children as their parent and the user see them: when a child settles, what its
 // reports say, and who may reach it.
@@ -25,7 +26,7 @@ async function rootWithHangingChildren(...labels: string[]) {
     },
   });
   const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-  await until(() => runtime.agents.size === labels.length + 1 && root.status === 'idle', 'the children to start');
+  await whenState(runtime, () => runtime.agents.size === labels.length + 1 && root.status === 'idle', 'the children to start');
   return { runtime, root, problems };
 }
 const unauthorized = (e: unknown) => isArborError(e, 'SUBAGENT_UNAUTHORIZED');
@@ -43,18 +44,18 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3, 'the grandchild');
+    await whenState(runtime, () => runtime.agents.size === 3, 'the grandchild');
     const a = childByLabel(runtime, 'a');
     const b = childByLabel(runtime, 'b');
-    await until(() => userMessages(root).some((m) => m.includes('a is done')) && root.status === 'idle', "a's report");
+    await whenState(runtime, () => userMessages(root).some((m) => m.includes('a is done')) && root.status === 'idle', "a's report");
     const first = userMessages(root).find((m) => m.includes('a is done'))!;
     assert.strictEqual(first, `[Report from subagent "a" (agent_id: ${a.id})] It finished its turn.\na is done`);
     assert.strictEqual(runtime.agents.isLive(a), true, 'a child is not released while its grandchild still runs');
     assert.strictEqual(a.status, 'idle');
 
     await runtime.end(b);
-    await until(() => !runtime.agents.isLive(a), 'a to settle');
-    await until(() => root.status === 'idle' && userMessages(root).length === 3, 'the settle report');
+    await whenState(runtime, () => !runtime.agents.isLive(a), 'a to settle');
+    await whenState(runtime, () => root.status === 'idle' && userMessages(root).length === 3, 'the settle report');
     assert.strictEqual(
       userMessages(root)[2],
       `[Subagent "a" (agent_id: ${a.id})] Its own subagents have finished.\n` +
@@ -75,7 +76,7 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => userMessages(root).some((m) => m.includes('was interrupted')), 'the interrupt report');
+    await whenState(runtime, () => userMessages(root).some((m) => m.includes('was interrupted')), 'the interrupt report');
     const kid = childByLabel(runtime, 'kid');
     const report = userMessages(root).find((m) => m.includes('was interrupted'))!;
     assert.strictEqual(
@@ -95,16 +96,16 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && root.status === 'idle', 'the kid to run');
+    await whenState(runtime, () => runtime.agents.size === 2 && root.status === 'idle', 'the kid to run');
     const kid = childByLabel(runtime, 'kid');
-    await until(() => kid.status === 'running', 'the kid turn');
+    await whenState(runtime, () => kid.status === 'running', 'the kid turn');
     runtime.stop(kid);
-    await until(() => root.pendingCount === 1, 'the report to be queued');
+    await whenState(runtime, () => root.pendingCount === 1, 'the report to be queued');
     await tick(5);
     assert.strictEqual(root.status, 'idle', 'a stopped child does not restart its parent');
     assert.deepStrictEqual(reasons(root), ['completed']);
     runtime.sendFromUser(root, 'next');
-    await until(() => userMessages(root).includes('next') && root.status === 'idle' && root.pendingCount === 0, 'the next turns');
+    await whenState(runtime, () => userMessages(root).includes('next') && root.status === 'idle' && root.pendingCount === 0, 'the next turns');
     assert.strictEqual(
       userMessages(root)[1],
       `[Report from subagent "kid" (agent_id: ${kid.id})] It was stopped by the user; it keeps its conversation and waits for a message.`,
@@ -125,7 +126,7 @@ describe('continuable children, pinned', () => {
     );
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 1 && root.status === 'idle' && userMessages(root).length >= 3, 'both reports');
+    await whenState(runtime, () => runtime.agents.size === 1 && root.status === 'idle' && userMessages(root).length >= 3, 'both reports');
     const msgs = userMessages(root);
     const failed = msgs.find((m) => m.includes('"bad"'))!;
     assert.match(failed, /^\[Report from subagent "bad" \(agent_id: [^)]+\)\] It failed \(.*the model is down.*\)\.\nIt is now idle and has been released/);
@@ -152,13 +153,13 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
+    await whenState(runtime, () => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
     const added: Agent[] = [];
     runtime.onEvent((e) => {
       if (e.type === 'agent_added') added.push(e.agent);
     });
     runtime.sendFromUser(root, 'resume kid');
-    await until(() => userMessages(root).some((m) => m.includes('second: again')), 'the resumed report');
+    await whenState(runtime, () => userMessages(root).some((m) => m.includes('second: again')), 'the resumed report');
     const kid = added.find((a) => a.label === 'kid');
     assert.ok(kid, 'the kid came back under its label');
     const logged = kid.log.events.filter((e) => e.type === 'usage');
@@ -193,13 +194,13 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
+    await whenState(runtime, () => runtime.agents.size === 1 && root.status === 'idle' && reasons(root).length === 2, 'the kid to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
     const first = await runtime.subagents.deliver(root, kidId, 'one');
     assert.deepStrictEqual(first, { agentId: kidId, resumed: true });
     const live = runtime.agents.get(kidId)!;
     assert.ok(live);
-    await until(() => live.status === 'idle' && reasons(live).length === 2, 'the resumed turn');
+    await whenState(runtime, () => live.status === 'idle' && reasons(live).length === 2, 'the resumed turn');
   });
 
   it('a live child gets the message queued: delivered, not resumed', async () => {
@@ -257,7 +258,7 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2 && userMessages(root).some((m) => m.includes('"kid"')), 'the kid to settle');
+    await whenState(runtime, () => runtime.agents.size === 2 && userMessages(root).some((m) => m.includes('"kid"')), 'the kid to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
     const other = childByLabel(runtime, 'other');
     await assert.rejects(runtime.subagents.deliver(other, kidId, 'hijack'), (e: unknown) =>
@@ -299,12 +300,12 @@ describe('continuable children, pinned', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3, 'the family');
+    await whenState(runtime, () => runtime.agents.size === 3, 'the family');
     const a = childByLabel(runtime, 'a');
     const activation = runtime.subagents.get(a.id)!;
     assert.deepStrictEqual(activation.undelivered, []);
     await runtime.end(root);
-    await until(() => a.status === 'idle' && reasons(a).length === 1, "a's turn to end");
+    await whenState(runtime, () => a.status === 'idle' && reasons(a).length === 1, "a's turn to end");
     await until(() => activation.undelivered.length === 1, 'the undelivered report');
     assert.deepStrictEqual(activation.undelivered, [`[Report from subagent "a" (agent_id: ${a.id})] It finished its turn.\na result`]);
     assert.strictEqual(runtime.subagents.isContinuable(a), true);
@@ -325,9 +326,9 @@ describe('continuable children, pinned: settling waits for the child itself', ()
       },
     });
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => fx.runtime.agents.size === 4, 'the family');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 4, 'the family');
     const a = childByLabel(fx.runtime, 'a');
-    await until(() => a.status === 'running' && fx.runtime.agents.size === 4 && toolResults(a).length === 1, 'a to wait');
+    await whenState(fx.runtime, () => a.status === 'running' && fx.runtime.agents.size === 4 && toolResults(a).length === 1, 'a to wait');
     return { ...fx, root, a, b: childByLabel(fx.runtime, 'b'), s: childByLabel(fx.runtime, 's') };
   }
 
@@ -344,7 +345,7 @@ describe('continuable children, pinned: settling waits for the child itself', ()
     const { runtime, a, b } = await childWithGrandchild();
     track(runtime);
     runtime.stop(a);
-    await until(() => a.status === 'idle', 'a to stop');
+    await whenState(runtime, () => a.status === 'idle', 'a to stop');
     await runtime.end(b);
     await tick(5);
     assert.strictEqual(runtime.agents.isLive(a), true, 'a stopped child keeps its conversation live');
@@ -381,7 +382,7 @@ describe('continuable children, pinned: the manager refuses on its own', () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'idle', 'the root turn');
+    await whenState(runtime, () => root.status === 'idle', 'the root turn');
     const { manager, created } = managerOver(runtime);
     await runtime.end(root);
     assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
@@ -392,7 +393,7 @@ describe('continuable children, pinned: the manager refuses on its own', () => {
     const { runtime } = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]] } } });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'idle', 'the root turn');
+    await whenState(runtime, () => root.status === 'idle', 'the root turn');
     const { manager, created } = managerOver(runtime);
     manager.dispose();
     assert.throws(() => manager.start(root, 'kid', 'work'), ended('main'));
@@ -464,7 +465,7 @@ describe('continuable children, pinned: resuming a settled child from durable se
   async function idleRoot() {
     const fx = makeRuntime({ version: 1, agents: { main: { turns: [[{ text: 'done' }]], afterLastTurn: 'repeat-last' } } });
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => root.status === 'idle', 'the root turn');
+    await whenState(fx.runtime, () => root.status === 'idle', 'the root turn');
     return { ...fx, root };
   }
 
@@ -602,7 +603,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     const kid = childByLabel(runtime, 'kid');
     const before = userMessages(root).length;
     await runtime.subagents.deliver(root, kid.id, 'more work');
-    await until(() => kid.pendingCount === 1, 'the message to queue');
+    await whenState(runtime, () => kid.pendingCount === 1, 'the message to queue');
     await tick(5);
     assert.strictEqual(userMessages(root).length, before, 'only a turn end or a settle is reported');
   });
@@ -612,7 +613,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     track(runtime);
     const kid = childByLabel(runtime, 'kid');
     await runtime.end(kid);
-    await until(() => kid.status === 'idle', 'the ended turn to close');
+    await whenState(runtime, () => kid.status === 'idle', 'the ended turn to close');
     await tick(5);
     await runtime.end(root);
     await tick(5);
@@ -638,7 +639,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
       if (activation && !held.has(event.agent.label)) held.set(event.agent.label, activation);
     });
     const main = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => held.size === 3 && runtime.agents.size === 3, 'quick to settle and the others to run');
+    await whenState(runtime, () => held.size === 3 && runtime.agents.size === 3, 'quick to settle and the others to run');
     assert.strictEqual(held.get('quick')!.disposing, true, 'settled');
     assert.strictEqual(held.get('slow')!.disposing, false);
     await runtime.end(held.get('slow')!.agent);
@@ -667,7 +668,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => ending !== undefined, 'the kid to end');
     await ending;
-    await until(() => root.status === 'idle' && reasons(root).length >= 2, 'the root to settle down');
+    await whenState(runtime, () => root.status === 'idle' && reasons(root).length >= 2, 'the root to settle down');
     await tick(5);
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
     assert.ok(!userMessages(root).some((m) => m.includes('has been released')), 'an ended child is not reported as released');
@@ -685,10 +686,10 @@ describe('continuable children, pinned: what the manager reacts to', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3, 'the grandchild');
+    await whenState(runtime, () => runtime.agents.size === 3, 'the grandchild');
     const a = childByLabel(runtime, 'a');
     const b = childByLabel(runtime, 'b');
-    await until(() => a.status === 'idle' && userMessages(root).some((m) => m.includes('a is done')), "a's turn to end");
+    await whenState(runtime, () => a.status === 'idle' && userMessages(root).some((m) => m.includes('a is done')), "a's turn to end");
     a.send('waiting for later', { from: 'parent', wake: false });
     assert.strictEqual(a.pendingCount, 1);
     await runtime.end(b);

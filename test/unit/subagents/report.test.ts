@@ -3,8 +3,9 @@ import type { TurnEnd } from '../../../src/core/agents/agent';
 import { buildConversation, hostToWebviewSchema } from '../../../src/core/conversation';
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { formatReport, readReport, reportOf, reportTitle } from '../../../src/core/subagents';
-import { makeRuntime, until, userMessages } from '../../support/runtimeFixture';
+import { makeRuntime, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const end = (reason: TurnEnd['reason'], extra: Partial<TurnEnd> = {}): TurnEnd => ({ turn: 1, reason, finalText: '', ...extra });
 
@@ -66,7 +67,7 @@ describe("subagent reports: the model's text and a person's line", () => {
     });
     track(runtime);
     const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-    await until(() => userMessages(lead).some((m) => m.startsWith('[Report from subagent "Kid"')), "the kid's report");
+    await whenState(runtime, () => userMessages(lead).some((m) => m.startsWith('[Report from subagent "Kid"')), "the kid's report");
     const text = userMessages(lead).find((m) => m.startsWith('[Report from subagent "Kid"'))!;
     assert.ok(text.includes('There are 3 apples.'));
     assert.equal(reportTitle(readReport(text)!), 'Kid finished its turn and is idle');

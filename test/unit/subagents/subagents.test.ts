@@ -4,6 +4,7 @@ import { isArborError } from '../../../src/core/errors';
 import { listDescendants } from '../../../src/core/subagents/listing';
 import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const start = (label: string, prompt = 'work') => ({ name: 'start_subagent', arguments: { label, prompt } });
 
@@ -23,7 +24,7 @@ describe('one-shot subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'the child to exist');
+    await whenState(runtime, () => runtime.agents.size === 2, 'the child to exist');
     const child = childByLabel(runtime, 'helper');
     assert.strictEqual(runtime.agents.ownerOf(child), root, 'owned by the parent');
     assert.strictEqual(runtime.agents.isRoot(child), false);
@@ -83,7 +84,7 @@ describe('one-shot subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'child');
+    await whenState(runtime, () => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
     expectUnauthorized(() => runtime.stop(child));
     const answer = runtime.subagents.interrupt(child.id, { kind: 'user', parentSessionId: root.id });
@@ -98,7 +99,7 @@ describe('one-shot subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 2, 'child');
+    await whenState(runtime, () => runtime.agents.size === 2, 'child');
     const child = childByLabel(runtime, 'helper');
     for (const authority of [{ kind: 'user' as const, parentSessionId: root.id }, { kind: 'ancestor' as const, agent: root }]) {
       const answer = runtime.subagents.interrupt(child.id, authority);
@@ -125,14 +126,14 @@ describe('continuable subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => reasons(root).length === 1, 'the first parent turn');
+    await whenState(runtime, () => reasons(root).length === 1, 'the first parent turn');
     const started = JSON.parse(toolResults(root)[0].content);
     assert.strictEqual(started.status, 'started');
     const kid = runtime.agents.get(started.agent_id)!;
     assert.ok(kid, 'the child is live');
     assert.strictEqual(runtime.agents.isRoot(kid), true, 'owned by the continuation manager, not the parent');
     assert.strictEqual(runtime.agents.parentOf(kid), root);
-    await until(() => reasons(root).length === 2, 'the report to wake the parent');
+    await whenState(runtime, () => reasons(root).length === 2, 'the report to wake the parent');
     assert.match(userMessages(root)[1], /Report from subagent "kid"/);
     assert.match(userMessages(root)[1], /kid result/);
     assert.match(userMessages(root)[1], /released/, 'the parent is told the idle child settled');
@@ -174,15 +175,15 @@ describe('continuable subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 1 && root.status === 'idle', 'both children to settle');
+    await whenState(runtime, () => runtime.agents.size === 1 && root.status === 'idle', 'both children to settle');
     const kidId = JSON.parse(toolResults(root)[0].content).agent_id as string;
     const otherId = JSON.parse(toolResults(root)[1].content).agent_id as string;
     assert.ok(kidId && otherId);
     runtime.sendFromUser(root, 'resume kid');
-    await until(() => userMessages(root).some((m) => m.includes('second: again')), 'the resumed child to report');
+    await whenState(runtime, () => userMessages(root).some((m) => m.includes('second: again')), 'the resumed child to report');
     const sendResult = toolResults(root).find((r) => r.name === 'send_message')!;
     assert.deepStrictEqual(JSON.parse(sendResult.content), { agent_id: kidId, status: 'resumed' });
-    await until(() => runtime.agents.size === 1 && root.status === 'idle', 'quiet');
+    await whenState(runtime, () => runtime.agents.size === 1 && root.status === 'idle', 'quiet');
   });
 
   it('rejects a sibling sending to another sibling', async () => {
@@ -196,7 +197,7 @@ describe('continuable subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.agents.size === 3, 'children');
+    await whenState(runtime, () => runtime.agents.size === 3, 'children');
     const kid = childByLabel(runtime, 'kid');
     const other = childByLabel(runtime, 'other');
     await assert.rejects(runtime.subagents.deliver(other, kid.id, 'hijack'), (e: unknown) => isArborError(e, 'SUBAGENT_UNAUTHORIZED'));
@@ -217,8 +218,8 @@ async function family() {
     },
   });
   const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-  await until(() => fx.runtime.agents.size === 4 && fx.aborts.length === 0, 'the family');
-  await until(() => ['a', 'b', 's'].every((l) => childByLabel(fx.runtime, l).status === 'running'), 'all running');
+  await whenState(fx.runtime, () => fx.runtime.agents.size === 4 && fx.aborts.length === 0, 'the family');
+  await whenState(fx.runtime, () => ['a', 'b', 's'].every((l) => childByLabel(fx.runtime, l).status === 'running'), 'all running');
   await tick(2);
   return { ...fx, root, a: childByLabel(fx.runtime, 'a'), b: childByLabel(fx.runtime, 'b'), s: childByLabel(fx.runtime, 's') };
 }
@@ -296,7 +297,7 @@ describe('interrupt', () => {
     });
     track(fx.runtime);
     const r2 = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => fx.runtime.agents.size === 1 && r2.status === 'idle', 'the kid to settle');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 1 && r2.status === 'idle', 'the kid to settle');
     const kidId = JSON.parse(toolResults(r2)[0].content).agent_id;
     assert.deepStrictEqual(fx.runtime.subagents.interrupt(kidId, { kind: 'ancestor', agent: r2 }), { accepted: true });
     assert.strictEqual(fx.runtime.agents.size, 1, 'no cold resume');
@@ -351,7 +352,7 @@ describe('interrupt', () => {
     });
     track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => fx.runtime.agents.size === 2 && root.status === 'idle', 'child running');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 2 && root.status === 'idle', 'child running');
     const a = childByLabel(fx.runtime, 'a');
     await fx.runtime.subagents.deliver(root, a.id, 'follow-up');
     fx.runtime.stop(a);
@@ -361,7 +362,7 @@ describe('interrupt', () => {
     assert.strictEqual(a.status, 'idle');
     assert.strictEqual(fx.runtime.agents.isLive(a), true);
     await fx.runtime.subagents.deliver(root, a.id, 'wake up');
-    await until(() => reasons(a).length === 3, 'resumed turns');
+    await whenState(fx.runtime, () => reasons(a).length === 3, 'resumed turns');
     assert.deepStrictEqual(reasons(a), ['aborted:user', 'completed', 'completed']);
     assert.deepStrictEqual(userMessages(a), ['work', 'follow-up', 'wake up']);
   });
@@ -398,7 +399,7 @@ describe('listing', () => {
     });
     track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => fx.runtime.agents.size === 3, 'three agents');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 3, 'three agents');
     const deep = childByLabel(fx.runtime, 'deep');
     const listed = listDescendants(fx.runtime.agents, root, { omitOneShot: true });
     assert.deepStrictEqual(listed.map((x) => [x.id, x.parentId, x.depth]), [[deep.id, root.id, 1]]);
@@ -438,17 +439,17 @@ describe('reports and Stop', () => {
     });
     track(fx.runtime);
     const root = fx.runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => fx.runtime.agents.size === 2 && fx.aborts.length === 0 && root.status === 'running', 'the kid to start');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 2 && fx.aborts.length === 0 && root.status === 'running', 'the kid to start');
     root.send('later', { from: 'user', wake: false });
     fx.runtime.stop(root);
     await root.whenIdle();
     assert.strictEqual(root.isParked, true);
-    await until(() => fx.runtime.agents.size === 1, 'the kid to report and settle');
+    await whenState(fx.runtime, () => fx.runtime.agents.size === 1, 'the kid to report and settle');
     await tick(10);
     assert.strictEqual(root.status, 'idle', 'the report did not restart the stopped parent');
     assert.strictEqual(root.pendingCount, 2, 'the report waits in the parked queue');
     fx.runtime.sendFromUser(root, 'go on');
-    await until(() => reasons(root).length === 3 && root.status === 'idle', 'the queue to run');
+    await whenState(fx.runtime, () => reasons(root).length === 3 && root.status === 'idle', 'the queue to run');
     // FIFO: the parked message, the report (joining that turn at its first step), then the new one.
     assert.deepStrictEqual(userMessages(root)[1], 'later');
     assert.match(userMessages(root)[2], /Report from subagent "kid"/);

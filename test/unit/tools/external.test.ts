@@ -5,6 +5,7 @@ import type { Answer } from '../../../src/core/sessions/types';
 import { externalTool, type ExternalToolArgs } from '../../../src/core/tools';
 import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] };
 
@@ -89,7 +90,7 @@ describe('tools from other extensions (externalTool)', () => {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await until(() => echo.calls.length === 1, 'the invocation');
     runtime.stop(root);
-    await until(() => reasons(root).length === 1, 'the turn to end');
+    await whenState(runtime, () => reasons(root).length === 1, 'the turn to end');
     assert.deepStrictEqual(reasons(root), ['aborted:user']);
     assert.strictEqual(echo.aborted.length, 1, 'the tool saw the cancellation');
   });

@@ -6,9 +6,10 @@ import { MemoryApprovalRuleStore, type InteractionPrompt } from '../../../src/co
 import type { Answer } from '../../../src/core/sessions/types';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { makeRuntime, reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
+import { makeRuntime, reasons, recordingModel, toolResults } from '../../support/runtimeFixture';
 import { killQuietly, pidsWritten, untilDead } from '../../support/processes';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const run = (command: string, extra: Record<string, unknown> = {}) => ({ name: 'run_command', arguments: { command, ...extra } });
 
@@ -71,13 +72,13 @@ describe('run_command behind the approval seam', () => {
       const root = runtime.startRoot({ prompt: 'go', label: 'main' });
       await root.whenIdle();
       root.send('again', { from: 'user' });
-      await until(() => reasons(root).length === 2, 'the second turn');
+      await whenState(runtime, () => reasons(root).length === 2, 'the second turn');
       await root.whenIdle();
       assert.strictEqual(prompts.length, 1, 'while the agent lives, the grant holds');
 
       await runtime.end(root);
       const resumed = await runtime.resumeRoot('main-1', { message: 'after resume' });
-      await until(() => reasons(resumed).length === 3, 'the resumed turn');
+      await whenState(runtime, () => reasons(resumed).length === 3, 'the resumed turn');
       await resumed.whenIdle();
       assert.strictEqual(prompts.length, 2, 'the resumed session was asked again');
       const decisions = resumed.log.events.flatMap((e) => (e.type === 'approval' ? [e.decision] : []));

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { MAX_WAIT_SECONDS, MIN_WAIT_SECONDS, waitTool } from '../../../src/core/tools';
-import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
+import { makeRuntime, reasons, toolResults } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 const waitFor = (seconds: unknown) => ({ version: 1 as const, agents: { main: { turns: [[{ toolCalls: [{ name: 'wait', arguments: { seconds } }] }, { text: 'waited' }]] } } });
 
@@ -22,7 +23,7 @@ describe('the wait tool', () => {
     const { runtime } = makeRuntime(waitFor(MAX_WAIT_SECONDS));
     track(runtime);
     const agent = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => agent.log.events.some((e) => e.type === 'tool_call' && e.call.name === 'wait'), 'the wait to start');
+    await whenState(runtime, () => agent.log.events.some((e) => e.type === 'tool_call' && e.call.name === 'wait'), 'the wait to start');
     runtime.stop(agent);
     await agent.whenIdle();
     assert.deepEqual(reasons(agent), ['aborted:user']);
