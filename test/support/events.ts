@@ -1,5 +1,4 @@
 import type { RuntimeEvent } from '../../src/core/agents';
-import type { Runtime } from '../../src/core/runtime';
 
 /**
  * Waits on the runtime's event channel, the one every agent's arrival, departure and change
@@ -10,22 +9,6 @@ import type { Runtime } from '../../src/core/runtime';
 /** A channel of the runtime: the runtime itself, or its budgets. */
 export interface EventSource<T> {
   onEvent(listener: (event: T) => void): { dispose(): void };
-}
-
-/** The first runtime event from now on that `predicate` accepts; fails with `what` after `ms`. */
-export function nextEvent(runtime: Pick<Runtime, 'onEvent'>, predicate: (event: RuntimeEvent) => boolean, what: string, ms = 2000): Promise<RuntimeEvent> {
-  return new Promise((resolve, reject) => {
-    const deadline = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, ms);
-    const subscription = runtime.onEvent((event) => {
-      if (!predicate(event)) return;
-      clearTimeout(deadline);
-      subscription.dispose();
-      resolve(event);
-    });
-  });
 }
 
 /**
