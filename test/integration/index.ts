@@ -80,13 +80,15 @@ export function run(): Promise<void> {
 
   // Base collects statistics without printing; the listeners below print one line per test.
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: Mocha.reporters.Base });
+  // The screenshot of a failure is asked for the moment the test fails, before its suite's
+  // afterEach cleans up (ends agents, closes editors), so it shows what the test saw.
+  let failureShot: Promise<string> | undefined;
   mocha.rootHooks({
-    async afterEach(this: Mocha.Context) {
-      const test = this.currentTest;
-      if (test?.state === 'failed' && ui.available) {
-        const shot = await ui.screenshot(`failed-${fileNameFor(test.fullTitle())}`).catch((e: unknown) => String(e));
-        console.log(`  screenshot at failure: ${shot}`);
-      }
+    async afterEach() {
+      if (!failureShot) return;
+      const shot = await failureShot;
+      failureShot = undefined;
+      console.log(`  screenshot at failure: ${shot}`);
     },
   });
   const files = phase === 'after' ? windowReload.requestedSuites().map((file) => path.join(__dirname, file)) : suiteFiles();
@@ -126,6 +128,7 @@ export function run(): Promise<void> {
     });
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, err: Error) => {
       failed++;
+      if (ui.available && !failureShot) failureShot = ui.screenshot(`failed-${fileNameFor(test.fullTitle())}`).catch((e: unknown) => String(e));
       const error = err?.stack ?? String(err);
       console.log(`FAIL ${test.fullTitle()}\n${error.replace(/^/gm, '    ')}`);
       record({ type: 'test', state: 'failed', title: test.fullTitle(), error });

@@ -68,6 +68,26 @@ describe('Review, Keep and Undo of what an agent changed', function () {
     return t.tree.getChildren(agent).filter((n): n is ChangedFileNode => 'sessionId' in n);
   }
 
+  /**
+   * Brings the agent's file row on screen. The page learns that the agent's row has children in
+   * the repaint that shows "N files changed"; a reveal asked before the page took that repaint
+   * finds a row without children and leaves it collapsed, so show the agent's row (which opens
+   * the view) and wait for the page to say so first.
+   */
+  async function showFileRow(agent: Agent, rowText: string, select: boolean): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    await t.treeView.reveal(agent, { select: false, focus: false });
+    while (!/files? changed/.test((await ui.rowLabel(agent.label)) ?? '')) {
+      if (Date.now() > deadline) throw new Error(`the page's row for "${agent.label}" never said it changed files: ${await ui.rowLabel(agent.label)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await t.treeView.reveal(fileRows(agent)[0], { select, focus: false });
+    while ((await ui.rowLabel(rowText)) === null) {
+      if (Date.now() > deadline) throw new Error(`the file row "${rowText}" is not on screen after its reveal`);
+      await t.treeView.reveal(fileRows(agent)[0], { select, focus: false });
+    }
+  }
+
   function description(agent: Agent): string {
     const d = t.tree.getTreeItem(agent).description;
     return typeof d === 'string' ? d : '';
@@ -139,9 +159,8 @@ describe('Review, Keep and Undo of what an agent changed', function () {
     );
     assert.strictEqual(t.tree.getParent(fileRows(agent)[0]), agent, 'the file row sits under its agent');
     if (ui.available) {
-      await t.treeView.reveal(fileRows(agent)[0], { select: false, focus: false });
+      await showFileRow(agent, 'shoppingList.js', false);
       assert.ok(await ui.pageHasText('1 file changed'), 'the node shows it');
-      assert.ok(await ui.pageHasText('shoppingList.js'), 'and the file row');
     }
 
     const opened = await vscode.commands.executeCommand<ReviewOpened>('arbor.reviewChanges', agent);
@@ -171,7 +190,7 @@ describe('Review, Keep and Undo of what an agent changed', function () {
     if (ui.available) {
       // Selected, as a person's click on it would leave it, the row shows its actions even when the
       // pointer's hover is lost to a repaint.
-      await t.treeView.reveal(fileRows(agent)[0], { select: true, focus: false });
+      await showFileRow(agent, 'shoppingList.js', true);
       await ui.clickInlineAction('shoppingList.js', 'Undo');
     } else {
       assert.strictEqual(await vscode.commands.executeCommand<FileUndoOutcome>('arbor.undoFileChange', fileRows(agent)[0]), 'undone');

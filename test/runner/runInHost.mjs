@@ -236,7 +236,7 @@ async function startBridge() {
     const box = await target.boundingBox({ timeout: 1_000 }).catch(() => null);
     if (!box) return `${matching} rows contain "${rowText}", none of them visible`;
     const atCentre = await page.evaluate(({ x, y }) => {
-      const element = document.elementFromPoint(x, y);
+      const element = globalThis.document.elementFromPoint(x, y);
       return element ? `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} "${(element.textContent ?? '').slice(0, 60)}"` : 'nothing';
     }, { x: box.x + box.width / 2, y: box.y + box.height / 2 });
     return `${matching} rows contain "${rowText}"; the first visible one is at ${Math.round(box.x)},${Math.round(box.y)} (${Math.round(box.width)}x${Math.round(box.height)}), where the page has ${atCentre}`;
