@@ -6,7 +6,7 @@ import type { RuntimeEvent } from '../../src/core/agents';
  * `ms` bounds a hang (a wrong test, a lost event); it is never a timing claim.
  */
 
-/** A channel of the runtime: the runtime itself, or its budgets. */
+/** A channel of the runtime: the runtime itself, its budgets, or `{ onEvent: runtime.interaction.onDidChangePending }`. */
 export interface EventSource<T> {
   onEvent(listener: (event: T) => void): { dispose(): void };
 }
@@ -14,7 +14,7 @@ export interface EventSource<T> {
 /**
  * Resolves once `state()` holds: checked now, and after each runtime event (at once and again
  * when the code that fired it has run to its end, as a state may be completed just after its
- * event). `source` is the runtime, or another channel of it (its budgets' `onEvent`). For state
+ * event). `source` is the runtime, or another channel of it (its budgets, its pending questions). For state
  * that no channel announces (a file, a process, a fake's counter), use `until`.
  */
 export function whenState<T = RuntimeEvent>(source: EventSource<T>, state: () => boolean, what: string, ms = 2000): Promise<void> {

@@ -326,7 +326,7 @@ describe('agent state as the views see it, pinned', () => {
     track(runtime);
     const seen = changes(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => seen.includes('usage') && root.status === 'running', 'usage');
+    await whenState(runtime, () => seen.includes('usage') && root.status === 'running', 'usage');
     assert.deepStrictEqual(seen.slice(0, 3), ['status', 'turn_start', 'usage']);
     seen.length = 0;
     root.send('later', { from: 'user', wake: false });

@@ -4,7 +4,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { conversationState, describeDoing, type ConversationStateInput } from '../../../src/core/conversation';
 import { defineTool, type RuntimeTool } from '../../../src/core/tools';
 import { doingOf, presentAgent } from '../../../src/extension/agents/agentPresentation';
-import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 import { whenState } from '../../support/events';
 
@@ -102,7 +102,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
     track(runtime);
     const researcher = childByLabel(runtime, 'Researcher');
     const summarizer = childByLabel(runtime, 'Summarizer');
-    await until(() => summarizer.conversation.some((m) => m.role === 'assistant'), 'the Summarizer to call its tool');
+    await whenState(runtime, () => summarizer.conversation.some((m) => m.role === 'assistant'), 'the Summarizer to call its tool');
     assert.match(rowOf(runtime, summarizer), /^one-shot, no Stop · using slow_lookup · \d+s · /);
     assert.strictEqual(viewText(runtime, summarizer), 'using slow_lookup');
     assert.match(rowOf(runtime, researcher), /^continuable · waiting for Summarizer · \d+s · /);
@@ -113,7 +113,7 @@ describe('what each agent is doing, on its node and in its conversation view', (
     assert.match(rowOf(runtime, researcher, approval), /waiting for your approval/);
     assert.strictEqual(viewText(runtime, researcher, approval), 'waiting for your approval');
     open();
-    await until(() => summarizer.conversation.some((m) => m.role === 'tool'), 'the tool result');
+    await whenState(runtime, () => summarizer.conversation.some((m) => m.role === 'tool'), 'the tool result');
     assert.match(rowOf(runtime, summarizer), /· thinking · /, 'back to its model once the tool returned');
     assert.strictEqual(viewText(runtime, summarizer), 'thinking');
   });

@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { TaskOutcomes, type TaskOutcome } from '../../../src/extension/agents/taskOutcomes';
-import { makeRuntime, until } from '../../support/runtimeFixture';
+import { makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 import { whenState } from '../../support/events';
 
@@ -37,7 +37,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
       'one notification for the task, none per report',
     );
     runtime.sendFromUser(lead, 'and now?');
-    await until(() => outcomes.length === 2, 'the next task to end');
+    await whenState(runtime, () => outcomes.length === 2, 'the next task to end');
     assert.strictEqual(outcomes[1].end.reason, 'completed');
   });
 
@@ -59,7 +59,7 @@ describe('turn-end notifications do not pile up (TaskOutcomes)', () => {
     await main.whenIdle();
     assert.strictEqual(outcomes.length, 0, 'the user stopped it: no notification');
     runtime.sendFromUser(main, 'again');
-    await until(() => outcomes.length === 1, 'the second task to end');
+    await whenState(runtime, () => outcomes.length === 1, 'the second task to end');
     assert.strictEqual(outcomes[0].end.reason, 'budget');
   });
 });

@@ -2,8 +2,9 @@ import * as assert from 'node:assert/strict';
 import type { RuntimeEvent } from '../../../src/core';
 import { askTheHuman, resolveInteractionPolicy, UserInteractionService } from '../../../src/core/interaction';
 import { FakeDirectory, FakeProvider, makeAgent, oneQuestion } from '../../support/interactionFakes';
-import { makeRuntime, until } from '../../support/runtimeFixture';
+import { makeRuntime } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 describe('one event channel', () => {
   const track = disposeAfterEach();
@@ -36,7 +37,7 @@ describe('one event channel', () => {
       if (e.type === 'agent_removed') removed.push({ agent: e.agent.label, parent: e.parent?.label });
     });
     runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => removed.length === 1, 'the kid to settle');
+    await whenState(runtime, () => removed.length === 1, 'the kid to settle');
     assert.deepEqual(removed, [{ agent: 'kid', parent: 'main' }]);
   });
 });

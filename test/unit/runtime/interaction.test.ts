@@ -4,6 +4,7 @@ import { isArborError } from '../../../src/core/errors';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { Answer } from '../../../src/core/sessions/types';
 import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
+import { whenState } from '../../support/events';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 const question = { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] };
@@ -91,7 +92,7 @@ describe('assembled runtime: human interaction', () => {
     let promptSignal: AbortSignal | undefined;
     runtime.interaction.registerProvider({ ask: (p) => ((promptSignal = p.signal), new Promise<Answer[]>(() => undefined)) });
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => runtime.interaction.pending().length === 1, 'the question to be pending');
+    await whenState({ onEvent: runtime.interaction.onDidChangePending }, () => runtime.interaction.pending().length === 1, 'the question to be pending');
     runtime.stop(root);
     assert.strictEqual(promptSignal?.aborted, true, 'the UI was told to close the prompt');
     await root.whenIdle();

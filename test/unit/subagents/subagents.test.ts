@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import type { Agent } from '../../../src/core/agents/agent';
 import { isArborError } from '../../../src/core/errors';
 import { listDescendants } from '../../../src/core/subagents/listing';
-import { childByLabel, makeRuntime, reasons, tick, toolResults, until, userMessages } from '../../support/runtimeFixture';
+import { childByLabel, makeRuntime, reasons, tick, toolResults, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 import { whenState } from '../../support/events';
 
@@ -45,7 +45,7 @@ describe('one-shot subagents', () => {
     });
     track(runtime);
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await until(() => aborts.length === 0 && runtime.agents.size === 2, 'the child to hang');
+    await whenState(runtime, () => aborts.length === 0 && runtime.agents.size === 2, 'the child to hang');
     const child = childByLabel(runtime, 'helper');
     await tick(2);
     runtime.stop(root);
