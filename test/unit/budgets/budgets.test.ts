@@ -3,7 +3,7 @@ import { budgetStatus, costOf, formatCost, priceFor, raisedLimits, RESUME_NOTE, 
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { resolveLimits, RunBudget, type RunLimitsInput } from '../../../src/core/limits';
 import { Runtime } from '../../../src/core/runtime';
-import { childByLabel, reasons, recordingModel, tick, until, userMessages } from '../../support/runtimeFixture';
+import { childByLabel, reasons, recordingModel, tick, userMessages } from '../../support/runtimeFixture';
 import { Run } from '../../../src/core/run';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 import { whenState } from '../../support/events';
@@ -216,7 +216,7 @@ describe('run budgets: the pause at 100%', () => {
     assert.equal(limits.maxTokens, 200);
     assert.equal(runtime.budgets.holdOf(root.run), undefined);
     const said = (agent: typeof root, text: string): boolean => agent.log.events.some((e) => e.type === 'assistant_text' && e.text === text);
-    await until(() => said(root, 'main goes on') && said(kid, 'kid goes on'), 'both agents to go on');
+    await whenState(runtime, () => said(root, 'main goes on') && said(kid, 'kid goes on'), 'both agents to go on');
     assert.ok(userMessages(root).includes(RESUME_NOTE));
     assert.ok(userMessages(kid).includes(RESUME_NOTE));
     assert.equal(events.filter((e) => e.type === 'resumed').length, 1);

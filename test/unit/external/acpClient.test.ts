@@ -185,7 +185,7 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'ignore-cancel', stopGraceMs: 50 });
     await whenState(runtime, () => texts(agent).join('').includes('not stopping'), 'the agent at work', ACP_WAIT);
     runtime.stop(agent);
-    await until(() => overdue.length === 1, 'the overdue report', ACP_WAIT);
+    await whenState(runtime, () => overdue.length === 1, 'the overdue report', ACP_WAIT);
     assert.strictEqual(agent.status, 'running', 'still stopping: the agent has not ended its turn');
     const pid = externalEngineOf(agent)?.pid;
     assert.ok(pid);

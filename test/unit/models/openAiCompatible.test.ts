@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AbortedError, isArborError } from '../../../src/core/errors';
 import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../../src/core/models';
+import { until } from '../../support/until';
 
 /** What the fake server does with one request. */
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => void | Promise<void>;
@@ -97,13 +98,6 @@ async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]>
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await delay(2);
-  }
-}
 const fastRetry = { initialDelayMs: 5, maxDelayMs: 20 };
 
 describe('OpenAiCompatibleProvider against a local server', () => {
@@ -222,8 +216,7 @@ describe('OpenAiCompatibleProvider against a local server', () => {
     await assert.rejects(run, (e: unknown) => e === reason);
     assert.ok(Date.now() - started < 2000);
     assert.deepEqual(seen, [{ type: 'text', text: 'thinking' }]);
-    const deadline = Date.now() + 2000;
-    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    await until(() => server.closedRequests.length > 0, 'the server sees the connection close');
     assert.deepEqual(server.closedRequests, [0], 'the server sees the client close the connection');
     release();
   });
@@ -238,11 +231,10 @@ describe('OpenAiCompatibleProvider against a local server', () => {
     const rejected = assert.rejects(collect(provider.stream(request(controller.signal))), (e: unknown) => e === reason);
     // Abort once the request is at the server (not after a guessed delay), so there is a
     // connection to close; the server holds its response for 10 s, longer than mocha waits.
-    while (server.requests.length === 0) await delay(1);
+    await until(() => server.requests.length > 0, 'the request to reach the server', 5000);
     controller.abort(reason);
     await rejected;
-    const deadline = Date.now() + 2000;
-    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    await until(() => server.closedRequests.length > 0, 'the server sees the connection close');
     assert.deepEqual(server.closedRequests, [0]);
   });
 
@@ -258,8 +250,7 @@ describe('OpenAiCompatibleProvider against a local server', () => {
       assert.deepEqual(c, { type: 'text', text: 'first' });
       break;
     }
-    const deadline = Date.now() + 2000;
-    while (server.closedRequests.length === 0 && Date.now() < deadline) await delay(5);
+    await until(() => server.closedRequests.length > 0, 'the server sees the connection close');
     assert.deepEqual(server.closedRequests, [0]);
   });
 
@@ -308,7 +299,7 @@ describe('OpenAiCompatibleProvider against a local server', () => {
     const controller = new AbortController();
     const reason = new AbortedError('user');
     const streaming = collect(provider.stream(request(controller.signal)));
-    await until(() => server.requests.length === 1, 'the first attempt reaches the server');
+    await until(() => server.requests.length === 1, 'the first attempt reaches the server', 5000);
     controller.abort(reason);
     await assert.rejects(streaming, (e: unknown) => e === reason);
     assert.equal(server.requests.length, 1);
@@ -398,7 +389,7 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
       assert.match(e.message, /idleTimeoutSeconds/);
       return true;
     });
-    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close', 5000);
   });
 
   it('a server that stalls mid-stream ends with MODEL_TIMEOUT after what it sent', async () => {
@@ -416,7 +407,7 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
       (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /stopped sending in the middle of the response: nothing for 50 ms/.test(e.message),
     );
     assert.deepEqual(seen, [{ type: 'text', text: 'half an ans' }]);
-    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close', 5000);
   });
 
   it('a server that sends only keep-alive comments ends with MODEL_TIMEOUT naming them', async () => {
@@ -428,7 +419,7 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
     });
     const provider = new OpenAiCompatibleProvider({ baseUrl: server.url, model: 'm' }, { idleTimeoutMs: 100 });
     await assert.rejects(collect(provider.stream(request(new AbortController().signal))), (e: unknown) => isArborError(e, 'MODEL_TIMEOUT') && /only keep-alive comments/.test(e.message));
-    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close', 5000);
   });
 
   it('a server that never answers is retried only within the retry timeout, then MODEL_TIMEOUT', async () => {
@@ -442,7 +433,7 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
       assert.ok(typeof e.details?.attempts === 'number' && e.details.attempts >= 2 && e.details.attempts <= 9, String(e.details?.attempts));
       return true;
     });
-    await until(() => server.closedRequests.length === server.requests.length, 'every attempt\'s connection is closed');
+    await until(() => server.closedRequests.length === server.requests.length, 'every attempt\'s connection is closed', 5000);
   });
 
   it('the response timeout alone, without retries, ends with MODEL_TIMEOUT', async () => {
@@ -478,7 +469,7 @@ describe('OpenAiCompatibleProvider against a misbehaving server', () => {
       (e: unknown) => isArborError(e, 'MODEL_TOO_LARGE') && /sent a response larger than 256 Ki bytes/.test(e.message),
     );
     assert.ok(text <= 256 * 1024, `no more than the cap reaches the reader (${text})`);
-    await until(() => server.closedRequests.length === 1, 'the server sees the connection close');
+    await until(() => server.closedRequests.length === 1, 'the server sees the connection close', 5000);
     assert.ok(sent > 256 * 1024);
   });
 

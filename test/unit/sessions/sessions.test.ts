@@ -13,6 +13,7 @@ import {
 import { everyEventType, header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { forged } from '../../support/forged';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { until } from '../../support/until';
 
 /** Lines of a session file as parsed JSON. */
 function fileLines(file: string): unknown[] {
@@ -113,8 +114,7 @@ describe('durable sessions: JsonlSessionStore', () => {
       const small = new JsonlSessionStore(dir, { flushDelayMs: 60_000, maxBufferedBytes: 256 });
       const log = small.create(header('s-threshold'));
       for (let i = 0; i < 20; i++) log.append({ type: 'assistant_text', at: tick(), text: 'x'.repeat(40) });
-      const deadline = Date.now() + 2000;
-      while (Date.now() < deadline && !fs.existsSync(log.file)) await new Promise((r) => setTimeout(r, 5));
+      await until(() => fs.existsSync(log.file), 'the threshold to start a write');
       assert.ok(fs.existsSync(log.file), 'the threshold should have started a write without the timer');
       await small.dispose();
       assert.equal(fileLines(log.file).length, 21);
@@ -165,8 +165,7 @@ describe('durable sessions: JsonlSessionStore', () => {
       const errors: string[] = [];
       const broken = new JsonlSessionStore(path.join(blocker, 'sessions'), { flushDelayMs: 1, onError: (e) => errors.push(e.code) });
       broken.create(header('s-bg')).append({ type: 'turn_start', at: tick(), turn: 1 });
-      const deadline = Date.now() + 2000;
-      while (Date.now() < deadline && errors.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await until(() => errors.length > 0, 'the background write to fail');
       assert.deepEqual(errors.slice(0, 1), ['SESSION_WRITE_FAILED']);
       assert.equal(broken.flushAllSync()[0]?.code, 'SESSION_WRITE_FAILED');
     });

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
 import { NodeWorkspace, ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace';
 import { writeTree } from '../../support/workspaceTree';
+import { until } from '../../support/until';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */
 const RG = process.env.ARBOR_RG ?? 'rg';
@@ -92,12 +93,11 @@ describe('listing and search with ripgrep agree with the Node scan', () => {
       () => 'resolved',
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
     );
-    const deadline = Date.now() + 10_000;
-    while (rgProcessesIn(root).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => rgProcessesIn(root).length > 0, 'rg to run', 10_000);
     assert.ok(rgProcessesIn(root).length > 0, 'rg is running');
     controller.abort(new Error('stopped by the user'));
     assert.strictEqual(await settled, 'stopped by the user');
-    while (rgProcessesIn(root).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => rgProcessesIn(root).length === 0, 'rg to be killed', 10_000);
     assert.deepStrictEqual(rgProcessesIn(root), [], 'rg was killed');
   });
 });
