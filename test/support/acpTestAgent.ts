@@ -15,3 +15,11 @@ export const ACP_WAIT = 20_000;
 
 /** The turn ends an agent's log has recorded, oldest first. */
 export const turnEnds = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');
+
+/**
+ * The test agent's environment for sessions it keeps in `folder`; `loadSession: false` keeps
+ * them but offers no session/load (an agent that cannot load its sessions, or no longer can).
+ */
+export function testAgentSessionsEnv(folder: string, options: { loadSession?: boolean } = {}): Record<string, string> {
+  return options.loadSession === false ? { ACP_TEST_AGENT_SESSIONS: folder, ACP_TEST_AGENT_LOAD_SESSION: 'off' } : { ACP_TEST_AGENT_SESSIONS: folder };
+}

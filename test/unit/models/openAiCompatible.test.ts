@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AbortedError, isArborError } from '../../../src/core/errors';
-import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../../src/core/models';
+import { parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../../src/core/models';
+import { OpenAiCompatibleProvider } from '../../../src/core/models/openAiCompatible';
 import { until } from '../../support/until';
 
 /** What the fake server does with one request. */

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArborError } from '../../../src/core/errors';
-import { NodeWorkspace, ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace';
+import { NodeWorkspace } from '../../../src/core/workspace';
+import { ripgrepListFiles, ripgrepSearch } from '../../../src/core/workspace/workspaceFiles';
 import { writeTree } from '../../support/workspaceTree';
 import { until } from '../../support/until';
 
