@@ -2,25 +2,26 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Agent, RuntimeEvent } from '../../src/core/agents';
-import { externalEngineForRestore, externalEngineOf, restartExternalProcess, startExternalRoot, type ExternalAgentConfig } from '../../src/core/external';
-import { Runtime } from '../../src/core/runtime';
-import { JsonlSessionStore, type SessionEvent } from '../../src/core/sessions';
-import { presentAgent } from '../../src/extension/agents/agentPresentation';
-import { testAgentConfig, testAgentSessionsEnv } from '../support/acpTestAgent';
-import { recordingModel, until } from './support/runtimeFixture';
+import type { Agent, RuntimeEvent } from '../../../src/core/agents';
+import { externalEngineForRestore, externalEngineOf, restartExternalProcess, startExternalRoot, type ExternalAgentConfig } from '../../../src/core/external';
+import { Runtime } from '../../../src/core/runtime';
+import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
+import { presentAgent } from '../../../src/extension/agents/agentPresentation';
+import { ACP_WAIT, testAgentConfig, testAgentSessionsEnv, turnEnds } from '../../support/acpTestAgent';
+import { recordingModel } from '../../support/runtimeFixture';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { whenState } from '../../support/events';
 
 // An external agent that was live when the window went away gets its process back when it is
 // restored: its own session loaded (session/load) when the agent can, else a fresh one, and
 // then its node says plainly that it starts with a fresh memory, and why.
 
-const WAIT = 20_000;
-const ends = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');
 const texts = (events: readonly SessionEvent[]) => events.flatMap((e) => (e.type === 'assistant_text' ? [e.text] : []));
 const opened = (events: readonly SessionEvent[]) => events.flatMap((e) => (e.type === 'external_session' ? [e.sessionId] : []));
 const described = (agent: Agent) => presentAgent({ agent, waiting: false, treeTokens: 0, descendants: 0, now: Date.now() });
 
 describe('a restored external agent gets its process back', function () {
+  const track = disposeAfterEach();
   this.timeout(60_000);
   let workspace: string;
   let dir: string;
@@ -45,7 +46,7 @@ describe('a restored external agent gets its process back', function () {
   async function closedWindow(config: ExternalAgentConfig, prompt: string): Promise<{ id: string; before: number }> {
     const runtime = window();
     const agent = startExternalRoot(runtime, { config, prompt });
-    await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     await runtime.dispose();
     const saved = await new JsonlSessionStore(dir).loadSession(agent.id);
     return { id: agent.id, before: saved.events.length };
@@ -63,7 +64,7 @@ describe('a restored external agent gets its process back', function () {
   it('an agent that offers loadSession continues its own session: its process is up again and it remembers, without the conversation written twice', async () => {
     const config = testAgentConfig({ env: testAgentSessionsEnv(agentSessions) });
     const past = await closedWindow(config, 'say: kept for later');
-    const { agent } = await restored(past.id, config);
+    const { runtime, agent } = await restored(past.id, config);
     assert.equal(externalEngineOf(agent)?.notice, undefined, 'nothing is lost, so the node says nothing');
 
     const started = await restartExternalProcess(agent);
@@ -76,7 +77,7 @@ describe('a restored external agent gets its process back', function () {
     assert.equal(started.sessionId, ids[0]);
 
     agent.send('recall', { from: 'user' });
-    await until(() => ends(agent).length === 2, 'the turn after the restore', WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 2, 'the turn after the restore', ACP_WAIT);
     assert.equal(agent.lastTurnEnd?.finalText, 'I remember: say: kept for later');
     const after = agent.log.events.slice(past.before);
     assert.deepEqual(texts(after), ['Test Agent reopened its own session (session/load): it remembers the conversation above.', 'I remember: say: kept for later']);
@@ -87,7 +88,7 @@ describe('a restored external agent gets its process back', function () {
   it('an agent that cannot load sessions starts a fresh one, and its node says so, and why, from the first paint', async () => {
     const config = testAgentConfig();
     const past = await closedWindow(config, 'say: forgotten');
-    const { agent } = await restored(past.id, config);
+    const { runtime, agent } = await restored(past.id, config);
     const notice = externalEngineOf(agent)?.notice;
     assert.equal(notice?.text, 'fresh memory: cannot load its earlier session');
     assert.match(described(agent).description, /external: Test Agent · fresh memory: cannot load its earlier session/);
@@ -102,7 +103,7 @@ describe('a restored external agent gets its process back', function () {
     assert.ok(texts(agent.log.events.slice(past.before)).some((t) => /^Test Agent starts with a fresh memory: this agent cannot load its earlier session/.test(t)), 'the transcript says it too');
 
     agent.send('recall', { from: 'user' });
-    await until(() => ends(agent).length === 2, 'the turn after the restore', WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 2, 'the turn after the restore', ACP_WAIT);
     assert.equal(agent.lastTurnEnd?.finalText, 'I remember nothing.');
   });
 
@@ -134,11 +135,11 @@ describe('a restored external agent gets its process back', function () {
   it('a message sent while the process starts again waits for that one start: one process, one session', async () => {
     const config = testAgentConfig({ env: testAgentSessionsEnv(agentSessions) });
     const past = await closedWindow(config, 'say: once');
-    const { agent } = await restored(past.id, config);
+    const { runtime, agent } = await restored(past.id, config);
     const starting = restartExternalProcess(agent);
     agent.send('recall', { from: 'user' });
     await starting;
-    await until(() => ends(agent).length === 2, 'the turn', WAIT);
+    await whenState(runtime, () => turnEnds(agent).length === 2, 'the turn', ACP_WAIT);
     assert.equal(opened(agent.log.events.slice(past.before)).length, 1, 'one session opened after the restore');
     assert.equal(agent.lastTurnEnd?.finalText, 'I remember: say: once');
   });
@@ -147,8 +148,8 @@ describe('a restored external agent gets its process back', function () {
     const runtime = window();
     const config = testAgentConfig();
     const engine = externalEngineForRestore(runtime, { header: { type: 'header', version: 1, id: 'x', createdAt: new Date().toISOString(), delegationDepth: 0, kind: 'root', label: 'x', interactionMode: 'interactive', external: config.name }, events: [] }, { config });
+    track(engine);
     assert.equal(engine.notice, undefined);
-    engine.dispose();
   });
 
   it('is not external: nothing to start', async () => {

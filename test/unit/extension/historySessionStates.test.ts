@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsonlSessionStore, summarizeSession, type SessionEvent, type SessionSummary } from '../../src/core/sessions';
-import { emptyScanState, foldEvent, summaryOf } from '../../src/core/sessions/sessionScan';
-import { historyNodes, presentSession, type SessionNode } from '../../src/extension/history/historyNodes';
-import { historyStateOf } from '../../src/extension/history/sessionState';
-import { saveSessionIndexNow } from '../support/forged';
-import { header, makeTempDir, tick, writeSession } from './sessions.fixtures';
+import { JsonlSessionStore, summarizeSession, type SessionEvent, type SessionSummary } from '../../../src/core/sessions';
+import { emptyScanState, foldEvent, summaryOf } from '../../../src/core/sessions/sessionScan';
+import { historyNodes, presentSession, type SessionNode } from '../../../src/extension/history/historyNodes';
+import { historyStateOf } from '../../../src/extension/history/sessionState';
+import { saveSessionIndexNow } from '../../support/forged';
+import { header, makeTempDir, tick, writeSession } from '../../support/sessionFixtures';
 
 // History says the state each past session was left in, from the summary the session index keeps:
 // "stopped, 1 queued", "interrupted", "waiting for you", "completed", "failed", "blocked".

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { isArborError, partOnFirstUse } from '../../src/core';
-import { ToolCatalog } from '../../src/core/tools/catalog';
-import { defineTool } from '../../src/core/tools/defineTool';
+import { isArborError, partOnFirstUse } from '../../../src/core';
+import { ToolCatalog } from '../../../src/core/tools/catalog';
+import { defineTool } from '../../../src/core/tools/defineTool';
 import * as z from 'zod';
 
 /** The seam every part of Arbor that loads on first use goes through (src/core/partLoader.ts). */

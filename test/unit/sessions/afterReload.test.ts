@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import type { Agent } from '../../src/core/agents';
+import type { Agent } from '../../../src/core/agents';
 import {
   afterReload,
   interruptedMessage,
@@ -14,7 +14,7 @@ import {
   type AfterReloadNotifications,
   type AfterReloadSetting,
   type InterruptedAgent,
-} from '../../src/extension/sessions/afterReload';
+} from '../../../src/extension/sessions/afterReload';
 
 // What happens to the agents a restore found interrupted: `arbor.sessions.afterReload` decides
 // for attended runs, and an unattended run follows its policy.
@@ -187,7 +187,7 @@ describe('after a reload: the interrupted agents', () => {
     });
 
     it('is contributed in package.json with the same values and default', () => {
-      const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as {
+      const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
         contributes: { configuration: { properties: Record<string, { enum?: string[]; default?: unknown; enumDescriptions?: string[] }> } };
       };
       const setting = manifest.contributes.configuration.properties['arbor.sessions.afterReload'];
