@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as fs from 'node:fs';
 import nodeFs = require('node:fs');
 
@@ -5,11 +6,14 @@ import nodeFs = require('node:fs');
 // fs.promises.open. Each helper wraps the handles opened from its call on; `restore` stops it.
 
 /** Wraps every file handle the async writer opens: counts syncs, cuts writes into pieces, fails writes. */
-export function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException; failStat?: NodeJS.ErrnoException } = {}) {
+export function watchHandles(options: { chunk?: number; failWrite?: NodeJS.ErrnoException; failStat?: NodeJS.ErrnoException; under: string }) {
   const original = fs.promises.open;
   const counts = { opened: 0, closed: 0, synced: 0, writes: 0 };
+  // Only the test's own folder: a write another test left in flight must not be counted or failed.
+  const mine = (file: unknown): boolean => typeof file === 'string' && path.resolve(file).startsWith(path.resolve(options.under) + path.sep);
   fs.promises.open = (async (...args: Parameters<typeof original>) => {
     const handle = await original(...args);
+    if (!mine(args[0])) return handle;
     counts.opened++;
     const sync = handle.sync.bind(handle);
     const close = handle.close.bind(handle);

@@ -92,7 +92,7 @@ describe('durable sessions: file steps run by either driver', () => {
     assert.deepEqual(sync.calls, [], 'the synchronous driver never starts an asynchronous call');
     assert.ok(sync.result.calls.length >= 12);
 
-    const watch = watchHandles();
+    const watch = watchHandles({ under: dir });
     try {
       const async = await counting(nodeFs, SYNC_CALLS, () => counting(nodeFs.promises, ASYNC_CALLS, () => runAsync(roundTrip(path.join(dir, 'async')))));
       assert.deepEqual(async.result.result, expected);
@@ -123,7 +123,7 @@ describe('durable sessions: file steps run by either driver', () => {
     assert.deepEqual(fds.calls, ['closeSync']);
 
     fs.rmSync(path.join(dir, 'held.txt'));
-    const watch = watchHandles();
+    const watch = watchHandles({ under: dir });
     try {
       await assert.rejects(runAsync(failing(dir)), { code: 'ENOENT' });
       assert.deepEqual([watch.counts.opened, watch.counts.closed], [1, 1]);
@@ -166,7 +166,7 @@ describe('durable sessions: file steps run by either driver', () => {
       nodeFs.fstatSync = fstatSync;
     }
 
-    const failWrite = watchHandles({ failWrite: eio('write') });
+    const failWrite = watchHandles({ under: dir, failWrite: eio('write') });
     try {
       const r = await runAsync(attempt('async-write')());
       assert.equal(r.error, 'EIO: i/o error, write');
@@ -174,7 +174,7 @@ describe('durable sessions: file steps run by either driver', () => {
     } finally {
       failWrite.restore();
     }
-    const failStat = watchHandles({ failStat: eio('fstat'), failWrite: eio('write') });
+    const failStat = watchHandles({ under: dir, failStat: eio('fstat'), failWrite: eio('write') });
     try {
       assert.deepEqual(await runAsync(attempt('async-stat')()), { size: undefined, error: 'EIO: i/o error, fstat' });
     } finally {

@@ -106,7 +106,7 @@ describe('session files, pinned', () => {
   });
 
   it('every asynchronous write closes the file handle it opened', async () => {
-    const watch = watchHandles();
+    const watch = watchHandles({ under: dir });
     try {
       const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
       const log = store.create(header('handles'));
@@ -124,7 +124,7 @@ describe('session files, pinned', () => {
   });
 
   it('the fsync option syncs every asynchronous write, and the synchronous flush too', async () => {
-    const watch = watchHandles();
+    const watch = watchHandles({ under: dir });
     const syncFsyncs = countSyncFsyncs();
     try {
       const store = new JsonlSessionStore(dir, { fsync: true });

@@ -420,7 +420,7 @@ describe('session log, pinned', () => {
     });
 
     it('a first write that fails after the file was created is reported, not taken as written', async () => {
-      const watch = watchHandles({ failWrite: Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }) });
+      const watch = watchHandles({ under: dir, failWrite: Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }) });
       const log = new JsonlSessionLog({ file: path.join(dir, 'eio.jsonl'), header: header('eio'), policy: policy() });
       try {
         await assert.rejects(log.flush(), (e: unknown) => e instanceof ArborError && e.code === 'SESSION_WRITE_FAILED' && e.details?.errno === 'EIO');
@@ -431,7 +431,7 @@ describe('session log, pinned', () => {
     });
 
     it('a first write whose file cannot be examined is reported with the reason, not taken as written', async () => {
-      const watch = watchHandles({ failStat: Object.assign(new Error('EIO: i/o error, fstat'), { code: 'EIO' }) });
+      const watch = watchHandles({ under: dir, failStat: Object.assign(new Error('EIO: i/o error, fstat'), { code: 'EIO' }) });
       const log = new JsonlSessionLog({ file: path.join(dir, 'nostat.jsonl'), header: header('nostat'), policy: policy() });
       try {
         await assert.rejects(log.flush(), (e: unknown) => e instanceof ArborError && e.code === 'SESSION_WRITE_FAILED' && e.details?.errno === 'EIO');
@@ -453,7 +453,7 @@ describe('session log, pinned', () => {
 
   describe('writes', () => {
     it('a write the disk takes in pieces still lands whole, by the async write, the synchronous flush and the rewrite of a lost file', async () => {
-      const watch = watchHandles({ chunk: 7 });
+      const watch = watchHandles({ under: dir, chunk: 7 });
       const writeSync = nodeFs.writeSync;
       const openSync = nodeFs.openSync;
       const closeSync = nodeFs.closeSync;
@@ -504,7 +504,7 @@ describe('session log, pinned', () => {
     });
 
     it('fsyncAtFlush syncs the writes a flush waits for and not those of the timer; fsync also syncs a rewritten file', async () => {
-      const watch = watchHandles();
+      const watch = watchHandles({ under: dir });
       const syncFsyncs = countSyncFsyncs();
       try {
         const timer = manualTimer();
