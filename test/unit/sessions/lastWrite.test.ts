@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { JsonlSessionStore } from '../../src/core/sessions';
-import { holdOpenOf } from './support/fileHandles';
-import { header, makeTempDir, tick } from './sessions.fixtures';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import { holdOpenOf } from '../../support/fileHandles';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 
 // A one-shot subagent's session is created, written once and closed: its first batch is its
 // last. Reading the new file's identity is only needed by a later write (to tell the file from
