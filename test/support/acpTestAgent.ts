@@ -7,3 +7,10 @@ export const ACP_TEST_AGENT_SCRIPT = path.resolve(__dirname, '../fixtures/acp-te
 export function testAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
   return { name: 'Test Agent', command: process.execPath, args: [ACP_TEST_AGENT_SCRIPT], env: {}, secretEnv: [], ...overrides };
 }
+
+/** The test agent started by a launcher that passes it its own standard streams (as npm wrappers do). */
+export const ACP_TEST_LAUNCHER_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/launcher.mjs');
+
+export function launchedTestAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
+  return testAgentConfig({ args: [ACP_TEST_LAUNCHER_SCRIPT], ...overrides });
+}

@@ -92,7 +92,7 @@ export class AcpSession {
   /** Starts the agent's process and opens one protocol session in `cwd`. */
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
     const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
-    const app = clientApp(options.handlers);
+    const app = clientApp(options.handlers, () => proc.childGone);
     const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
     const lost = whenLost(config, proc, connection);
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -156,7 +156,7 @@ export class AcpSession {
 
   /** The connection is open and the process runs: a prompt can reach the agent. */
   get usable(): boolean {
-    return !this.connection.signal.aborted && !this.process.hasExited;
+    return !this.connection.signal.aborted && !this.process.childGone;
   }
 
   /** Sends one prompt; resolves with the agent's stop reason when its turn ends. */
@@ -180,12 +180,19 @@ export class AcpSession {
   }
 }
 
-/** The SDK's client app, each request served by a handler; ArborErrors keep their codes on the wire. */
-function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
+/**
+ * The SDK's client app, each request served by a handler; ArborErrors keep their codes on the
+ * wire. Once the agent's direct child is gone, what still speaks on its pipes (a process its
+ * launcher left) is not the agent: its permission requests are cancelled without asking anyone,
+ * and nothing else it asks is done.
+ */
+function clientApp(handlers: AcpClientHandlers, gone: () => boolean): acp.ClientApp {
   const serve =
-    <P, R>(handler: (params: P, signal: AbortSignal) => Promise<R>) =>
+    <P, R>(handler: (params: P, signal: AbortSignal) => Promise<R>, ifGone?: R) =>
     async ({ params, signal }: { params: P; signal: AbortSignal }): Promise<R> => {
       try {
+        if (gone() && ifGone !== undefined) return ifGone;
+        if (gone()) throw new ArborError('EXTERNAL_AGENT_CRASHED', 'The agent\'s process has exited; nothing more is done for it.');
         return await handler(params, signal);
       } catch (err) {
         throw toRequestError(err);
@@ -194,7 +201,7 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
   return sdk()
     .client({ name: 'arbor' })
     .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update))
-    .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s)))
+    .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s), cancelledPermission))
     .onRequest('fs/read_text_file', serve((p, s) => handlers.readTextFile(p, s)))
     .onRequest('fs/write_text_file', serve((p, s) => handlers.writeTextFile(p, s)))
     .onRequest('terminal/create', serve((p, s) => handlers.createTerminal(p, s)))
@@ -203,6 +210,8 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
     .onRequest('terminal/kill', serve((p) => handlers.killTerminal(p)))
     .onRequest('terminal/release', serve((p) => handlers.releaseTerminal(p)));
 }
+
+const cancelledPermission: acp.RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 
 function toRequestError(err: unknown): acp.RequestError {
   const { RequestError } = sdk();
