@@ -2,7 +2,7 @@ import type { Agent, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '..
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError } from '../errors';
 import type { StopReason } from './acpAnswers';
-import { AcpSession, type AcpAgentInfo } from './acpConnection';
+import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
 import { TurnTranscript } from './turnTranscript';
@@ -142,7 +142,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       session = await AcpSession.open(this.options.config, {
         cwd: this.options.cwd,
         env: this.options.secretEnv,
-        handlers: client.handlers((update) => (this.replay ?? this.transcript)?.update(update)),
+        handlers: this.handlersOf(client),
         startTimeoutMs: this.options.startTimeoutMs,
         loadSessionId: loading,
         signal: this.ended.signal,
@@ -163,6 +163,18 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       if (this.session === session) this.forgetSession();
     });
     return session;
+  }
+
+  /** The client's handlers, with what the agent streams written to the turn's transcript (a permission's tool call too). */
+  private handlersOf(client: ExternalAgentClient): AcpClientHandlers {
+    const handlers = client.handlers((update) => (this.replay ?? this.transcript)?.update(update));
+    return {
+      ...handlers,
+      requestPermission: (params, signal) => {
+        (this.replay ?? this.transcript)?.permission(params.toolCall);
+        return handlers.requestPermission(params, signal);
+      },
+    };
   }
 
   private forgetSession(): void {
