@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, isArborError, messageOf } from '../errors';
-import { parseInitialize, parseNewSession, parseStopReason, type AuthMethodInfo, type StopReason } from './acpAnswers';
+import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
 import { AgentProcess, type ProcessExit } from './agentProcess';
 import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
@@ -159,11 +159,11 @@ export class AcpSession {
     return !this.connection.signal.aborted && !this.process.childGone;
   }
 
-  /** Sends one prompt; resolves with the agent's stop reason when its turn ends. */
-  async prompt(text: string): Promise<StopReason> {
+  /** Sends one prompt; resolves with the agent's stop reason (and the tokens it says it used) when its turn ends. */
+  async prompt(text: string): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
     const link = { config: this.config, connection: this.connection, lost: this.lost };
     const answer = await race(this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }), link);
-    return parseStopReason(this.config.name, answer);
+    return { stopReason: parseStopReason(this.config.name, answer), usage: parsePromptUsage(answer) };
   }
 
   /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */

@@ -1,7 +1,7 @@
 import type { Agent, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError } from '../errors';
-import type { StopReason } from './acpAnswers';
+import { parseUsageUpdate, type StopReason } from './acpAnswers';
 import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
@@ -66,6 +66,9 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private readonly ended = new AbortController();
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
+  /** The session's cost the agent last reported (cumulative), so each report counts only its growth. */
+  private sessionCost = 0;
+  private turn: EngineTurn | undefined;
 
   constructor(private readonly options: ExternalEngineOptions) {
     this.name = options.config.name;
@@ -79,6 +82,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   async runTurn(turn: EngineTurn): Promise<TurnEnd> {
     const { signal } = turn;
     this.currentSignal = signal;
+    this.turn = turn;
     const transcript = (this.transcript = new TurnTranscript(turn.agent));
     let overdue: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
@@ -96,7 +100,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
         return aborted(turn, transcript);
       }
       this.client?.newTurn();
-      const stopReason = await session.prompt(turn.text);
+      const { stopReason, usage } = await session.prompt(turn.text);
+      if (usage) turn.recordUsage(usage.inputTokens, usage.outputTokens);
       transcript.close();
       if (signal.aborted) return aborted(turn, transcript);
       return endOf(turn, stopReason, transcript.finalText);
@@ -112,6 +117,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       clearTimeout(overdue);
       signal.removeEventListener('abort', onAbort);
       this.currentSignal = undefined;
+      if (this.turn === turn) this.turn = undefined;
       if (this.transcript === transcript) this.transcript = undefined;
     }
   }
@@ -157,6 +163,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
     this.session = session;
     this.info = session.info;
+    if (loading === undefined) this.sessionCost = 0;
     this.loadSessionId = undefined;
     agent.append({ type: 'external_session', at: isoNow(), sessionId: session.sessionId, loadSession: session.info.loadSession });
     void session.lost.then(() => {
@@ -165,9 +172,28 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return session;
   }
 
+  /**
+   * The agent's own count of its session's cost so far (`usage_update`), whose growth is counted
+   * on the agent and by the run's cost budget (in the agent's currency, taken as the price
+   * table's unit). The context size it also reports is not a count of tokens spent: the tokens
+   * come from its answers to `session/prompt`.
+   */
+  private usageUpdate(update: unknown): void {
+    const usage = parseUsageUpdate(update);
+    if (!usage) return;
+    const total = usage.cost?.amount;
+    if (total === undefined) return;
+    const grown = total - this.sessionCost;
+    this.sessionCost = total;
+    if (grown > 0) this.turn?.recordCost(grown);
+  }
+
   /** The client's handlers, with what the agent streams written to the turn's transcript (a permission's tool call too). */
   private handlersOf(client: ExternalAgentClient): AcpClientHandlers {
-    const handlers = client.handlers((update) => (this.replay ?? this.transcript)?.update(update));
+    const handlers = client.handlers((update) => {
+      if (update.sessionUpdate === 'usage_update' && !this.replay) this.usageUpdate(update);
+      (this.replay ?? this.transcript)?.update(update);
+    });
     return {
       ...handlers,
       requestPermission: (params, signal) => {
