@@ -69,7 +69,7 @@ describe('external agents as real ones are run: launchers', function () {
     const written = new Error('The operation was aborted');
     written.name = 'AbortError';
     Object.assign(written, { code: 'ABORT_ERR' });
-    const connection = { signal: AbortSignal.abort(written) } as unknown as acp.ClientConnection;
+    const connection: Pick<acp.ClientConnection, 'signal'> = { signal: AbortSignal.abort(written) };
     const lost = await whenLost(config, proc, connection);
     assert.strictEqual(lost.code, 'EXTERNAL_AGENT_CRASHED', lost.message);
     assert.match(lost.message, /Sleeper/);

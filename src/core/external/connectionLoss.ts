@@ -17,7 +17,7 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  * moment for the process's exit (it closes a moment before the exit is reported, and a crash
  * says more than a closed pipe); a process still running then is ended.
  */
-export function whenLost(config: ExternalAgentConfig, proc: AgentProcess, connection: acp.ClientConnection): Promise<ArborError> {
+export function whenLost(config: ExternalAgentConfig, proc: Pick<AgentProcess, 'childExit' | 'kill' | 'outputClosed'>, connection: Pick<acp.ClientConnection, 'signal'>): Promise<ArborError> {
   const closed = new Promise<unknown>((resolve) => {
     if (connection.signal.aborted) resolve(connection.signal.reason);
     else connection.signal.addEventListener('abort', () => resolve(connection.signal.reason), { once: true });
