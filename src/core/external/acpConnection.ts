@@ -1,4 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import * as z from 'zod';
+import { once } from '../once';
 import { ArborError, isArborError, messageOf } from '../errors';
 import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
 import { AgentProcess, type ProcessExit } from './agentProcess';
@@ -245,7 +247,7 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
   } catch (err) {
     if (isArborError(err)) throw err;
     const { RequestError } = sdk();
-    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
+    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? [], reasonOf(err));
     // The request failed because the connection closed: why it closed is the answer.
     if (connection.signal.aborted) throw await link.lost;
     if (err instanceof RequestError) {
@@ -264,13 +266,27 @@ export function notResumable(name: string): ArborError {
   );
 }
 
-/** The message a person needs: which agent, and what to run to sign in. */
-export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[]): ArborError {
+/**
+ * The message a person needs: which agent, why it says it cannot work (its own words, when it
+ * gives any), and the whole command line to run to sign in.
+ */
+export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[], reason?: string): ArborError {
   const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
   const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
+  const why = reason ? ` It says: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '';
   return new ArborError(
     'EXTERNAL_AGENT_AUTH_REQUIRED',
-    `The external agent ${config.name} needs you to sign in before it can work.${ways} Run \`${config.command}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
-    { name: config.name, methods: methods.map((m) => m.id) },
+    `The external agent ${config.name} needs you to sign in before it can work.${why}${ways} Run \`${commandLineOf(config)}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
+    { name: config.name, methods: methods.map((m) => m.id), ...(reason ? { reason } : {}) },
   );
+}
+
+const authDataSchema = once(() => z.union([z.string(), z.object({ message: z.string().optional().catch(undefined), details: z.string().optional().catch(undefined) })]));
+
+/** What an agent's "authentication required" error adds to those words, if anything. */
+function reasonOf(err: acp.RequestError): string | undefined {
+  const data = authDataSchema().safeParse(err.data).data;
+  const fromData = typeof data === 'string' ? data : (data?.message ?? data?.details);
+  const own = err.message.replace(/^authentication required:?\s*/i, '').trim();
+  return (fromData ?? own).trim() || undefined;
 }

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent } from '../agents/agent';
 import { isoNow } from '../clock';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
 import { unifiedDiff } from '../tools/workspaceTools';
@@ -154,7 +154,9 @@ export class ExternalAgentClient {
   async readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse> {
     const workspace = this.workspace();
     const file = await workspace.resolve(params.path);
-    const { text } = await workspace.readText(file, this.combined(signal));
+    const { text } = await workspace.readText(file, this.combined(signal)).catch((err: unknown) => {
+      throw forTheAgent(err);
+    });
     if (params.line == null && params.limit == null) return { content: text };
     const lines = text.split('\n');
     const from = Math.max(1, params.line ?? 1) - 1;
@@ -227,6 +229,17 @@ export class ExternalAgentClient {
     const turn = this.turnSignal();
     return turn ? AbortSignal.any([signal, turn]) : signal;
   }
+}
+
+/**
+ * A workspace error as an external agent is told it: the workspace's messages point Arbor's own
+ * agents at Arbor's tools (list_files), which an external agent does not have, so only what
+ * happened is kept.
+ */
+function forTheAgent(err: unknown): unknown {
+  if (!isArborError(err) || (err.code !== 'FILE_NOT_FOUND' && err.code !== 'PATH_INVALID')) return err;
+  const [what] = err.message.split(/(?<=\.) /);
+  return new ArborError(err.code, what, err.details);
 }
 
 /** The approval action and the subject a rule matches, from what a tool call that is not an edit says it does. */
