@@ -14,3 +14,11 @@ export const ACP_TEST_LAUNCHER_SCRIPT = path.resolve(__dirname, '../fixtures/acp
 export function launchedTestAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
   return testAgentConfig({ args: [ACP_TEST_LAUNCHER_SCRIPT], ...overrides });
 }
+
+/**
+ * The test agent's environment for sessions it keeps in `folder`; `loadSession: false` keeps
+ * them but offers no session/load (an agent that cannot load its sessions, or no longer can).
+ */
+export function testAgentSessionsEnv(folder: string, options: { loadSession?: boolean } = {}): Record<string, string> {
+  return options.loadSession === false ? { ACP_TEST_AGENT_SESSIONS: folder, ACP_TEST_AGENT_LOAD_SESSION: 'off' } : { ACP_TEST_AGENT_SESSIONS: folder };
+}
