@@ -54,7 +54,7 @@ export class ExternalAgentClient {
   private readonly shownEdits = new Map<string, ShownEdit[]>();
 
   constructor(
-    private readonly agent: Agent,
+    readonly agent: Agent,
     private readonly services: ExternalAgentServices,
     /** The current turn's signal (aborted by Stop); permissions asked after it are cancelled. */
     private readonly turnSignal: () => AbortSignal | undefined,

@@ -1,11 +1,12 @@
 import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError, isArborError } from '../errors';
-import { parseUsageUpdate } from './acpAnswers';
+import { abortCauseOf, asArborError } from '../errors';
 import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
+import { afterLoss, whyNotLoaded, type FreshMemory } from './afterLoss';
 import { aborted, endOf } from './externalTurnEnd';
+import { ReportedCost } from './reportedCost';
 import { TurnTranscript } from './turnTranscript';
 
 type EngineTurn = AnyEngineTurn<Agent>;
@@ -95,12 +96,13 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private opening: Promise<AcpSession> | undefined;
   /** The fresh-memory note still to write to the transcript (the agent did not exist when it was known). */
   private freshNote: string | undefined;
+  /** The next process comes back after a lost one (see afterLoss.ts). */
+  private restarting = false;
   /** The session open now is the agent's own earlier one, loaded. */
   private loaded = false;
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
-  /** The session's cost the agent last reported (cumulative), so each report counts only its growth. */
-  private sessionCost = 0;
+  private readonly cost = new ReportedCost();
   private turn: EngineTurn | undefined;
   /** Set when the agent lost its earlier memory: it started a new session instead of loading its own. */
   notice: EngineNotice | undefined;
@@ -195,7 +197,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     try {
       session = await this.connect(agent, loading);
     } catch (err) {
-      const why = loaded && this.options.whenNotLoadable === 'fresh' && !this.disposed ? whyNotLoaded(err) : undefined;
+      const why = loaded && (this.options.whenNotLoadable === 'fresh' || this.restarting) && !this.disposed ? whyNotLoaded(err) : undefined;
       if (why === undefined) throw err;
       // The session cannot come back: a new one stands in for it, and the node says so at once.
       loaded = false;
@@ -211,10 +213,11 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.session = session;
     this.info = session.info;
     this.loaded = loaded;
-    // A new session's cost starts again from nothing; a loaded one's goes on.
-    if (!loaded) this.sessionCost = 0;
+    if (!loaded) this.cost.newSession();
     this.loadSessionId = undefined;
-    if (this.loaded && this.options.replay === 'skip') {
+    const restarted = this.restarting;
+    this.restarting = false;
+    if (this.loaded && (this.options.replay === 'skip' || restarted)) {
       agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopened its own session (session/load): it remembers the conversation above.` });
     }
     if (this.freshNote !== undefined) {
@@ -228,26 +231,11 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return session;
   }
 
-  /**
-   * The agent's own count of its session's cost so far (`usage_update`), whose growth is counted
-   * on the agent and by the run's cost budget (in the agent's currency, taken as the price
-   * table's unit). The context size it also reports is not a count of tokens spent: the tokens
-   * come from its answers to `session/prompt`.
-   */
-  private usageUpdate(update: unknown): void {
-    const usage = parseUsageUpdate(update);
-    if (!usage) return;
-    const total = usage.cost?.amount;
-    if (total === undefined) return;
-    const grown = total - this.sessionCost;
-    this.sessionCost = total;
-    if (grown > 0) this.turn?.recordCost(grown);
-  }
-
   /** The client's handlers, with what the agent streams written to the turn's transcript (a permission's tool call too). */
   private handlersOf(client: ExternalAgentClient): AcpClientHandlers {
     const handlers = client.handlers((update) => {
-      if (update.sessionUpdate === 'usage_update' && this.streamTarget() === this.transcript) this.usageUpdate(update);
+      const grown = update.sessionUpdate === 'usage_update' && this.streamTarget() === this.transcript ? this.cost.growth(update) : 0;
+      if (grown > 0) this.turn?.recordCost(grown);
       this.streamTarget()?.update(update);
     });
     return {
@@ -274,7 +262,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   /** One process and protocol session: `loading` is loaded (its replay recorded or not, see `replay`), else a new one is made. */
   private async connect(agent: EngineTurn['agent'], loading: string | undefined): Promise<AcpSession> {
     const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
-    const record = loading !== undefined && this.options.replay !== 'skip';
+    // A restart's transcript holds the conversation already, as a restore's does.
+    const record = loading !== undefined && this.options.replay !== 'skip' && !this.restarting;
     const replay = record ? new TurnTranscript(agent, { replay: true }) : undefined;
     this.replay = replay;
     this.loadingQuietly = loading !== undefined && !record;
@@ -295,22 +284,19 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
   }
 
+  /** The session is lost (a crash, End Process): forgotten, and what the next process remembers is settled now (afterLoss.ts). */
   private forgetSession(): void {
+    const lost = this.session;
     this.session?.kill();
     this.session = undefined;
     this.client?.dispose();
+    if (!lost || this.disposed) return;
+    const next = afterLoss(lost);
+    this.restarting = true;
+    if ('loadSessionId' in next) this.loadSessionId = next.loadSessionId;
+    else {
+      this.markFresh(next.fresh);
+      this.client?.agent.engineChanged();
+    }
   }
-}
-
-/** Why an agent lost its earlier memory: a few words for its node, and the reason in a clause. */
-interface FreshMemory {
-  readonly short: string;
-  readonly why: string;
-}
-
-/** Why a session that should have loaded did not, when a new one may stand in for it; undefined for any other failure. */
-function whyNotLoaded(err: unknown): FreshMemory | undefined {
-  if (isArborError(err, 'EXTERNAL_NOT_RESUMABLE')) return { short: 'cannot load its earlier session', why: 'this agent cannot load its earlier session (it no longer offers session/load)' };
-  if (isArborError(err, 'EXTERNAL_AGENT_PROTOCOL')) return { short: 'its earlier session did not load', why: `its earlier session did not load (${err.message})` };
-  return undefined;
 }
