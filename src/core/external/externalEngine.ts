@@ -1,6 +1,7 @@
 import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError } from '../errors';
+import { warnProcess } from '../problems';
 import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
@@ -8,6 +9,7 @@ import { afterLoss, whyNotLoaded, type FreshMemory } from './afterLoss';
 import { aborted, endOf } from './externalTurnEnd';
 import { ReportedCost } from './reportedCost';
 import { TurnTranscript } from './turnTranscript';
+import { watchAgentTurn } from './workspaceWatch';
 
 type EngineTurn = AnyEngineTurn<Agent>;
 
@@ -123,6 +125,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.turn = turn;
     const transcript = (this.transcript = new TurnTranscript(turn.agent));
     let overdue: NodeJS.Timeout | undefined;
+    let recordChanges: (() => Promise<void>) | undefined;
     const onAbort = (): void => {
       if (abortCauseOf(signal) === 'disposed') return this.kill();
       this.session?.cancel();
@@ -138,6 +141,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
         return aborted(turn, transcript);
       }
       this.client?.newTurn();
+      recordChanges = await watchAgentTurn(turn.agent, this.options.cwd, this.options.services);
       const { stopReason, usage } = await session.prompt(turn.text);
       if (usage) turn.recordUsage(usage.inputTokens, usage.outputTokens);
       transcript.close();
@@ -152,6 +156,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       if (signal.aborted) return aborted(turn, transcript);
       return { turn: turn.turn, reason: 'error', message: error.message, code: error.code, finalText: transcript.finalText };
     } finally {
+      // What the agent changed by its own means, recorded before its turn's end is.
+      await recordChanges?.().catch((err: unknown) => warnProcess(`The changes ${this.name} made in this turn could not all be recorded for Review.`, err));
       clearTimeout(overdue);
       signal.removeEventListener('abort', onAbort);
       this.currentSignal = undefined;
