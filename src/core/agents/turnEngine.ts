@@ -18,6 +18,8 @@ export interface TurnEngine<A> {
   readonly name: string;
   /** What the agent's node says about how its engine runs, when it has something to say (an external agent that lost its memory). */
   readonly notice?: EngineNotice;
+  /** False when Stop cannot reach this engine's work on its own (a subagent its agent does not let clients cancel): the node offers no Stop. */
+  readonly stoppable?: boolean;
   runTurn(turn: EngineTurn<A>): Promise<TurnEnd>;
   /** The agent ended: release what the engine holds (an external agent's process). */
   dispose(): void;

@@ -1,9 +1,9 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import * as z from 'zod';
-import { once } from '../once';
 import { ArborError, isArborError, messageOf } from '../errors';
 import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
+import { notResumable, reasonOf, signInNeeded } from './acpErrors';
 import { AgentProcess, type ProcessExit } from './agentProcess';
+import { withSubagentUpdates, type SubagentUpdate } from './acpSubagents';
 import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
@@ -43,7 +43,10 @@ function sdk(): typeof acp {
 
 /** What the client serves for the agent. Each call is already parsed by the SDK's schemas. */
 export interface AcpClientHandlers {
-  sessionUpdate(update: acp.SessionUpdate): void;
+  /** An update on `sessionId`: the agent's own session, or one of its subagents' (acpSubagents.ts). */
+  sessionUpdate(update: acp.SessionUpdate, sessionId: string): void;
+  /** A subagent announced or patched on the parent session (see acpSubagents.ts); without it Arbor does not offer subagents. */
+  subagentUpdate?(parentSessionId: string, update: SubagentUpdate): void;
   requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse>;
   writeTextFile(params: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse>;
@@ -95,7 +98,9 @@ export class AcpSession {
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
     const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
     const app = clientApp(options.handlers, () => proc.childGone);
-    const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
+    const { subagentUpdate } = options.handlers;
+    const stream = sdk().ndJsonStream(proc.input, proc.output);
+    const connection = app.connect(subagentUpdate ? withSubagentUpdates(stream, (parent, update) => subagentUpdate(parent, update)) : stream);
     const lost = whenLost(config, proc, connection);
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
@@ -123,7 +128,7 @@ export class AcpSession {
         await race(
           connection.agent.request('initialize', {
             protocolVersion: sdk().PROTOCOL_VERSION,
-            clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+            clientCapabilities: capabilitiesOf(options.handlers),
             clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
           }),
           link,
@@ -175,6 +180,13 @@ export class AcpSession {
     this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
   }
 
+  /** Asks the agent to end the current work of one of its subagents (only where it advertised `cancel` for it). */
+  cancelChild(childSessionId: string): void {
+    if (!this.usable) return;
+    // An agent that cannot take the notice is gone: its connection's end ends the child's work.
+    this.connection.agent.notify('session/cancel', { sessionId: childSessionId }).catch(() => undefined);
+  }
+
   /** Ends the connection and every process of the agent. */
   kill(): void {
     this.connection.close();
@@ -202,7 +214,7 @@ function clientApp(handlers: AcpClientHandlers, gone: () => boolean): acp.Client
     };
   return sdk()
     .client({ name: 'arbor' })
-    .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update))
+    .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update, params.sessionId))
     .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s), cancelledPermission))
     .onRequest('fs/read_text_file', serve((p, s) => handlers.readTextFile(p, s)))
     .onRequest('fs/write_text_file', serve((p, s) => handlers.writeTextFile(p, s)))
@@ -211,6 +223,12 @@ function clientApp(handlers: AcpClientHandlers, gone: () => boolean): acp.Client
     .onRequest('terminal/wait_for_exit', serve((p, s) => handlers.waitForTerminalExit(p, s)))
     .onRequest('terminal/kill', serve((p) => handlers.killTerminal(p)))
     .onRequest('terminal/release', serve((p) => handlers.releaseTerminal(p)));
+}
+
+/** What Arbor can do for the agent; `subagents` (the protocol's, newer than the SDK's stable types) when it renders them. */
+function capabilitiesOf(handlers: AcpClientHandlers): acp.ClientCapabilities {
+  const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true, ...(handlers.subagentUpdate ? { subagents: {} } : {}) };
+  return capabilities;
 }
 
 const cancelledPermission: acp.RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
@@ -255,38 +273,4 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
     }
     throw err;
   }
-}
-
-/** A past session of an agent that cannot load one: History keeps it read-only. */
-export function notResumable(name: string): ArborError {
-  return new ArborError(
-    'EXTERNAL_NOT_RESUMABLE',
-    `The external agent ${name} cannot reopen a past session (it does not offer session/load), so History keeps this session read-only. Run the agent again to carry on.`,
-    { name },
-  );
-}
-
-/**
- * The message a person needs: which agent, why it says it cannot work (its own words, when it
- * gives any), and the whole command line to run to sign in.
- */
-export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[], reason?: string): ArborError {
-  const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
-  const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
-  const why = reason ? ` It says: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '';
-  return new ArborError(
-    'EXTERNAL_AGENT_AUTH_REQUIRED',
-    `The external agent ${config.name} needs you to sign in before it can work.${why}${ways} Run \`${commandLineOf(config)}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
-    { name: config.name, methods: methods.map((m) => m.id), ...(reason ? { reason } : {}) },
-  );
-}
-
-const authDataSchema = once(() => z.union([z.string(), z.object({ message: z.string().optional().catch(undefined), details: z.string().optional().catch(undefined) })]));
-
-/** What an agent's "authentication required" error adds to those words, if anything. */
-function reasonOf(err: acp.RequestError): string | undefined {
-  const data = authDataSchema().safeParse(err.data).data;
-  const fromData = typeof data === 'string' ? data : (data?.message ?? data?.details);
-  const own = err.message.replace(/^authentication required:?\s*/i, '').trim();
-  return (fromData ?? own).trim() || undefined;
 }

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { Agent } from '../agents/agent';
+import type { Agent, TurnEngine } from '../agents/agent';
 import { isoNow } from '../clock';
 import { ArborError, isArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
@@ -36,11 +36,16 @@ export type { ShownEdit } from './permissions';
  *   seam's policy), and a cancelled turn answers pending permissions with `cancelled`;
  * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved.
  */
+/** How a subagent of an external agent joins the tree: a continuable child of that agent's node. */
+export type StartChild = (parent: Agent, label: string, prompt: string, engine: TurnEngine<Agent>) => Agent;
+
 export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
+  /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
+  readonly startChild?: StartChild;
 }
 
 /** Kinds of tool call that only read: allowed without asking, as Arbor's own reading tools are. */
@@ -72,7 +77,7 @@ export class ExternalAgentClient {
     this.terminals.disposeAll();
   }
 
-  handlers(onUpdate: (update: acp.SessionUpdate) => void): AcpClientHandlers {
+  handlers(onUpdate: (update: acp.SessionUpdate, sessionId: string) => void): AcpClientHandlers {
     return {
       sessionUpdate: onUpdate,
       requestPermission: (p, s) => this.requestPermission(p, s),

@@ -7,6 +7,7 @@ import { ExternalAgentClient, type ExternalAgentServices } from './clientService
 import type { ExternalAgentConfig } from './config';
 import { afterLoss, whyNotLoaded, type FreshMemory } from './afterLoss';
 import { aborted, endOf } from './externalTurnEnd';
+import { ExternalSubagents } from './externalSubagents';
 import { ReportedCost } from './reportedCost';
 import { TurnTranscript } from './turnTranscript';
 import { watchAgentTurn } from './workspaceWatch';
@@ -105,6 +106,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
   private readonly cost = new ReportedCost();
+  private subagents: ExternalSubagents | undefined;
   private turn: EngineTurn | undefined;
   /** Set when the agent lost its earlier memory: it started a new session instead of loading its own. */
   notice: EngineNotice | undefined;
@@ -237,20 +239,17 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return session;
   }
 
-  /** The client's handlers, with what the agent streams written to the turn's transcript (a permission's tool call too). */
+  /** The client's handlers, with what the agent streams written to the turn's transcript, and its subagents' to theirs. */
   private handlersOf(client: ExternalAgentClient): AcpClientHandlers {
-    const handlers = client.handlers((update) => {
-      const grown = update.sessionUpdate === 'usage_update' && this.streamTarget() === this.transcript ? this.cost.growth(update) : 0;
-      if (grown > 0) this.turn?.recordCost(grown);
-      this.streamTarget()?.update(update);
-    });
-    return {
-      ...handlers,
-      requestPermission: (params, signal) => {
-        this.streamTarget()?.permission(params.toolCall);
-        return handlers.requestPermission(params, signal);
+    const subagents = (this.subagents = new ExternalSubagents(this.name, this.options.services.startChild, { cancel: (id) => this.session?.cancelChild(id) }));
+    return subagents.route(client, {
+      update: (update) => {
+        const grown = update.sessionUpdate === 'usage_update' && this.streamTarget() === this.transcript ? this.cost.growth(update) : 0;
+        if (grown > 0) this.turn?.recordCost(grown);
+        this.streamTarget()?.update(update);
       },
-    };
+      permission: (call) => this.streamTarget()?.permission(call),
+    });
   }
 
   /** Where what the agent streams goes: a replay being recorded, nothing while a load is not recorded, else the turn. */
@@ -293,6 +292,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   /** The session is lost (a crash, End Process): forgotten, and what the next process remembers is settled now (afterLoss.ts). */
   private forgetSession(): void {
     const lost = this.session;
+    this.subagents?.lost();
     this.session?.kill();
     this.session = undefined;
     this.client?.dispose();

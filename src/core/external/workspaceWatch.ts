@@ -42,6 +42,7 @@ async function snapshot(folder: string): Promise<{ files: Map<string, Seen>; com
   let kept = 0;
   let complete = true;
   const walk = async (dir: string): Promise<void> => {
+    // A folder that cannot be read (gone, not ours) holds nothing Arbor can keep.
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       if (files.size >= MAX_FILES) {
@@ -54,6 +55,7 @@ async function snapshot(folder: string): Promise<{ files: Map<string, Seen>; com
         continue;
       }
       if (!entry.isFile()) continue;
+      // A file gone between the listing and the stat is not there: nothing to keep.
       const stat = await fs.stat(absolute).catch(() => undefined);
       if (!stat) continue;
       let text: string | undefined;
@@ -69,6 +71,7 @@ async function snapshot(folder: string): Promise<{ files: Map<string, Seen>; com
 }
 
 async function textOf(file: string): Promise<string | undefined> {
+  // A file that cannot be read (gone, not ours) is not kept: its change is named as one Undo cannot restore.
   const bytes = await fs.readFile(file).catch(() => undefined);
   return bytes && !bytes.includes(0) ? bytes.toString('utf8') : undefined;
 }
@@ -95,6 +98,7 @@ export async function watchTurn(agent: Agent, folder: string, changes: ChangeSet
       const original = was ? was.text! : null;
       const written = now ? now.text! : null;
       if (original === written) continue;
+      // A path the workspace refuses (outside it through a link) is not the agent's change to record.
       const file = await workspace.resolve(path.join(folder, relative)).catch(() => undefined);
       if (!file) continue;
       await changes.recordBefore(agent.id, file, original);
