@@ -89,6 +89,24 @@ function parentSessionOf(agent: Agent): string {
   return opened?.sessionId ?? '';
 }
 
+describe('external agents\' subagents past the run\'s limits', function () {
+  this.timeout(60_000);
+  it('a subagent the run\'s limits refuse a node is named in the transcript; the agent and its other subagents work on', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-limits-'));
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace, limits: { maxLiveChildren: 1 } });
+    try {
+      const parent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'subagents: Alpha, Beta' });
+      await until(() => texts(parent).some((t) => t.includes('"Beta", that Arbor cannot show')), 'the refusal in the transcript', WAIT);
+      const shown = runtime.agents.all().filter((a) => a.log.header.parentSession === parent.id).map((a) => a.label);
+      assert.deepStrictEqual(shown, ['Alpha']);
+      assert.strictEqual(parent.status, 'running');
+    } finally {
+      await runtime.dispose();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('external agents\' subagents: the node of one without cancel', function () {
   this.timeout(60_000);
   it('offers no Stop (its context value matches no Stop menu) but still End, Send and Open, and its tooltip says why', async () => {

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
-import { abortCauseOf } from '../errors';
+import { isoNow } from '../clock';
+import { abortCauseOf, messageOf } from '../errors';
 import type { AcpClientHandlers } from './acpConnection';
 import type { SubagentState, SubagentUpdate } from './acpSubagents';
 import type { ExternalAgentClient, StartChild } from './clientServices';
@@ -51,7 +52,12 @@ export class ExternalSubagents {
       this.children.set(update.sessionId, child);
       const label = update.title || `${this.parentName} subagent`;
       const prompt = update.description || update.title || `A subagent ${this.parentName} started.`;
-      child.agent = this.startChild(parent, label, prompt, child);
+      try {
+        child.agent = this.startChild(parent, label, prompt, child);
+      } catch (err) {
+        // A run's limits (live children, delegation depth) can refuse the node: the work goes on unseen, and the transcript says so.
+        parent.append({ type: 'assistant_text', at: isoNow(), text: `${this.parentName} started a subagent, "${label}", that Arbor cannot show: ${messageOf(err)}` });
+      }
       return;
     }
     child.patch(update);
