@@ -48,6 +48,11 @@ describe('external agents\' subagents in the tree', function () {
     assert.deepStrictEqual(cancelled(), [`session/cancel ${parentSessionOf(parent)}/Alpha`]);
     assert.strictEqual(beta.status, 'running');
     assert.strictEqual(parent.status, 'running');
+    // A person's message cannot reach a subagent the agent runs: it says so, and nothing is sent.
+    runtime.sendFromUser(alpha, 'please also check the tests');
+    await until(() => ends(alpha).length === 2, 'the message\'s turn', WAIT);
+    assert.strictEqual(ends(alpha)[1].reason, 'blocked');
+    assert.match(texts(alpha).at(-1) ?? '', /A message cannot reach this subagent: Test Agent gives its subagents their work itself/);
   });
 
   it('Stop All Below on the agent cancels its whole branch', async () => {

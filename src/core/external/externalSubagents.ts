@@ -52,6 +52,7 @@ export class ExternalSubagents {
       this.children.set(update.sessionId, child);
       const label = update.title || `${this.parentName} subagent`;
       const prompt = update.description || update.title || `A subagent ${this.parentName} started.`;
+      child.expect(prompt);
       try {
         child.agent = this.startChild(parent, label, prompt, child);
       } catch (err) {
@@ -106,6 +107,8 @@ export class ChildEngine implements TurnEngine<Agent> {
   private transcript: TurnTranscript | undefined;
   private finish: ((state: SubagentState | undefined) => void) | undefined;
   private ended = false;
+  /** The texts of the turns Arbor started for the child's own work, not yet begun. */
+  private readonly ownTurns: string[] = [];
 
   constructor(
     private readonly parentName: string,
@@ -126,7 +129,11 @@ export class ChildEngine implements TurnEngine<Agent> {
     if (update.state === undefined || update.state === null) return;
     this.state = update.state;
     const working = update.state.state === 'running' || update.state.state === 'requires_action';
-    if (working && this.agent && this.agent.status === 'idle' && !this.finish) this.agent.send(`(${this.parentName} gave it more work)`, { from: 'parent' });
+    if (working && this.agent && this.agent.status === 'idle' && !this.finish) {
+      const text = `(${this.parentName} gave it more work)`;
+      this.expect(text);
+      this.agent.send(text, { from: 'parent' });
+    }
     if (update.state.state === 'idle') this.finish?.(update.state);
   }
 
@@ -139,7 +146,19 @@ export class ChildEngine implements TurnEngine<Agent> {
     this.transcript?.permission(call);
   }
 
+  /** A turn Arbor starts for the child's own work (its task, more work); any other is a person's message. */
+  expect(text: string): void {
+    this.ownTurns.push(text);
+  }
+
   async runTurn(turn: EngineTurn): Promise<TurnEnd> {
+    const own = this.ownTurns.indexOf(turn.text);
+    if (own < 0) {
+      const text = `A message cannot reach this subagent: ${this.parentName} gives its subagents their work itself. Send it to ${this.parentName} instead.`;
+      turn.agent.append({ type: 'assistant_text', at: isoNow(), text });
+      return { turn: turn.turn, reason: 'blocked', message: text, finalText: '' };
+    }
+    this.ownTurns.splice(own, 1);
     const transcript = (this.transcript = new TurnTranscript(turn.agent));
     const done = new Promise<SubagentState | undefined>((resolve) => (this.finish = resolve));
     const onAbort = (): void => {
