@@ -73,9 +73,11 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'odd-updates' });
     const end = await nextEnd(agent, 1);
     assert.strictEqual(end.reason, 'completed', JSON.stringify(end));
-    const told = agent.log.events.flatMap((e) => (e.type === 'assistant_text' ? [e.text] : e.type === 'tool_call' ? [`call ${e.call.name}`] : e.type === 'tool_result' ? [`result ${e.isError ? 'error' : 'ok'}`] : []));
+    const told = agent.log.events.flatMap((e) =>
+      e.type === 'assistant_text' ? [e.text] : e.type === 'tool_call' ? [`call ${e.call.name}`] : e.type === 'tool_result' ? [`result ${e.isError ? 'error' : 'ok'}`] : e.type === 'plan' ? [`plan ${e.items.map((i) => `${i.status} ${i.step}`).join(', ')}`] : [],
+    );
     // The tool call's unknown status leaves it open until the turn ends; the unknown update kind is skipped.
-    assert.deepStrictEqual(told, ['call Teleport', 'Plan:\n[x] Known step', 'still talking', 'result error']);
+    assert.deepStrictEqual(told, ['call Teleport', 'plan done Known step', 'still talking', 'result error']);
   });
 
   it('an agent that closes its output but keeps running is ended; the next message starts it again', async () => {
