@@ -27,6 +27,8 @@ import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
+import { registerDefinitionCommands } from './definitions/definitionCommands';
+import { AgentDefinitionFiles } from './definitions/definitionFiles';
 import { once } from '../core';
 import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
 import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
@@ -60,6 +62,9 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   const externalAgents = registerExternalAgents(context, runtime, log);
   const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
   const usageBar = new UsageStatusBar(runtime);
+  const definitionFiles = new AgentDefinitionFiles(runtime, log, (resolved) => {
+    if (resolved.definitions.some((d) => d.model !== undefined)) void host.definitionModels.refresh();
+  });
 
   context.subscriptions.push(
     vscode.window.registerUriHandler(links),
@@ -75,7 +80,9 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
     ...registerWorktreeCommands(runtime, worktrees, log),
-    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
+    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo }),
+    definitionFiles,
+    ...registerDefinitionCommands(log),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );
@@ -91,6 +98,6 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles }) });
   return api;
 }

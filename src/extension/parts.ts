@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { once } from '../core';
 import type * as ConversationViews from './conversation/conversationPanels';
+import type * as DefinitionFiles from './definitions/readDefinitionFiles';
 import type * as ManageApprovals from './approvals/manageApprovals';
 import type * as ExternalRuns from './external/externalRuns';
 import type * as ModelCommands from './models/modelCommands';
@@ -33,6 +34,9 @@ export const schedulesPart = once((): typeof Schedules => require('./schedules')
 
 /** The agents' conversation views (webviews): their model, wire schemas and handlers. */
 export const conversationsPart = once((): typeof ConversationViews => require('./conversation/conversationPanels') as typeof ConversationViews);
+
+/** Reading agent definition files: the parser and its YAML library (only once a definition file exists). */
+export const definitionsPart = once((): typeof DefinitionFiles => require('./definitions/readDefinitionFiles') as typeof DefinitionFiles);
 
 /** Review, Keep and Undo of what an agent changed. */
 export const reviewPart = once((): typeof Review => require('./review/changeReview') as typeof Review);

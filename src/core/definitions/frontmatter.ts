@@ -1,4 +1,5 @@
 import { CORE_SCHEMA, load, YAMLException, type EventType, type State } from 'js-yaml';
+import { MAX_DEFINITION_FILE_BYTES, MAX_FRONTMATTER_CHARS } from './schema';
 
 /**
  * A definition file's frontmatter and body. The file is a trust boundary, so everything that
@@ -7,8 +8,6 @@ import { CORE_SCHEMA, load, YAMLException, type EventType, type State } from 'js
  * schema (strings, numbers, booleans, null, lists, maps: no custom types); anchors and aliases
  * are refused, since a few of them expand into an exponentially large value.
  */
-export const MAX_DEFINITION_FILE_BYTES = 256 * 1024;
-export const MAX_FRONTMATTER_CHARS = 32 * 1024;
 
 export type Frontmatter =
   | { ok: true; data: Record<string, unknown>; body: string }

@@ -8,5 +8,5 @@ export type { AgentDefinition, AgentLimits, DefinitionFileResult, DefinitionForm
 export { AgentDefinitions, resolveDefinitions, type ResolvedDefinitions } from './definitionSet';
 export { agentLimit, boundsFor, refusingList, type AgentBounds, type LimitKey, type ToolAllowList } from './bounds';
 export { parseDefinitionFile, isGlob, type DefinitionFileInput } from './parseDefinition';
-export { MAX_PROMPT_CHARS, MAX_DESCRIPTION_CHARS, MAX_TOOL_PATTERNS } from './schema';
-export { MAX_DEFINITION_FILE_BYTES, MAX_FRONTMATTER_CHARS } from './frontmatter';
+export { MAX_PROMPT_CHARS, MAX_DESCRIPTION_CHARS, MAX_TOOL_PATTERNS, MAX_DEFINITION_FILE_BYTES, MAX_FRONTMATTER_CHARS, definitionName } from './schema';
+export { definitionTemplate, definitionFileName } from './template';

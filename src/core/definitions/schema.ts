@@ -8,6 +8,9 @@ import { once } from '../once';
  * be able to grant them.
  */
 export const MAX_PROMPT_CHARS = 40_000;
+/** Checked before the YAML parser sees a file: nothing about a definition needs more. */
+export const MAX_DEFINITION_FILE_BYTES = 256 * 1024;
+export const MAX_FRONTMATTER_CHARS = 32 * 1024;
 export const MAX_DESCRIPTION_CHARS = 4_000;
 export const MAX_TOOL_PATTERNS = 200;
 

@@ -1,0 +1,174 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { messageOf, type Runtime } from '../../core';
+import { MAX_DEFINITION_FILE_BYTES, type DefinitionFileInput, type DefinitionFormat, type DefinitionScope, type ResolvedDefinitions } from '../../core/definitions';
+import { Disposable } from '../disposable';
+import { definitionsPart } from '../parts';
+
+/**
+ * The agent definition files of the workspace folders and of the user, kept in the runtime's
+ * set. Each workspace folder's `.arbor/agents/*.md` and, with `arbor.agents.readOtherFormats`
+ * (on by default), `.claude/agents/*.md` and `.github/agents/*.agent.md`; and the user folder
+ * (`arbor.agents.userFolder`, `~/.arbor/agents` by default). Files are watched: every change
+ * reads them all again, and the new set applies to agents started afterwards. A refused file is
+ * a diagnostic on that file (the Problems view lists it, a click opens it), and what was left
+ * out of a file, or which of two same-named files won, is a hint there and a line in the log.
+ * The parser loads (as a part) only once a definition file exists.
+ */
+export const DEFINITION_SOURCES: ReadonlyArray<{ dir: string; suffix: string; format: DefinitionFormat }> = [
+  { dir: '.arbor/agents', suffix: '.md', format: 'arbor' },
+  { dir: '.claude/agents', suffix: '.md', format: 'claude' },
+  { dir: '.github/agents', suffix: '.agent.md', format: 'copilot' },
+];
+
+export function userDefinitionsFolder(): string {
+  const setting = vscode.workspace.getConfiguration('arbor.agents').get<string>('userFolder')?.trim();
+  if (!setting) return path.join(os.homedir(), '.arbor', 'agents');
+  return setting.startsWith('~') ? path.join(os.homedir(), setting.slice(1)) : setting;
+}
+
+const readOtherFormats = (): boolean => vscode.workspace.getConfiguration('arbor.agents').get<boolean>('readOtherFormats') ?? true;
+
+export class AgentDefinitionFiles extends Disposable {
+  private readonly diagnostics = this._register(vscode.languages.createDiagnosticCollection('arbor.agentDefinitions'));
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  /** Fires after every reading of the files, once the runtime has the new set. */
+  readonly onDidChange = this.changed.event;
+  /** The watchers of the folders read now (made again when the folders or the settings change). */
+  private watching: vscode.Disposable | undefined;
+  private reading: Promise<void> = Promise.resolve();
+  private again = false;
+  private running = false;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly log: vscode.LogOutputChannel,
+    /** Called after each reading, with the set in use (the models a definition names are listed then). */
+    private readonly afterRead: (resolved: ResolvedDefinitions) => void = () => undefined,
+  ) {
+    super();
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatch()));
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('arbor.agents')) this.rewatch();
+      }),
+    );
+    this._register({
+      dispose: () => {
+        this.watching?.dispose();
+      },
+    });
+    this.rewatch();
+  }
+
+  /** Resolves once the files as they are now have been read (a reading under way, and the one a change asked for). */
+  whenRead(): Promise<void> {
+    return this.reading;
+  }
+
+  /** Read the files again now (a watcher fired, a setting changed, or a caller asks). */
+  reload(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.reading;
+    }
+    this.running = true;
+    this.reading = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.readAll();
+        } while (this.again);
+      } catch (err) {
+        this.log.error(`Arbor: could not read the agent definitions: ${messageOf(err)}`);
+      } finally {
+        this.running = false;
+      }
+    })();
+    return this.reading;
+  }
+
+  private rewatch(): void {
+    this.watching?.dispose();
+    const patterns: vscode.GlobPattern[] = [];
+    const globs = `{${this.sources().map((s) => `${s.dir}/*${s.suffix}`).join(',')}}`;
+    for (const folder of vscode.workspace.workspaceFolders ?? []) patterns.push(new vscode.RelativePattern(folder, globs));
+    patterns.push(new vscode.RelativePattern(vscode.Uri.file(userDefinitionsFolder()), '*.md'));
+    const onChange = (): void => void this.reload();
+    this.watching = vscode.Disposable.from(
+      ...patterns.flatMap((pattern) => {
+        const watcher = vscode.workspace.createFileSystemWatcher(pattern);
+        return [watcher, watcher.onDidCreate(onChange), watcher.onDidChange(onChange), watcher.onDidDelete(onChange)];
+      }),
+    );
+    void this.reload();
+  }
+
+  private sources(): typeof DEFINITION_SOURCES {
+    return readOtherFormats() ? DEFINITION_SOURCES : DEFINITION_SOURCES.slice(0, 1);
+  }
+
+  private async readAll(): Promise<void> {
+    const places: Array<{ dir: vscode.Uri; suffix: string; format: DefinitionFormat; scope: DefinitionScope }> = [];
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      for (const s of this.sources()) places.push({ dir: vscode.Uri.joinPath(folder.uri, s.dir), suffix: s.suffix, format: s.format, scope: 'workspace' });
+    }
+    places.push({ dir: vscode.Uri.file(userDefinitionsFolder()), suffix: '.md', format: 'arbor', scope: 'user' });
+    const files: DefinitionFileInput[] = [];
+    const tooLarge: Array<{ file: string; size: number }> = [];
+    for (const place of places) {
+      for (const uri of await filesIn(place.dir, place.suffix)) {
+        const stat = await vscode.workspace.fs.stat(uri);
+        if (stat.size > MAX_DEFINITION_FILE_BYTES) {
+          tooLarge.push({ file: uri.fsPath, size: stat.size });
+          continue;
+        }
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+        files.push({ file: uri.fsPath, text, format: place.format, scope: place.scope });
+      }
+    }
+    const resolved: ResolvedDefinitions =
+      files.length === 0 ? { definitions: [], refused: [], notes: [] } : definitionsPart().readDefinitionFiles(files, new Set(this.runtime.toolNames()));
+    for (const big of tooLarge) resolved.refused.push({ file: big.file, message: `the file is larger than ${MAX_DEFINITION_FILE_BYTES / 1024} KiB` });
+    this.runtime.definitions.replace(resolved.definitions);
+    this.show(resolved);
+    this.afterRead(resolved);
+    this.changed.fire();
+  }
+
+  private show(resolved: ResolvedDefinitions): void {
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    const add = (file: string, d: vscode.Diagnostic): void => {
+      d.source = 'Arbor';
+      byFile.set(file, [...(byFile.get(file) ?? []), d]);
+    };
+    for (const r of resolved.refused) {
+      const line = Math.max(0, (r.line ?? 1) - 1);
+      add(r.file, new vscode.Diagnostic(new vscode.Range(line, 0, line, 1000), `Agent definition not used: ${r.message}.`, vscode.DiagnosticSeverity.Error));
+      this.log.warn(`Agent definition ${r.file} is not used: ${r.message}`);
+    }
+    for (const n of resolved.notes) {
+      add(n.file, new vscode.Diagnostic(new vscode.Range(0, 0, 0, 3), n.message, vscode.DiagnosticSeverity.Information));
+      this.log.info(`Agent definition ${n.file}: ${n.message}`);
+    }
+    this.diagnostics.clear();
+    for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
+    if (resolved.definitions.length) this.log.info(`Agent definitions: ${resolved.definitions.map((d) => `${d.name} (${d.file})`).join(', ')}`);
+  }
+}
+
+/** The files of `dir` ending in `suffix`, by name; none when the folder does not exist. */
+async function filesIn(dir: vscode.Uri, suffix: string): Promise<vscode.Uri[]> {
+  let entries: [string, vscode.FileType][];
+  try {
+    entries = await vscode.workspace.fs.readDirectory(dir);
+  } catch {
+    // No such folder: it holds no definitions.
+    return [];
+  }
+  return entries
+    .filter(([name, type]) => type !== vscode.FileType.Directory && name.toLowerCase().endsWith(suffix))
+    .map(([name]) => vscode.Uri.joinPath(dir, name))
+    .sort((a, b) => (a.fsPath < b.fsPath ? -1 : 1));
+}
