@@ -39,8 +39,10 @@ const ENTRY_BUDGET_KIB = 4;
 // (src/extension/parts.ts): running external agents (30 KiB), scheduled runs with cron-schedule
 // (22), conversation views (18), Review/Keep/Undo (10), worktrees (8), the model commands (7)
 // and Manage Approvals (5); so is the Agent Client Protocol SDK (dist/acp-sdk.js). It was 489
-// KiB with all of them in it; 423 KiB without.
-const BUNDLE_BUDGET_KIB = 434;
+// KiB with all of them in it; 423 KiB without. Agent definitions and plans add 13 KiB (the
+// runtime's enforcement of a definition, update_plan, watching the definition files); reading
+// and parsing the files, with their YAML library, is a part (dist/definitionsPart.js, 55 KiB).
+const BUNDLE_BUDGET_KIB = 447;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;

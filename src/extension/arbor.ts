@@ -27,10 +27,9 @@ import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
-import { registerDefinitionCommands } from './definitions/definitionCommands';
 import { AgentDefinitionFiles } from './definitions/definitionFiles';
 import { once } from '../core';
-import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
+import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, NEW_DEFINITION_COMMAND, commandsOnFirstUse, definitionsPart, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
 import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
 
 /** The part of Arbor's own package.json that activation reads. */
@@ -82,7 +81,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     ...registerWorktreeCommands(runtime, worktrees, log),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo }),
     definitionFiles,
-    ...registerDefinitionCommands(log),
+    ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({ [NEW_DEFINITION_COMMAND]: (name?: unknown) => definitionsPart().newAgentDefinition(log, name) })),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );

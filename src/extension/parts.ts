@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { once } from '../core';
 import type * as ConversationViews from './conversation/conversationPanels';
-import type * as DefinitionFiles from './definitions/readDefinitionFiles';
+import type * as Definitions from './definitions/definitionsPart';
 import type * as ManageApprovals from './approvals/manageApprovals';
 import type * as ExternalRuns from './external/externalRuns';
 import type * as ModelCommands from './models/modelCommands';
@@ -35,8 +35,9 @@ export const schedulesPart = once((): typeof Schedules => require('./schedules')
 /** The agents' conversation views (webviews): their model, wire schemas and handlers. */
 export const conversationsPart = once((): typeof ConversationViews => require('./conversation/conversationPanels') as typeof ConversationViews);
 
-/** Reading agent definition files: the parser and its YAML library (only once a definition file exists). */
-export const definitionsPart = once((): typeof DefinitionFiles => require('./definitions/readDefinitionFiles') as typeof DefinitionFiles);
+/** Agent definition files: the parser and its YAML library, their problems, Run Agent...'s pick, New Agent Definition... (once a definition file exists). */
+export const definitionsPart = once((): typeof Definitions => require('./definitions/definitionsPart') as typeof Definitions);
+export const NEW_DEFINITION_COMMAND = 'arbor.newAgentDefinition';
 
 /** Review, Keep and Undo of what an agent changed. */
 export const reviewPart = once((): typeof Review => require('./review/changeReview') as typeof Review);

@@ -8,7 +8,7 @@ import { parseAgentArgument, parseClearEndedArgument, parseRunStartOptions } fro
 import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { AgentDefinition } from '../../core/definitions';
-import { pickDefinition } from '../definitions/definitionCommands';
+import { definitionsPart } from '../parts';
 import type { QuestionPicker } from '../questions/questionPicker';
 import { pickItemOf } from './agentPresentation';
 import type { AgentsTreeProvider } from './agentsTree';
@@ -111,7 +111,7 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     try {
       const limits = parseRunStartOptions(title, options);
       // Asked only of a person at the palette: a request from another extension names no definition.
-      const definition = request === undefined ? await pickDefinition(runtime, title) : null;
+      const definition = request === undefined && runtime.definitions.list().length > 0 ? await definitionsPart().pickDefinition(runtime, title) : null;
       if (definition === undefined) return undefined;
       const parsed = await askPrompt(
         title,

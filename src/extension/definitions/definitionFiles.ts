@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { messageOf, type Runtime } from '../../core';
-import { MAX_DEFINITION_FILE_BYTES, type DefinitionFileInput, type DefinitionFormat, type DefinitionScope, type ResolvedDefinitions } from '../../core/definitions';
+import type { DefinitionFormat, DefinitionScope, ResolvedDefinitions } from '../../core/definitions';
 import { Disposable } from '../disposable';
 import { definitionsPart } from '../parts';
 
@@ -14,7 +14,8 @@ import { definitionsPart } from '../parts';
  * reads them all again, and the new set applies to agents started afterwards. A refused file is
  * a diagnostic on that file (the Problems view lists it, a click opens it), and what was left
  * out of a file, or which of two same-named files won, is a hint there and a line in the log.
- * The parser loads (as a part) only once a definition file exists.
+ * Only listing the folders is done here: reading, parsing and showing problems are the
+ * definitions part's, which loads once a definition file exists.
  */
 export const DEFINITION_SOURCES: ReadonlyArray<{ dir: string; suffix: string; format: DefinitionFormat }> = [
   { dir: '.arbor/agents', suffix: '.md', format: 'arbor' },
@@ -26,6 +27,14 @@ export function userDefinitionsFolder(): string {
   const setting = vscode.workspace.getConfiguration('arbor.agents').get<string>('userFolder')?.trim();
   if (!setting) return path.join(os.homedir(), '.arbor', 'agents');
   return setting.startsWith('~') ? path.join(os.homedir(), setting.slice(1)) : setting;
+}
+
+/** A folder definitions are read from, in one format. */
+export interface DefinitionPlace {
+  dir: vscode.Uri;
+  suffix: string;
+  format: DefinitionFormat;
+  scope: DefinitionScope;
 }
 
 const readOtherFormats = (): boolean => vscode.workspace.getConfiguration('arbor.agents').get<boolean>('readOtherFormats') ?? true;
@@ -40,6 +49,7 @@ export class AgentDefinitionFiles extends Disposable {
   private reading: Promise<void> = Promise.resolve();
   private again = false;
   private running = false;
+  private partLoaded = false;
 
   constructor(
     private readonly runtime: Runtime,
@@ -110,51 +120,26 @@ export class AgentDefinitionFiles extends Disposable {
   }
 
   private async readAll(): Promise<void> {
-    const places: Array<{ dir: vscode.Uri; suffix: string; format: DefinitionFormat; scope: DefinitionScope }> = [];
+    const places: DefinitionPlace[] = [];
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       for (const s of this.sources()) places.push({ dir: vscode.Uri.joinPath(folder.uri, s.dir), suffix: s.suffix, format: s.format, scope: 'workspace' });
     }
     places.push({ dir: vscode.Uri.file(userDefinitionsFolder()), suffix: '.md', format: 'arbor', scope: 'user' });
-    const files: DefinitionFileInput[] = [];
-    const tooLarge: Array<{ file: string; size: number }> = [];
-    for (const place of places) {
-      for (const uri of await filesIn(place.dir, place.suffix)) {
-        const stat = await vscode.workspace.fs.stat(uri);
-        if (stat.size > MAX_DEFINITION_FILE_BYTES) {
-          tooLarge.push({ file: uri.fsPath, size: stat.size });
-          continue;
-        }
-        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-        files.push({ file: uri.fsPath, text, format: place.format, scope: place.scope });
-      }
+    const files: Array<{ uri: vscode.Uri; place: DefinitionPlace }> = [];
+    for (const place of places) for (const uri of await filesIn(place.dir, place.suffix)) files.push({ uri, place });
+    if (files.length === 0 && !this.partLoaded) {
+      this.runtime.definitions.replace([]);
+      this.diagnostics.clear();
+    } else {
+      // Once loaded (a file was found), the part also says when the last file is gone.
+      this.partLoaded = true;
+      const part = definitionsPart();
+      const resolved = await part.readDefinitions(files, new Set(this.runtime.toolNames()));
+      this.runtime.definitions.replace(resolved.definitions);
+      part.showDefinitionProblems(this.diagnostics, this.log, resolved);
+      this.afterRead(resolved);
     }
-    const resolved: ResolvedDefinitions =
-      files.length === 0 ? { definitions: [], refused: [], notes: [] } : definitionsPart().readDefinitionFiles(files, new Set(this.runtime.toolNames()));
-    for (const big of tooLarge) resolved.refused.push({ file: big.file, message: `the file is larger than ${MAX_DEFINITION_FILE_BYTES / 1024} KiB` });
-    this.runtime.definitions.replace(resolved.definitions);
-    this.show(resolved);
-    this.afterRead(resolved);
     this.changed.fire();
-  }
-
-  private show(resolved: ResolvedDefinitions): void {
-    const byFile = new Map<string, vscode.Diagnostic[]>();
-    const add = (file: string, d: vscode.Diagnostic): void => {
-      d.source = 'Arbor';
-      byFile.set(file, [...(byFile.get(file) ?? []), d]);
-    };
-    for (const r of resolved.refused) {
-      const line = Math.max(0, (r.line ?? 1) - 1);
-      add(r.file, new vscode.Diagnostic(new vscode.Range(line, 0, line, 1000), `Agent definition not used: ${r.message}.`, vscode.DiagnosticSeverity.Error));
-      this.log.warn(`Agent definition ${r.file} is not used: ${r.message}`);
-    }
-    for (const n of resolved.notes) {
-      add(n.file, new vscode.Diagnostic(new vscode.Range(0, 0, 0, 3), n.message, vscode.DiagnosticSeverity.Information));
-      this.log.info(`Agent definition ${n.file}: ${n.message}`);
-    }
-    this.diagnostics.clear();
-    for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
-    if (resolved.definitions.length) this.log.info(`Agent definitions: ${resolved.definitions.map((d) => `${d.name} (${d.file})`).join(', ')}`);
   }
 }
 
