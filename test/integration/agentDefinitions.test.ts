@@ -36,6 +36,11 @@ function folder(): string {
 
 const agentsDir = (): string => path.join(folder(), '.arbor', 'agents');
 
+/** Writes a file as the editor does (a save, a new file), so the editor's watchers hear of it. */
+async function write(file: string, text: string): Promise<void> {
+  await vscode.workspace.fs.writeFile(vscode.Uri.file(file), new TextEncoder().encode(text));
+}
+
 function description(t: ArborTesting, agent: Agent): string {
   return String(t.tree.getTreeItem(agent).description ?? '');
 }
@@ -56,7 +61,8 @@ describe('Agent definitions and plans', function () {
 
   before(async () => {
     t = await arborTesting();
-    fs.mkdirSync(agentsDir(), { recursive: true });
+    // Dropped into the workspace as a user would; every test below uses it.
+    await write(path.join(agentsDir(), 'checker.md'), CHECKER);
   });
   after(async () => {
     await endEverything(t);
@@ -66,7 +72,6 @@ describe('Agent definitions and plans', function () {
 
   it('a definition file dropped into the workspace appears in Run Agent..., after "No definition", and starts an agent under its name', async function () {
     ui.requireBrowser(this);
-    fs.writeFileSync(path.join(agentsDir(), 'checker.md'), CHECKER);
     await waitFor(() => t.runtime.definitions.find('Checker') !== undefined, 'the watcher to read the new file');
     const running = vscode.commands.executeCommand<string>('arbor.runAgent');
     assert.ok(await ui.pageHasText('No definition'), 'the pick offers no definition');
@@ -117,7 +122,7 @@ describe('Agent definitions and plans', function () {
 
   it('a broken definition file is a problem on that file, and is not used', async function () {
     const file = path.join(agentsDir(), 'broken.md');
-    fs.writeFileSync(file, BROKEN);
+    await write(file, BROKEN);
     const uri = vscode.Uri.file(file);
     await waitFor(() => vscode.languages.getDiagnostics(uri).some((d) => /no tool named "delete_everything"/.test(d.message)), 'the diagnostic on the broken file');
     const [problem] = vscode.languages.getDiagnostics(uri);
@@ -129,7 +134,7 @@ describe('Agent definitions and plans', function () {
       assert.ok(await ui.pageHasText('delete_everything'), 'the Problems view lists it');
       await ui.screenshot('definition-problem');
     }
-    fs.writeFileSync(file, BROKEN.replace(', delete_everything', ''));
+    await write(file, BROKEN.replace(', delete_everything', ''));
     await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0 && t.runtime.definitions.find('Broken') !== undefined, 'the fixed file to be used and its problem to clear');
   });
 

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_PROMPT_CHARS, parseDefinitionFile, resolveDefinitions, type DefinitionFileResult, type DefinitionFormat, type DefinitionScope } from '../../src/core/definitions';
+import { toolGlobMatcher } from '../../src/core/definitions/toolGlob';
 import { builtinTools } from '../../src/core/tools';
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'agent-definitions');
@@ -162,5 +163,24 @@ describe('agent definitions: which file wins', () => {
     assert.deepEqual(r.definitions.map((d) => d.name), ['Reviewer']);
     assert.equal(r.refused.length, 1);
     assert.match(r.refused[0].file, /unknown-tool\.md$/);
+  });
+});
+
+describe('agent definitions: tool globs', () => {
+  it('match tool names by *, ?, sets and alternatives, and a pattern that cannot be read is refused whole', () => {
+    const names = ['read_file', 'edit_file', 'list_files', 'run_command', 'mcp/github.search', 'update_plan'];
+    const pick = (glob: string) => names.filter(toolGlobMatcher(glob));
+    assert.deepEqual(pick('*_file'), ['read_file', 'edit_file']);
+    assert.deepEqual(pick('?ead_file'), ['read_file']);
+    assert.deepEqual(pick('{read,edit}_*'), ['read_file', 'edit_file']);
+    assert.deepEqual(pick('[re]*_file'), ['read_file', 'edit_file']);
+    assert.deepEqual(pick('[!r]*'), ['edit_file', 'list_files', 'mcp/github.search', 'update_plan']);
+    assert.deepEqual(pick('mcp/*'), ['mcp/github.search']);
+    assert.deepEqual(pick('read.file'), [], 'a dot is a dot');
+    for (const bad of ['{read', 'read}', '[abc', '{a,{b}}']) {
+      const text = `---\nname: g\ndescription: d\ntools: ["${bad}"]\n---\nBody\n`;
+      const r = parseDefinitionFile({ file: '/w/g.md', text, format: 'arbor', scope: 'workspace' }, KNOWN);
+      assert.ok(!r.ok && /is not a valid glob/.test(r.message), bad);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { toolGlobMatcher } from './toolGlob';
 import type { AgentDefinition, AgentLimits } from './types';
 
 /**
@@ -27,7 +27,7 @@ export interface AgentBounds {
 }
 
 function allowList(def: AgentDefinition, patterns: readonly string[]): ToolAllowList {
-  const matchers = patterns.map((p) => picomatch(p));
+  const matchers = patterns.map(toolGlobMatcher);
   return { definition: def.name, file: def.file, patterns, allows: (tool) => matchers.some((m) => m(tool)) };
 }
 

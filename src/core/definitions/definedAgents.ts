@@ -70,11 +70,11 @@ export function withDefinitionsListed(specs: readonly ToolSpec[], definitions: A
   if (defs.length === 0) return specs;
   const made = listed.get(specs);
   if (made && made.version === definitions.version) return made.specs;
-  const text =
-    ' Pass agent: "<name>" to start one of these agent definitions (its instructions, tools and limits apply): ' +
-    defs.map((d) => `"${d.name}"${d.kind ? ` (${d.kind === 'one-shot' ? 'best started with delegate_task' : 'best started with start_subagent'})` : ''}: ${short(d.description)}`).join('; ') +
-    '.';
-  const out = specs.map((s) => (DELEGATION_TOOLS.has(s.name) ? { ...s, description: s.description + text } : s));
+  const list = defs.map((d) => `"${d.name}"${d.kind ? ` (${d.kind === 'one-shot' ? 'best started with delegate_task' : 'best started with start_subagent'})` : ''}: ${short(d.description)}`).join('; ');
+  const text = ` Pass agent: "<name>" to start one of these agent definitions (its instructions, tools and limits apply): ${list}.`;
+  // An external agent brings its own tools and model: only a definition's instructions and name apply to it.
+  const external = ` Pass definition: "<name>" to give it one of these agent definitions' instructions (only those without tools, limits or model): ${list}.`;
+  const out = specs.map((s) => (DELEGATION_TOOLS.has(s.name) ? { ...s, description: s.description + (s.name === 'start_external_agent' ? external : text) } : s));
   listed.set(specs, { version: definitions.version, specs: out });
   return out;
 }

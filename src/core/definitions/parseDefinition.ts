@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import picomatch from 'picomatch';
 import type * as z from 'zod';
 import { lineOfField, splitFrontmatter } from './frontmatter';
 import { mapOtherFormat } from './otherFormats';
 import { arborFrontmatterSchema, definitionName, MAX_PROMPT_CHARS, RUN_POWER_KEYS, RUN_WIDE_LIMITS } from './schema';
+import { toolGlobMatcher } from './toolGlob';
 import type { DefinitionFileResult, DefinitionFormat, DefinitionScope } from './types';
 
 /**
@@ -100,10 +100,10 @@ export function isGlob(pattern: string): boolean {
 
 function validGlob(pattern: string): boolean {
   try {
-    picomatch.makeRe(pattern, { strictBrackets: true });
+    toolGlobMatcher(pattern);
     return true;
   } catch {
-    // picomatch throws on a pattern it cannot compile: that is the answer, not a failure.
+    // The matcher refuses a pattern it cannot read: that is the answer, not a failure.
     return false;
   }
 }

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -102,9 +103,11 @@ export class AgentDefinitionFiles extends Disposable {
   private rewatch(): void {
     this.watching?.dispose();
     const patterns: vscode.GlobPattern[] = [];
-    const globs = `{${this.sources().map((s) => `${s.dir}/*${s.suffix}`).join(',')}}`;
+    // The folders too: when one is deleted whole, the editor reports only the folder's deletion.
+    const globs = `{${this.sources().flatMap((s) => [s.dir, `${s.dir}/*${s.suffix}`]).join(',')}}`;
     for (const folder of vscode.workspace.workspaceFolders ?? []) patterns.push(new vscode.RelativePattern(folder, globs));
-    patterns.push(new vscode.RelativePattern(vscode.Uri.file(userDefinitionsFolder()), '*.md'));
+    const user = vscode.Uri.file(userDefinitionsFolder());
+    patterns.push(new vscode.RelativePattern(vscode.Uri.joinPath(user, '..'), path.basename(user.fsPath)), new vscode.RelativePattern(user, '*.md'));
     const onChange = (): void => void this.reload();
     this.watching = vscode.Disposable.from(
       ...patterns.flatMap((pattern) => {
@@ -145,15 +148,16 @@ export class AgentDefinitionFiles extends Disposable {
 
 /** The files of `dir` ending in `suffix`, by name; none when the folder does not exist. */
 async function filesIn(dir: vscode.Uri, suffix: string): Promise<vscode.Uri[]> {
-  let entries: [string, vscode.FileType][];
+  let names: string[];
   try {
-    entries = await vscode.workspace.fs.readDirectory(dir);
+    // Listed from the disk, not through the editor, which logs every folder that is not there.
+    names = (await fs.promises.readdir(dir.fsPath, { withFileTypes: true })).filter((e) => !e.isDirectory()).map((e) => e.name);
   } catch {
     // No such folder: it holds no definitions.
     return [];
   }
-  return entries
-    .filter(([name, type]) => type !== vscode.FileType.Directory && name.toLowerCase().endsWith(suffix))
-    .map(([name]) => vscode.Uri.joinPath(dir, name))
+  return names
+    .filter((name) => name.toLowerCase().endsWith(suffix))
+    .map((name) => vscode.Uri.joinPath(dir, name))
     .sort((a, b) => (a.fsPath < b.fsPath ? -1 : 1));
 }

@@ -2,6 +2,7 @@
 // its YAML library, reading the files and showing their problems, Run Agent...'s pick and Arbor:
 // New Agent Definition... It loads the first time a definition file is found or the command runs
 // (see definitionFiles.ts and parts.ts).
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import {
@@ -23,12 +24,19 @@ export async function readDefinitions(files: ReadonlyArray<{ uri: vscode.Uri; pl
   const inputs: DefinitionFileInput[] = [];
   const tooLarge: string[] = [];
   for (const { uri, place } of files) {
-    const stat = await vscode.workspace.fs.stat(uri);
-    if (stat.size > MAX_DEFINITION_FILE_BYTES) {
-      tooLarge.push(uri.fsPath);
+    // Read from the disk as the folders were listed (definitionFiles.ts); a file gone since is left out.
+    let text: string;
+    try {
+      const stat = await fs.promises.stat(uri.fsPath);
+      if (stat.size > MAX_DEFINITION_FILE_BYTES) {
+        tooLarge.push(uri.fsPath);
+        continue;
+      }
+      text = await fs.promises.readFile(uri.fsPath, 'utf8');
+    } catch {
+      // Deleted between the listing and the read: the next reading (its watcher fired) has it right.
       continue;
     }
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     inputs.push({ file: uri.fsPath, text, format: place.format, scope: place.scope });
   }
   const resolved = resolveDefinitions(inputs.map((f) => parseDefinitionFile(f, knownTools)));
