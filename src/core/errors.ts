@@ -73,6 +73,8 @@ export type ArborErrorCode =
   | 'DEFINITION_INVALID'
   | 'DEFINITION_UNKNOWN'
   | 'TOOL_NOT_ALLOWED'
+  // installation
+  | 'PART_LOAD_FAILED'
   | 'INTERNAL';
 
 export class ArborError extends Error {

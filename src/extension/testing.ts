@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import type { RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
-import { ScriptedModel, type SwitchableModel } from '../core/models';
+import { scriptedModelPart, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import type { AgentsTreeNode, AgentsTreeProvider } from './agents/agentsTree';
 import type { AgentRuns } from './agents/agentRuns';
@@ -114,8 +114,6 @@ export interface ArborTesting {
   externalAgents: ExternalAgents;
   /** The agent definition files, their diagnostics and the set in the runtime. */
   definitionFiles: AgentDefinitionFiles;
-  /** Starts a root on a scripted model the test brings, as the named definition (`runs.start`'s path). */
-  startScriptedAs(script: unknown, prompt: string, definition: string): Agent;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -171,8 +169,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     },
     externalAgents,
     definitionFiles,
-    startScriptedAs: (script, prompt, definition) => runs.start({ prompt }, 'interactive', new ScriptedModel(script), undefined, undefined, host.runtime.definitions.get(definition)),
-    startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new ScriptedModel(script)),
+    startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new (scriptedModelPart().ScriptedModel)(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
     },

@@ -4,7 +4,7 @@ import { isoNow } from '../clock';
 import { ArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
-import { unifiedDiff } from '../tools/workspaceTools';
+import { workspaceToolRunsPart } from '../parts';
 import type { ChangeSets } from '../workspace/changeSets';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
@@ -169,7 +169,7 @@ export class ExternalAgentClient {
     if (before === params.content) return {};
     const covered = this.shownEdits.get(file.relative)?.some((e) => e.oldText === before && e.newText === params.content);
     if (!covered) {
-      const outcome = await this.ask('edit-file', file.relative, unifiedDiff(file.relative, before, params.content), this.combined(signal));
+      const outcome = await this.ask('edit-file', file.relative, workspaceToolRunsPart().unifiedDiff(file.relative, before, params.content), this.combined(signal));
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not written: ${outcome.reason}`, { code: 'APPROVAL_DENIED', path: file.relative });
     }
     this.combined(signal).throwIfAborted();
@@ -264,10 +264,10 @@ export function describeToolCall(call: acp.ToolCallUpdate, edits?: readonly Show
   for (const loc of call.locations ?? []) lines.push(`Location: ${loc.path}${loc.line != null ? `:${loc.line}` : ''}`);
   if (call.rawInput !== undefined) lines.push(`Input: ${JSON.stringify(call.rawInput, null, 2)}`);
   for (const c of call.content ?? []) {
-    if (c.type === 'diff' && !edits) lines.push(unifiedDiff(c.path, c.oldText ?? null, c.newText));
+    if (c.type === 'diff' && !edits) lines.push(workspaceToolRunsPart().unifiedDiff(c.path, c.oldText ?? null, c.newText));
     else if (c.type === 'content' && c.content.type === 'text') lines.push(c.content.text);
   }
-  for (const edit of edits ?? []) lines.push(unifiedDiff(edit.relative, edit.oldText, edit.newText));
+  for (const edit of edits ?? []) lines.push(workspaceToolRunsPart().unifiedDiff(edit.relative, edit.oldText, edit.newText));
   return lines.join('\n');
 }
 

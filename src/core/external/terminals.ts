@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ArborError } from '../errors';
-import { newProcessTag, rootOf, signalProcesses, type ProcessRoot } from '../processTree';
+import { processesPart } from '../parts';
+import type { ProcessRoot } from '../processTree';
 import { OutputTail } from './outputTail';
 
 /** The most output one terminal keeps (its tail) when the agent names no limit. */
@@ -33,11 +34,11 @@ export class TerminalSet {
 
   create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null): string {
     const id = `term-${++this.next}`;
-    const tagged = newProcessTag();
+    const tagged = processesPart().newProcessTag();
     const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env, ...tagged.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const terminal: Terminal = {
       child,
-      root: rootOf(child.pid, tagged.tag),
+      root: processesPart().rootOf(child.pid, tagged.tag),
       output: new OutputTail(outputLimit(outputByteLimit)),
       exitStatus: undefined,
       exit: new Promise((resolve) => {
@@ -116,8 +117,8 @@ function killGroup(t: Terminal): void {
     if (!t.exitStatus) t.child.kill('SIGTERM');
     return;
   }
-  const known = signalProcesses(t.root, 'SIGTERM');
-  const escalation = setTimeout(() => signalProcesses(t.root, 'SIGKILL', known), KILL_GRACE_MS);
+  const known = processesPart().signalProcesses(t.root, 'SIGTERM');
+  const escalation = setTimeout(() => processesPart().signalProcesses(t.root, 'SIGKILL', known), KILL_GRACE_MS);
   escalation.unref();
 }
 
