@@ -10,7 +10,8 @@ import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
-import { boundedSpecs, definedAgentSpec, toolRefusal, withDefinitionPrompt, withDefinitionsListed, type DefinedAgentSpec, type ModelResolver } from './definitions/definedAgents';
+import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
+import { definedAgentsPart } from './parts';
 import { AgentDefinitions } from './definitions/definitionSet';
 import type { AgentDefinition } from './definitions/types';
 import { ArborError } from './errors';
@@ -162,7 +163,7 @@ export class Runtime implements AgentHost {
     const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
-    const defined = definedAgentSpec(undefined, options.definition, this.resolveModel);
+    const defined = this.definedSpec(undefined, options.definition);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
@@ -204,7 +205,7 @@ export class Runtime implements AgentHost {
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
       const run = new Run(limits, policy, options.model, undefined, this.budgets.newRunBudget());
-      const defined = definedAgentSpec(undefined, this.definitionOf(log.header), this.resolveModel);
+      const defined = this.definedSpec(undefined, this.definitionOf(log.header));
       const past = readSessionSnapshot(log, { resumeWaiting: true });
       const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
       this.agents.add(agent);
@@ -337,20 +338,24 @@ export class Runtime implements AgentHost {
     if (!lists || lists.version !== this.tools.version) this.offered.set(policy, (lists = { version: this.tools.version }));
     const key = agent.planMode ? 'plan' : 'work';
     const specs = (lists[key] ??= this.tools.specs((def) => isToolVisible(agent, def)));
-    return withDefinitionsListed(boundedSpecs(specs, agent.bounds), this.definitions);
+    // Definitions cost nothing (their part is not even loaded) until one is in use.
+    if (!agent.bounds && this.definitions.list().length === 0) return specs;
+    const part = definedAgentsPart();
+    return part.withDefinitionsListed(part.boundedSpecs(specs, agent.bounds), this.definitions);
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
     const policy = agent.run.policy;
     // A tool its definitions leave out is refused by name, not reported as unknown.
-    const refusal = agent.bounds && this.tools.get(call.name) ? toolRefusal(agent.bounds, call.name) : undefined;
+    const refusal = agent.bounds && this.tools.get(call.name) ? definedAgentsPart().toolRefusal(agent.bounds, call.name) : undefined;
     if (refusal) return Promise.resolve(errorResult(refusal));
     const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: this, policy, interaction: this.interaction, approvals: this.approvals };
     return this.tools.execute(call, ctx, visibleInContext);
   }
 
   systemPrompt(agent: Agent): string {
-    return withDefinitionPrompt(systemPromptFor(this.basePrompt, agent, agent.run.policy), agent.definition);
+    const prompt = systemPromptFor(this.basePrompt, agent, agent.run.policy);
+    return agent.definition ? definedAgentsPart().withDefinitionPrompt(prompt, agent.definition) : prompt;
   }
 
   /** The agent's one output: put on the event channel (the continuation manager hears turn ends there). */
@@ -373,7 +378,7 @@ export class Runtime implements AgentHost {
   }
 
   private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
-    const defined: DefinedAgentSpec = definedAgentSpec(parent, past ? this.definitionOf(past.log.header) : definition, this.resolveModel);
+    const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
     const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
     if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
@@ -393,6 +398,12 @@ export class Runtime implements AgentHost {
    */
   private definitionOf(header: { definition?: { name: string } }): AgentDefinition | undefined {
     return header.definition ? this.definitions.get(header.definition.name) : undefined;
+  }
+
+  /** What a new agent takes from its definition and its parent's bounds and model (nothing, without either). */
+  private definedSpec(parent: Agent | undefined, definition: AgentDefinition | undefined): DefinedAgentSpec {
+    if (!definition && !parent?.bounds && !parent?.model) return {};
+    return definedAgentsPart().definedAgentSpec(parent, definition, this.resolveModel);
   }
 
   private assertOpen(): void {

@@ -1,6 +1,7 @@
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError, isArborError, messageOf, type ArborErrorCode, type CancelCause } from '../errors';
-import { agentLimit, type AgentBounds } from '../definitions/bounds';
+import { agentLimit } from '../definitions/agentLimit';
+import type { AgentBounds } from '../definitions/bounds';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';

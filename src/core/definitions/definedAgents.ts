@@ -2,6 +2,8 @@ import { ArborError } from '../errors';
 import type { ModelProvider, ToolSpec } from '../models/types';
 import type { AgentDefinitions } from './definitionSet';
 import { boundsFor, refusingList, type AgentBounds } from './bounds';
+
+export { toolGlobMatcher } from './toolGlob';
 import type { AgentDefinition } from './types';
 
 /**

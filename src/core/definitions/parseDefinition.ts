@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { lineOfField, splitFrontmatter } from './frontmatter';
 import { mapOtherFormat } from './otherFormats';
 import { arborFrontmatterSchema, definitionName, MAX_PROMPT_CHARS, RUN_POWER_KEYS, RUN_WIDE_LIMITS } from './schema';
-import { toolGlobMatcher } from './toolGlob';
+import { definedAgentsPart } from '../parts';
 import type { DefinitionFileResult, DefinitionFormat, DefinitionScope } from './types';
 
 /**
@@ -100,7 +100,8 @@ export function isGlob(pattern: string): boolean {
 
 function validGlob(pattern: string): boolean {
   try {
-    toolGlobMatcher(pattern);
+    // The matcher enforcement uses, from its part: a glob is checked by what will match it.
+    definedAgentsPart().toolGlobMatcher(pattern);
     return true;
   } catch {
     // The matcher refuses a pattern it cannot read: that is the answer, not a failure.

@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
-import { agentLimit } from '../definitions/bounds';
+import { agentLimit } from '../definitions/agentLimit';
 import { limitExceeded } from '../errors';
 
 /**
