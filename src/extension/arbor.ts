@@ -98,7 +98,10 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo }),
     definitionFiles,
-    ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({ [NEW_DEFINITION_COMMAND]: (name?: unknown) => definitionsPart().newAgentDefinition(log, name) })),
+    ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({
+      // The new file is read at once, not only when the file watcher reports it.
+      [NEW_DEFINITION_COMMAND]: (name?: unknown) => definitionsPart().newAgentDefinition(log, name).then((file) => definitionFiles.reload().then(() => file)),
+    })),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );

@@ -138,6 +138,15 @@ describe('Agent definitions and plans', function () {
     await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0 && t.runtime.definitions.find('Broken') !== undefined, 'the fixed file to be used and its problem to clear');
   });
 
+  it('Arbor: New Agent Definition... writes a commented template that is a definition as it is, and opens it', async () => {
+    const file = await vscode.commands.executeCommand<string>('arbor.newAgentDefinition', 'Scribe');
+    assert.strictEqual(file, path.join(agentsDir(), 'scribe.md'));
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === file, 'the new file to open');
+    assert.match(vscode.window.activeTextEditor!.document.getText(), /^# tools: the only tools it may use/m);
+    await waitFor(() => t.runtime.definitions.find('Scribe') !== undefined, 'the new definition to be read');
+    assert.strictEqual(vscode.languages.getDiagnostics(vscode.Uri.file(file)).length, 0, 'the template has no problem');
+  });
+
   it('a plan fills in live under a running agent and in its conversation view', async function () {
     const script = {
       version: 1,

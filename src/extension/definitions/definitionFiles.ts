@@ -60,6 +60,12 @@ export class AgentDefinitionFiles extends Disposable {
   ) {
     super();
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatch()));
+    // A save in the editor is read at once, whether or not the file watcher reports it.
+    this._register(
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (this.isDefinitionFile(doc.uri)) void this.reload();
+      }),
+    );
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('arbor.agents')) this.rewatch();
@@ -116,6 +122,12 @@ export class AgentDefinitionFiles extends Disposable {
       }),
     );
     void this.reload();
+  }
+
+  private isDefinitionFile(uri: vscode.Uri): boolean {
+    const dir = path.dirname(uri.fsPath);
+    if (dir === userDefinitionsFolder()) return uri.fsPath.endsWith('.md');
+    return this.sources().some((s) => uri.fsPath.endsWith(s.suffix) && dir.endsWith(path.join(...s.dir.split('/'))));
   }
 
   private sources(): typeof DEFINITION_SOURCES {
