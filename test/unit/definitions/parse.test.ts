@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_PROMPT_CHARS, parseDefinitionFile, resolveDefinitions, type DefinitionFileResult, type DefinitionFormat, type DefinitionScope } from '../../src/core/definitions';
-import { toolGlobMatcher } from '../../src/core/definitions/toolGlob';
-import { builtinTools } from '../../src/core/tools';
+import { MAX_PROMPT_CHARS, parseDefinitionFile, resolveDefinitions, type DefinitionFileResult, type DefinitionFormat, type DefinitionScope } from '../../../src/core/definitions';
+import { toolGlobMatcher } from '../../../src/core/definitions/toolGlob';
+import { builtinTools } from '../../../src/core/tools';
 
-const CORPUS = path.join(__dirname, '..', 'fixtures', 'agent-definitions');
+const CORPUS = path.join(__dirname, '..', '..', 'fixtures', 'agent-definitions');
 const KNOWN = new Set(builtinTools.map((t) => t.name));
 
 function read(rel: string, format: DefinitionFormat = 'arbor', scope: DefinitionScope = 'workspace'): DefinitionFileResult {

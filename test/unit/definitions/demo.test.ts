@@ -2,18 +2,18 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Agent } from '../../src/core/agents/agent';
-import { definitionFileName, definitionTemplate, parseDefinitionFile } from '../../src/core/definitions';
-import type { InteractionPrompt } from '../../src/core/interaction';
-import { ScriptedModel } from '../../src/core/models/scriptedModel';
-import { Runtime } from '../../src/core/runtime';
-import type { Answer } from '../../src/core/sessions/types';
-import { builtinTools } from '../../src/core/tools';
-import { DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../../src/extension/demo/demoScript';
-import { toolResults, until } from './support/runtimeFixture';
+import type { Agent } from '../../../src/core/agents/agent';
+import { definitionFileName, definitionTemplate, parseDefinitionFile } from '../../../src/core/definitions';
+import type { InteractionPrompt } from '../../../src/core/interaction';
+import { ScriptedModel } from '../../../src/core/models/scriptedModel';
+import { Runtime } from '../../../src/core/runtime';
+import type { Answer } from '../../../src/core/sessions/types';
+import { builtinTools } from '../../../src/core/tools';
+import { DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../../../src/extension/demo/demoScript';
+import { toolResults, until } from '../../support/runtimeFixture';
 
 const KNOWN = new Set(builtinTools.map((t) => t.name));
-const DEMO = path.join(__dirname, '..', '..', 'demo');
+const DEMO = path.join(__dirname, '..', '..', '..', 'demo');
 
 describe('agent definitions in the demo and the new-definition template', () => {
   it('the template Arbor: New Agent Definition... writes is a definition that parses as it is', () => {

@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
-import type { Agent } from '../../src/core/agents/agent';
-import { parseDefinitionFile, type AgentDefinition } from '../../src/core/definitions';
-import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { ScriptedModel } from '../../src/core/models/scriptedModel';
-import type { ModelRequest } from '../../src/core/models/types';
-import { Runtime } from '../../src/core/runtime';
-import { builtinTools } from '../../src/core/tools';
-import { recordingModel, toolResults } from './support/runtimeFixture';
+import type { Agent } from '../../../src/core/agents/agent';
+import { parseDefinitionFile, type AgentDefinition } from '../../../src/core/definitions';
+import type { ModelScript } from '../../../src/core/models/scriptedModel';
+import { ScriptedModel } from '../../../src/core/models/scriptedModel';
+import type { ModelRequest } from '../../../src/core/models/types';
+import { Runtime } from '../../../src/core/runtime';
+import { builtinTools } from '../../../src/core/tools';
+import { recordingModel, toolResults } from '../../support/runtimeFixture';
 
 const KNOWN = new Set(builtinTools.map((t) => t.name));
 

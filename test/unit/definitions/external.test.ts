@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { parseDefinitionFile, type AgentDefinition } from '../../src/core/definitions';
-import { startExternalAgentTool, type ExternalStartOptions } from '../../src/core/external';
-import { builtinTools } from '../../src/core/tools';
-import { testAgentConfig } from '../support/acpTestAgent';
-import { makeRuntime } from './support/runtimeFixture';
+import { parseDefinitionFile, type AgentDefinition } from '../../../src/core/definitions';
+import { startExternalAgentTool, type ExternalStartOptions } from '../../../src/core/external';
+import { builtinTools } from '../../../src/core/tools';
+import { testAgentConfig } from '../../support/acpTestAgent';
+import { makeRuntime } from '../../support/runtimeFixture';
 
 const KNOWN = new Set(builtinTools.map((t) => t.name));
 const def = (frontmatter: string): AgentDefinition => {

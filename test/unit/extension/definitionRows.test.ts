@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { parseDefinitionFile } from '../../src/core/definitions';
-import { builtinTools } from '../../src/core/tools';
-import { presentAgent } from '../../src/extension/agents/agentPresentation';
-import { renderTranscript } from '../../src/extension/conversation/transcriptRenderer';
-import { childByLabel, makeRuntime, until } from './support/runtimeFixture';
+import { parseDefinitionFile } from '../../../src/core/definitions';
+import { builtinTools } from '../../../src/core/tools';
+import { presentAgent } from '../../../src/extension/agents/agentPresentation';
+import { renderTranscript } from '../../../src/extension/conversation/transcriptRenderer';
+import { childByLabel, makeRuntime, until } from '../../support/runtimeFixture';
 
 const update = (...statuses: string[]) => ({
   name: 'update_plan',

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { readSessionSnapshot } from '../../src/core/agents/sessionSnapshot';
-import { ConversationModel, conversationState } from '../../src/core/conversation';
-import { MAX_PLAN_ITEMS, MAX_PLAN_STEP_CHARS, planFromEvents, planSummary } from '../../src/core/plans';
-import { sessionEventSchema } from '../../src/core/sessions/schema';
-import type { PlanItem, SessionEvent } from '../../src/core/sessions/types';
-import { makeRuntime, toolResults } from './support/runtimeFixture';
+import { readSessionSnapshot } from '../../../src/core/agents/sessionSnapshot';
+import { ConversationModel, conversationState } from '../../../src/core/conversation';
+import { MAX_PLAN_ITEMS, MAX_PLAN_STEP_CHARS, planFromEvents, planSummary } from '../../../src/core/plans';
+import { sessionEventSchema } from '../../../src/core/sessions/schema';
+import type { PlanItem, SessionEvent } from '../../../src/core/sessions/types';
+import { makeRuntime, toolResults } from '../../support/runtimeFixture';
 
 const plan = (...steps: Array<[string, PlanItem['status']]>): PlanItem[] => steps.map(([step, status]) => ({ step, status }));
 const call = (items: unknown) => ({ name: 'update_plan', arguments: { items } });
