@@ -10,6 +10,13 @@ export function testAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): E
   return { name: 'Test Agent', command: process.execPath, args: [ACP_TEST_AGENT_SCRIPT], env: {}, secretEnv: [], ...overrides };
 }
 
+/** The test agent started by a launcher that passes it its own standard streams (as npm wrappers do). */
+export const ACP_TEST_LAUNCHER_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/launcher.mjs');
+
+export function launchedTestAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
+  return testAgentConfig({ args: [ACP_TEST_LAUNCHER_SCRIPT], ...overrides });
+}
+
 /** Generous: a child process on a loaded machine; the tests wait for states, never for a time. */
 export const ACP_WAIT = 20_000;
 

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { Agent } from '../agents/agent';
+import type { Agent, TurnEngine } from '../agents/agent';
 import { isoNow } from '../clock';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
 import { workspaceToolRunsPart } from '../parts';
@@ -36,11 +36,16 @@ export type { ShownEdit } from './permissions';
  *   seam's policy), and a cancelled turn answers pending permissions with `cancelled`;
  * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved.
  */
+/** How a subagent of an external agent joins the tree: a continuable child of that agent's node. */
+export type StartChild = (parent: Agent, label: string, prompt: string, engine: TurnEngine<Agent>) => Agent;
+
 export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
+  /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
+  readonly startChild?: StartChild;
 }
 
 /** Kinds of tool call that only read: allowed without asking, as Arbor's own reading tools are. */
@@ -54,7 +59,7 @@ export class ExternalAgentClient {
   private readonly shownEdits = new Map<string, ShownEdit[]>();
 
   constructor(
-    private readonly agent: Agent,
+    readonly agent: Agent,
     private readonly services: ExternalAgentServices,
     /** The current turn's signal (aborted by Stop); permissions asked after it are cancelled. */
     private readonly turnSignal: () => AbortSignal | undefined,
@@ -72,7 +77,7 @@ export class ExternalAgentClient {
     this.terminals.disposeAll();
   }
 
-  handlers(onUpdate: (update: acp.SessionUpdate) => void): AcpClientHandlers {
+  handlers(onUpdate: (update: acp.SessionUpdate, sessionId: string) => void): AcpClientHandlers {
     return {
       sessionUpdate: onUpdate,
       requestPermission: (p, s) => this.requestPermission(p, s),
@@ -154,7 +159,9 @@ export class ExternalAgentClient {
   async readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse> {
     const workspace = this.workspace();
     const file = await workspace.resolve(params.path);
-    const { text } = await workspace.readText(file, this.combined(signal));
+    const { text } = await workspace.readText(file, this.combined(signal)).catch((err: unknown) => {
+      throw forTheAgent(err);
+    });
     if (params.line == null && params.limit == null) return { content: text };
     const lines = text.split('\n');
     const from = Math.max(1, params.line ?? 1) - 1;
@@ -227,6 +234,17 @@ export class ExternalAgentClient {
     const turn = this.turnSignal();
     return turn ? AbortSignal.any([signal, turn]) : signal;
   }
+}
+
+/**
+ * A workspace error as an external agent is told it: the workspace's messages point Arbor's own
+ * agents at Arbor's tools (list_files), which an external agent does not have, so only what
+ * happened is kept.
+ */
+function forTheAgent(err: unknown): unknown {
+  if (!isArborError(err) || (err.code !== 'FILE_NOT_FOUND' && err.code !== 'PATH_INVALID')) return err;
+  const [what] = err.message.split(/(?<=\.) /);
+  return new ArborError(err.code, what, err.details);
 }
 
 /** The approval action and the subject a rule matches, from what a tool call that is not an edit says it does. */
