@@ -13,6 +13,7 @@ import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
 import type * as PlanApproval from './tools/planApproval';
 import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
+import type * as DefinedAgents from './definitions/definedAgents';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -34,3 +35,6 @@ export const planApprovalPart = partOnFirstUse('plan approval (dist/planApproval
 
 /** Each live root's live-state record, and putting the Agents tree back from them when a window starts (Runtime.restoreLive). */
 export const restorePart = partOnFirstUse('the restore of the Agents tree (dist/restorePart.js)', () => require('./restore/restorePart') as typeof Restore);
+
+/** Applying agent definitions to the agents that use one: their bounds, tool lists and globs, model, instructions, and the list the delegation tools show. */
+export const definedAgentsPart = partOnFirstUse('agent definitions (dist/definedAgents.js)', () => require('./definitions/definedAgents') as typeof DefinedAgents);

@@ -10,6 +10,7 @@ import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
+import { DefinitionModels } from './definitions/definitionModels';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
@@ -27,6 +28,8 @@ export interface RuntimeHost {
   approvalRules: EditorApprovalRuleStore;
   /** The settings as last read (they are read again whenever an `arbor.*` setting changes). */
   settings(): ArborSettings;
+  /** The models agent definitions may name (see definitions/definitionModels.ts). */
+  definitionModels: DefinitionModels;
 }
 
 export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RuntimeHost {
@@ -55,8 +58,11 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     log.info(rg ? `Agents search with ${rg}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
     return rg;
   };
+  const definitionModels = new DefinitionModels(model, log);
+  context.subscriptions.push(definitionModels);
   const runtime = new Runtime({
     model,
+    resolveModel: (id) => definitionModels.resolve(id),
     limits: settings.limits,
     prices: settings.prices,
     runaway: settings.runaway,
@@ -96,5 +102,5 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       log.info(`Model for new turns: ${model.label}`);
     }),
   );
-  return { runtime, model, store, apiKeys, approvalRules, settings: () => settings };
+  return { runtime, model, store, apiKeys, approvalRules, settings: () => settings, definitionModels };
 }

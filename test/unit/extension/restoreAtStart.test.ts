@@ -1,15 +1,15 @@
 import * as assert from 'assert';
 import * as fs from 'node:fs';
-import type { Agent } from '../../src/core/agents/agent';
-import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { LiveRecordFiles } from '../../src/core/restore';
-import { Runtime } from '../../src/core/runtime';
-import { JsonlSessionStore } from '../../src/core/sessions';
-import type { GitWorktree } from '../../src/core/workspace';
-import { EndedSubagents } from '../../src/extension/agents/endedSubagents';
-import { inOrderAmong, restoreAtStart } from '../../src/extension/agents/restoreAtStart';
-import { makeTempDir } from './sessions.fixtures';
-import { recordingModel, until } from './support/runtimeFixture';
+import type { Agent } from '../../../src/core/agents/agent';
+import type { ModelScript } from '../../../src/core/models/scriptedModel';
+import { LiveRecordFiles } from '../../../src/core/restore';
+import { Runtime } from '../../../src/core/runtime';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import type { GitWorktree } from '../../../src/core/workspace';
+import { EndedSubagents } from '../../../src/extension/agents/endedSubagents';
+import { inOrderAmong, restoreAtStart } from '../../../src/extension/agents/restoreAtStart';
+import { makeTempDir } from '../../support/sessionFixtures';
+import { recordingModel, until } from '../../support/runtimeFixture';
 
 const script: ModelScript = {
   version: 1,

@@ -2,17 +2,17 @@ import * as assert from 'assert';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Agent } from '../../src/core/agents/agent';
-import { describeHold, newHold } from '../../src/core/agents/holds';
-import type { InteractionPrompt } from '../../src/core/interaction';
-import type { ModelScript } from '../../src/core/models/scriptedModel';
-import { LiveRecordFiles, type LiveRootRecord, type RestoreReport } from '../../src/core/restore';
-import { INTERRUPTED_NOTE, Runtime } from '../../src/core/runtime';
-import { JsonlSessionStore } from '../../src/core/sessions';
-import { FileChangeSetStorage } from '../../src/core/workspace/changeSets';
-import { NodeWorkspace } from '../../src/core/workspace/nodeWorkspace';
-import { makeTempDir } from './sessions.fixtures';
-import { recordingModel, until, userMessages } from './support/runtimeFixture';
+import type { Agent } from '../../../src/core/agents/agent';
+import { describeHold, newHold } from '../../../src/core/agents/holds';
+import type { InteractionPrompt } from '../../../src/core/interaction';
+import type { ModelScript } from '../../../src/core/models/scriptedModel';
+import { LiveRecordFiles, type LiveRootRecord, type RestoreReport } from '../../../src/core/restore';
+import { INTERRUPTED_NOTE, Runtime } from '../../../src/core/runtime';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import { FileChangeSetStorage } from '../../../src/core/workspace/changeSets';
+import { NodeWorkspace } from '../../../src/core/workspace/nodeWorkspace';
+import { makeTempDir } from '../../support/sessionFixtures';
+import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
 
 /** One window on the sessions folder `dir`: its store, its runtime with live-state records, what it logged. */
 function openWindow(dir: string, script: ModelScript, options: { limits?: Record<string, number> } = {}) {
@@ -216,7 +216,7 @@ describe('restore: the Agents tree survives a reload', () => {
   it('a window killed with SIGKILL mid-turn: the next one puts the agent back interrupted, with what it had streamed', async function () {
     // A deadline against a hang: starting node with tsx takes seconds on a loaded machine.
     this.timeout(120_000);
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'support', 'liveTreeChild.ts'), dir], { cwd: path.join(__dirname, '..', '..') });
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'liveTreeChild.ts'), dir], { cwd: path.join(__dirname, '..', '..', '..') });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -339,7 +339,7 @@ describe('restore: the Agents tree survives a reload', () => {
     await Promise.all([mine.whenIdle(), theirs.whenIdle()]);
     await closeWindow(first);
     windows.splice(0);
-    const holder = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'support', 'sessionHolderChild.ts'), dir, theirs.id, 'the other window', 'reopen'], { cwd: path.join(__dirname, '..', '..') });
+    const holder = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'sessionHolderChild.ts'), dir, theirs.id, 'the other window', 'reopen'], { cwd: path.join(__dirname, '..', '..', '..') });
     let output = '';
     holder.stdout.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise((resolve) => holder.on('exit', resolve));
