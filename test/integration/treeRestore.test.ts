@@ -101,7 +101,12 @@ if (windowReload.phase() === 'before') {
       t.runtime.sendFromUser(lead, 'Add a budget line to the list.');
       t.runtime.stop(lead);
       await waitFor(() => lead.status === 'idle' && lead.isParked, 'the lead stopped with its queue');
-      await waitFor(() => t.tree.ended.count(lead) === 2 && /1 file changed/.test(String(t.tree.getTreeItem(lead).description)), 'the ended rows and the changed file on the lead');
+      const says = (agent: Agent, words: RegExp): boolean => words.test(String(t.tree.getTreeItem(agent).description));
+      // The rows repaint a moment after each change: compare what the view shows once it shows the stops.
+      await waitFor(
+        () => t.tree.ended.count(lead) === 2 && says(lead, /stopped, \d+ queued .*1 file changed/) && says(watcher, /stopped, 1 queued/),
+        'the rows to show the stopped lead with its changed file, the stopped Watcher and the ended rows',
+      );
       if (ui.available) {
         await vscode.commands.executeCommand('arbor.agents.focus');
         assert.ok(await ui.pageHasText(LEAD), 'the lead row is on screen');
