@@ -1,15 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ArborError, isArborError } from '../errors';
 import { once } from '../once';
-import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { newProcessTag } from '../processTree';
+import { blockedPaths, type SandboxPlan } from '../sandbox';
 import { resolveWorkspacePath } from '../workspace/paths';
 import { deniedResult, errorResult, jsonResult } from './catalog';
+import { execute, type CommandOutcome } from './commandProcess';
 import { defineTool } from './defineTool';
 
-const MAX_OUTPUT = 64 * 1024;
+export { KILL_GRACE_MS } from './commandProcess';
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 export const runCommandArgsSchema = once(() => z.object({
@@ -19,17 +20,21 @@ export const runCommandArgsSchema = once(() => z.object({
 }));
 
 /**
- * Runs a shell command in the workspace, after consent: a remembered rule ("command: npm test")
+ * Runs a shell command in the run's folder, after consent: a remembered rule ("command: npm test")
  * allows it in any run; otherwise interactive roots are asked, and unattended runs and
- * subagents are denied without any prompt, told which rule would allow it.
- * The turn's signal kills the process, so Stop really stops it.
+ * subagents are denied without any prompt, told which rule would allow it. With
+ * `arbor.sandbox.autoAllow`, a command that will run sandboxed is allowed without asking.
+ * The person asked sees whether it runs sandboxed and what it may touch; the result says so too,
+ * and names what the sandbox blocked. In `required` mode without a sandbox nothing is run and
+ * nobody is asked. The turn's signal kills the process tree, so Stop really stops it.
  */
 export const runCommandTool = defineTool({
   name: 'run_command',
   description:
     'Run a shell command in the workspace folder and get its exit code and output (trimmed to the last 64 KiB). ' +
     'The user must approve each command unless an approval rule allows it; when approval is denied, the result says why and which rule would allow it. ' +
-    'On timeout the command and every process it started are stopped; do not start servers or daemons that should outlive it.',
+    'On timeout the command and every process it started are stopped; do not start servers or daemons that should outlive it. ' +
+    'It usually runs in a sandbox: writes outside the workspace fail (read-only file system), and the network is closed except for allowed domains; the result says when the sandbox blocked something.',
   schema: runCommandArgsSchema,
   readOnly: false,
   async run(args, ctx) {
@@ -39,16 +44,25 @@ export const runCommandTool = defineTool({
     }
     const checked = await commandFolder(workspace, args.cwd);
     if (checked instanceof ArborError) return errorResult(checked);
+    const sandbox = ctx.runtime.sandbox;
+    let plan: SandboxPlan = { kind: 'unsandboxed', reason: 'no sandbox is configured' };
+    try {
+      if (sandbox) plan = await sandbox.plan([await runFolder(workspace)]);
+    } catch (err) {
+      return errorResult(isArborError(err) ? err : new ArborError('SANDBOX_FAILED', String(err)));
+    }
+    const sandboxLine = sandbox ? `\n${sandbox.describe(plan)}` : '';
     const approval = await ctx.approvals.request({
       agent: ctx.agent,
       isSubagent: ctx.agent.kind !== 'root',
       policy: ctx.policy,
       action: 'run-command',
-      detail: `${args.command}${args.cwd ? `  (in ${checked.relative})` : ''}`,
+      detail: `${args.command}${args.cwd ? `  (in ${checked.relative})` : ''}${sandboxLine}`,
       subject: args.command,
       signal: ctx.signal,
       log: ctx.agent.log,
       toolCallId: ctx.toolCallId,
+      sandboxAutoAllow: plan.kind === 'sandboxed' && plan.settings.autoAllow,
     });
     if (approval.decision === 'deny') {
       return deniedResult('run-command', args.command, approval);
@@ -57,8 +71,24 @@ export const runCommandTool = defineTool({
     const cwd = await commandFolder(workspace, args.cwd);
     if (cwd instanceof ArborError) return errorResult(cwd);
     if (cwd.real !== checked.real) return errorResult(new ArborError('PATH_OUTSIDE_WORKSPACE', `cwd "${args.cwd}" now leads to another folder than when it was approved; nothing was run. Ask again.`, { path: args.cwd }));
-    const outcome = await execute(args.command, cwd.real, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
-    return jsonResult(outcome);
+    const { tag, env } = newProcessTag();
+    let launch;
+    try {
+      launch = sandbox ? await sandbox.launch(plan, '/bin/sh', ['-c', args.command], cwd.real, env) : undefined;
+    } catch (err) {
+      return errorResult(isArborError(err) ? err : new ArborError('SANDBOX_FAILED', String(err)));
+    }
+    const start = launch?.sandboxed
+      ? { program: launch.program, args: launch.args, shell: false, env: launch.env, tag }
+      : { program: args.command, args: [], shell: true, env: { ...launch?.env ?? stringEnv(process.env), ...env }, tag };
+    let outcome: CommandOutcome;
+    try {
+      outcome = await execute(start, cwd.real, (args.timeout_seconds ?? DEFAULT_TIMEOUT_MS / 1000) * 1000, ctx.signal);
+    } finally {
+      launch?.dispose();
+    }
+    if (!sandbox) return jsonResult(outcome);
+    return jsonResult({ ...outcome, ...sandboxReport(plan, outcome.output, launch?.blockedHosts() ?? []) });
   },
 });
 
@@ -83,120 +113,23 @@ async function commandFolder(workspace: string, cwd: string | undefined): Promis
   }
 }
 
-interface CommandOutcome {
-  status: 'exited' | 'timed-out' | 'failed-to-start';
-  exit_code: number | null;
-  signal: string | null;
-  output: string;
-  truncated: boolean;
-  /** Set when processes the command left behind had to be stopped for the tool to return. */
-  note?: string;
+
+/** The run's own folder (the workspace or the agent's worktree), as a real path. */
+async function runFolder(workspace: string): Promise<string> {
+  return fs.promises.realpath(workspace).catch(() => workspace);
 }
 
-/** Between SIGTERM and SIGKILL; also how long output may keep flowing after the shell exits. */
-export const KILL_GRACE_MS = 2_000;
-
-/**
- * Runs `command` in a shell in its own process group and settles within `timeoutMs` plus two
- * grace periods whatever the command does:
- * - on timeout or abort, the whole group and every process still attached to the shell's tree
- *   get SIGTERM, then SIGKILL after the grace, so a command that traps SIGTERM cannot outlive it;
- * - when the shell has exited but something it started keeps the output pipe open, that is
- *   stopped the same way after the grace, and the pipe is closed on our side;
- * - an abort rejects at once (the turn ends), while the termination finishes in the background.
- * "Every process" is what processTree.ts finds: the tree, the group and session, and whatever
- * carries the command's tag in its environment, so a process that a subshell moved to a session
- * of its own (`(setsid cmd &)`) is ended too. Limit: one that also started with a cleared
- * environment cannot be found; its output is no longer read and the tool still returns.
- */
-function execute(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const { tag, env } = newProcessTag();
-    const child = spawn(command, { cwd, shell: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-    const root = rootOf(child.pid, tag);
-    let output = '';
-    let truncated = false;
-    let timedOut = false;
-    let leftovers = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let settled = false;
-    let terminating = false;
-    let drain: NodeJS.Timeout | undefined;
-    let escalation: NodeJS.Timeout | undefined;
-    const collect = (chunk: Buffer): void => {
-      output += chunk.toString('utf8');
-      if (output.length > MAX_OUTPUT) {
-        output = output.slice(output.length - MAX_OUTPUT);
-        truncated = true;
-      }
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-
-    const settle = (): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      clearTimeout(timeout);
-      if (signal.aborted) return reject(signal.reason);
-      const outcome: CommandOutcome = { status: timedOut ? 'timed-out' : 'exited', exit_code: exit?.code ?? null, signal: exit?.signal ?? null, output, truncated };
-      if (leftovers) outcome.note = 'Processes the command left running kept its output open; they were stopped.';
-      resolve(outcome);
-    };
-
-    /** SIGTERM now, SIGKILL after the grace, to every process of the command. */
-    const terminate = (): void => {
-      if (terminating) return;
-      terminating = true;
-      const known = signalAll(child, root, 'SIGTERM');
-      // Runs even when the pipes close first: a process that trapped SIGTERM and closed its
-      // output must not outlive the command either.
-      escalation = setTimeout(() => {
-        signalAll(child, root, 'SIGKILL', known);
-        // Whatever still holds the pipe is gone or out of reach: stop reading and return.
-        child.stdout.destroy();
-        child.stderr.destroy();
-        settle();
-      }, KILL_GRACE_MS);
-    };
-
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      terminate();
-    }, timeoutMs);
-    const onAbort = (): void => {
-      terminate();
-      settle();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (err) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timeout);
-      clearTimeout(drain);
-      clearTimeout(escalation);
-      signal.removeEventListener('abort', onAbort);
-      resolve({ status: 'failed-to-start', exit_code: null, signal: null, output: err.message, truncated: false });
-    });
-    child.on('exit', (code, sig) => {
-      exit = { code, signal: sig };
-      // The shell is done; output still flowing after the grace comes from processes it left.
-      drain = setTimeout(() => {
-        if (settled || terminating) return;
-        leftovers = true;
-        terminate();
-      }, KILL_GRACE_MS);
-    });
-    child.on('close', () => {
-      clearTimeout(drain);
-      settle();
-    });
-  });
+/** What the result says about the sandbox: whether it ran in one, and what it blocked. */
+function sandboxReport(plan: SandboxPlan, output: string, hosts: readonly string[]): Record<string, unknown> {
+  if (plan.kind === 'unsandboxed') return { sandbox: `unsandboxed: ${plan.reason}` };
+  const paths = blockedPaths(output);
+  return {
+    sandbox: `sandboxed: writes only in ${plan.writable.join(', ')} and /tmp`,
+    ...(hosts.length > 0 ? { blocked_network: hosts, blocked_network_note: 'The sandbox refused these hosts; the setting arbor.sandbox.network.allow lists the domains a command may reach.' } : {}),
+    ...(paths.length > 0 ? { blocked_paths: paths, blocked_paths_note: 'Writes outside the run folder fail in the sandbox (read-only file system).' } : {}),
+  };
 }
 
-/** The command's processes (see processTree.ts); on Windows the shell alone. */
-function signalAll(child: ChildProcess, root: ProcessRoot, sig: NodeJS.Signals, known?: FoundProcesses): FoundProcesses {
-  if (process.platform === 'win32') child.kill(sig);
-  return signalProcesses(root, sig, known);
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, probeSandbox, type SandboxAvailability, type SandboxSettings } from '../../../src/core/sandbox';
+
+/**
+ * A run folder and, beside it, a folder outside it with a marker file, under /var/tmp (a
+ * sandboxed command gets a /tmp of its own, so a marker there would prove nothing).
+ */
+export interface SandboxPlace {
+  root: string;
+  workspace: string;
+  outside: string;
+  marker: string;
+  secrets: string;
+  secretFile: string;
+}
+
+export function makePlace(): SandboxPlace {
+  const root = fs.realpathSync(fs.mkdtempSync('/var/tmp/arbor-sandbox-test-'));
+  const workspace = path.join(root, 'ws');
+  const outside = path.join(root, 'outside');
+  const secrets = path.join(root, 'secrets');
+  for (const dir of [workspace, outside, secrets]) fs.mkdirSync(dir);
+  const marker = path.join(outside, 'marker');
+  fs.writeFileSync(marker, 'original\n');
+  const secretFile = path.join(secrets, 'id_key');
+  fs.writeFileSync(secretFile, 'TOP-SECRET-CONTENT\n');
+  return { root, workspace, outside, marker, secrets, secretFile };
+}
+
+export function removePlace(place: SandboxPlace | undefined): void {
+  if (place) fs.rmSync(place.root, { recursive: true, force: true });
+}
+
+let probed: Promise<SandboxAvailability> | undefined;
+
+/** Skips the calling suite, saying why, where this machine has no working bubblewrap (CI has it: scripts/setup.cjs). */
+export function requireSandbox(): void {
+  before(async function () {
+    this.timeout(20_000);
+    const available = await (probed ??= probeSandbox());
+    if (!available.ok) {
+      console.log(`      (skipped: ${available.missing})`);
+      this.skip();
+    }
+  });
+}
+
+export function sandboxWith(place: SandboxPlace, settings: Partial<SandboxSettings> = {}): CommandSandbox {
+  return new CommandSandbox({ settings: { ...DEFAULT_SANDBOX_SETTINGS, ...settings }, denyRead: [place.secrets] });
+}
+
+/** Runs `script` with /bin/sh in the sandbox, in the place's workspace, to its end. */
+export async function runSandboxed(sandbox: CommandSandbox, place: SandboxPlace, script: string, env: Record<string, string> = {}, folder = place.workspace): Promise<{ code: number | null; output: string; sandboxed: boolean; blocked: readonly string[] }> {
+  const plan = await sandbox.plan([folder]);
+  const launch = await sandbox.launch(plan, '/bin/sh', ['-c', script], folder, env);
+  try {
+    const child = spawn(launch.program, launch.args, { cwd: folder, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    return { code, output, sandboxed: launch.sandboxed, blocked: launch.blockedHosts() };
+  } finally {
+    launch.dispose();
+  }
+}
