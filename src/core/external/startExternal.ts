@@ -23,7 +23,7 @@ export type ExternalResumeOptions = Omit<ExternalStartOptions, 'prompt' | 'label
 
 /** The runtime's approval seam, change sets and workspace, as an external agent uses them. */
 export function runtimeServices(runtime: Runtime): ExternalAgentServices {
-  return { approvals: runtime.approvals, changes: runtime.changes, workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace };
+  return { approvals: runtime.approvals, changes: runtime.changes, sandbox: runtime.sandbox, workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace };
 }
 
 function engineFor(runtime: Runtime, options: ExternalResumeOptions & { loadSessionId?: string }, folder: string | undefined): ExternalAgentEngine {

@@ -98,7 +98,7 @@ export class CommandSandbox {
       return { kind: 'unsandboxed', reason: `this machine has no sandbox: ${available.missing}` };
     }
     const deny = [...BUILTIN_DENY_READ, ...this.extraDeny, ...settings.denyRead];
-    return { kind: 'sandboxed', writable: [...folders], denyRead: existing(deny.map((p) => this.expand(p))), settings, available };
+    return { kind: 'sandboxed', writable: folders.map(realOrSelf), denyRead: existing(deny.map((p) => this.expand(p))), settings, available };
   }
 
   /** The person's view of `plan`: what the command may touch. */
@@ -170,6 +170,14 @@ function existing(paths: readonly string[]): Array<{ path: string; folder: boole
     }
   }
   return [...out].map(([p, folder]) => ({ path: p, folder }));
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
