@@ -10,6 +10,7 @@ import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
+import { editorSandbox } from './sandboxSettings';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
@@ -65,6 +66,10 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
     approvalRules,
+    sandbox: editorSandbox(context, (problem) => {
+      log.warn(problem);
+      void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+    }),
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });
 
