@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { priceTableSchema, runawaySettingsSchema, runLimitsSchema, type PriceTable, type RunawaySettingsInput, type RunLimitsInput } from '../core';
+import { parseAfterReloadSetting, type AfterReloadSetting } from './sessions/afterReload';
 import { timeoutMs } from './timeoutSetting';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */
@@ -32,6 +33,8 @@ export interface ArborSettings {
   vscodeLm: { family?: string; id?: string };
   /** Checked when the provider is used (parseOpenAiCompatibleSettings); the key is never a setting. */
   openaiCompatible: { baseUrl?: string; model?: string; timeouts: OpenAiTimeoutSettings };
+  /** What happens to agents a restore found interrupted (`arbor.sessions.afterReload`, see sessions/afterReload.ts). */
+  afterReload: AfterReloadSetting;
 }
 
 export function readSettings(onProblem: (message: string) => void): ArborSettings {
@@ -54,6 +57,7 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
     limits: limits.success ? limits.data : {},
     prices: prices.success ? prices.data : {},
     runaway: runaway.success ? runaway.data : {},
+    afterReload: parseAfterReloadSetting(config.get<unknown>('sessions.afterReload'), onProblem),
     vscodeLm: {
       family: text(config, 'model.vscodeLm.family', onProblem),
       id: text(config, 'model.vscodeLm.id', onProblem),

@@ -81,7 +81,7 @@ describe('how a turn ended', () => {
       });
     }
 
-    it("a run's pause that cut an external agent's turn short is a pause in the report, the run's result and History alike", () => {
+    it("a run's pause that cut an external agent's turn short is a pause in the report and the run's result, and History lists it blocked", () => {
       const cut: TurnEnd = { turn: 1, reason: 'aborted', cause: 'budget', finalText: '' };
       const paused: TurnEnd = { turn: 1, reason: 'paused', message: "the run's token budget of 10 is spent", finalText: '' };
       for (const end of [cut, paused]) {
@@ -89,12 +89,14 @@ describe('how a turn ended', () => {
         const result = { agentId: 'a', label: 'A', reason: end.reason, cause: end.cause, text: '', message: end.message, blocked: [] };
         assert.match(describeOutcome(result), /^was paused/, end.reason);
       }
-      const history = (reason: TurnEndReason) => {
-        const node: SessionNode = { type: 'session', children: [], entry: { header: sessionHeader('s'), summary: { lastActivity: new Date().toISOString(), eventCount: 2, turnCount: 1, lastTurnEndReason: reason }, file: 's.jsonl', live: false } };
+      const history = (reason: TurnEndReason, cause?: 'budget') => {
+        const node: SessionNode = { type: 'session', children: [], entry: { header: sessionHeader('s'), summary: { lastActivity: new Date().toISOString(), eventCount: 2, turnCount: 1, lastTurnEndReason: reason, lastTurnEndCause: cause }, file: 's.jsonl', live: false } };
         const shown = presentSession(node, false, Date.now());
         return [shown.description.split(' · ').at(-1), shown.icon];
       };
-      assert.deepEqual(history('paused'), ['paused', 'warning']);
+      // History names the state the session was left in: a hold of the run blocks it until its release.
+      assert.deepEqual(history('paused'), ['blocked', 'warning']);
+      assert.deepEqual(history('aborted', 'budget'), ['blocked', 'warning']);
       assert.deepEqual(history('budget'), ['hit a run limit', 'warning']);
       assert.deepEqual(history('aborted'), ['stopped', 'debug-stop']);
     });

@@ -19,7 +19,7 @@ import { TurnLoop, type TurnEnd } from './turnLoop';
 export { unwrapLog };
 export type { TurnEnd };
 export type { CancelOptions, MessageSource, SendOptions, WakeMode } from './inbox';
-export type { EngineTurn, TurnEngine } from './turnEngine';
+export type { EngineNotice, EngineTurn, TurnEngine } from './turnEngine';
 export type { AgentRun, RunWorkspace } from './agentRun';
 
 export type AgentStatus = 'idle' | 'running';
@@ -320,6 +320,11 @@ export class Agent implements HoldTarget {
 
   append(event: SessionEvent): void {
     this.log.append(event);
+  }
+
+  /** What its engine says about itself changed (see TurnEngine.notice): the views show it again. */
+  engineChanged(): void {
+    if (!this.disposedFlag) this.host.agentChanged(this, STATUS_CHANGED);
   }
 
   /**

@@ -3,7 +3,7 @@ export { Agent, unwrapLog } from './agent';
 export { describeHold, holdAt, isQueueHold, newHold, primaryHold, RELEASE, type GateStep, type Hold, type HoldDescription, type HoldReason, type HoldRelease, type HoldTarget, type RunGate } from './holds';
 export { activityOf, type AgentActivity } from './activity';
 export { describeTurnEnd, type TurnEndDescription, type TurnEndFacts, type TurnEndTone, type TurnOutcome } from './turnEnds';
-export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, EngineTurn, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, TurnEngine, WakeMode } from './agent';
+export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, EngineNotice, EngineTurn, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, TurnEngine, WakeMode } from './agent';
 export { AgentRegistry, byCreation, type RegistryChange } from './registry';
 export { AgentFactory, labelFromPrompt, sessionIdMaker, type AgentSpec } from './agentFactory';
 export { readSessionSnapshot, type SessionSnapshot } from './sessionSnapshot';

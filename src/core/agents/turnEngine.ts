@@ -15,9 +15,18 @@ import type { TurnEnd } from './turnLoop';
 export interface TurnEngine<A> {
   /** What runs the turns, as a person names it (an external agent's configured name). */
   readonly name: string;
+  /** What the agent's node says about how its engine runs, when it has something to say (an external agent that lost its memory). */
+  readonly notice?: EngineNotice;
   runTurn(turn: EngineTurn<A>): Promise<TurnEnd>;
   /** The agent ended: release what the engine holds (an external agent's process). */
   dispose(): void;
+}
+
+export interface EngineNotice {
+  /** A few words for the node's description: "fresh memory: cannot load its earlier session". */
+  readonly text: string;
+  /** A sentence for its tooltip: what it means and why. */
+  readonly detail: string;
 }
 
 export interface EngineTurn<A> {

@@ -1,6 +1,6 @@
-import type { Agent, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
+import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError } from '../errors';
+import { abortCauseOf, asArborError, isArborError } from '../errors';
 import type { StopReason } from './acpAnswers';
 import { AcpSession, type AcpAgentInfo } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
@@ -23,6 +23,27 @@ export interface ExternalEngineOptions {
   startTimeoutMs?: number;
   /** The agent's own id of a past session to reopen (`session/load`) when the process starts, instead of a new session. */
   loadSessionId?: string;
+  /**
+   * When that session cannot be loaded (the agent no longer offers session/load, or its load
+   * fails): `refuse` (Resume from History) makes it the turn's error; `fresh` (a restore) opens a
+   * new session and says that the agent starts with a fresh memory, and why.
+   */
+  whenNotLoadable?: 'refuse' | 'fresh';
+  /**
+   * What the agent replays while its session loads: `record` writes it to the session (Resume
+   * of a past session); `skip` (a restore, whose session already holds that conversation)
+   * writes one line saying it was reopened, so a reload does not write the conversation again.
+   */
+  replay?: 'record' | 'skip';
+  /** Known when the engine is made: the agent had a session it cannot load, and why (see restoreExternal.ts). */
+  freshMemory?: string;
+}
+
+/** How the agent's process came back (start): its protocol session, loaded or new, and what its node says. */
+export interface ExternalStart {
+  readonly sessionId: string;
+  readonly loaded: boolean;
+  readonly notice?: EngineNotice;
 }
 
 /**
@@ -49,7 +70,10 @@ export interface ExternalEngineOptions {
  *   agent's id for it and whether it can be loaded again), which is what Resume reads;
  * - a resumed agent's first process reopens its past session with `session/load`: what the
  *   agent replays is written to the session as the conversation it remembers (never as this
- *   turn's answer), then the turn's prompt continues that conversation.
+ *   turn's answer), then the turn's prompt continues that conversation;
+ * - a restored agent (`whenNotLoadable: 'fresh'`) always gets a process: when its session cannot
+ *   be loaded it starts a new one, and `notice` (its node) and its transcript say that it starts
+ *   with a fresh memory and why. One start runs at a time: `start` and a first turn share it.
  */
 export class ExternalAgentEngine implements TurnEngine<Agent> {
   readonly name: string;
@@ -64,12 +88,23 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private disposed = false;
   /** Aborted by dispose: abandons a start under way. */
   private readonly ended = new AbortController();
+  /** While a restored agent's session loads without being recorded: its replay goes nowhere. */
+  private loadingQuietly = false;
+  /** The start under way, shared by whoever needs the session meanwhile. */
+  private opening: Promise<AcpSession> | undefined;
+  /** The fresh-memory note still to write to the transcript (the agent did not exist when it was known). */
+  private freshNote: string | undefined;
+  /** The session open now is the agent's own earlier one, loaded. */
+  private loaded = false;
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
+  /** Set when the agent lost its earlier memory: it started a new session instead of loading its own. */
+  notice: EngineNotice | undefined;
 
   constructor(private readonly options: ExternalEngineOptions) {
     this.name = options.config.name;
     this.loadSessionId = options.loadSessionId;
+    if (options.freshMemory !== undefined) this.markFresh({ short: 'cannot load its earlier session', why: options.freshMemory });
   }
 
   get pid(): number | undefined {
@@ -128,28 +163,39 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.client?.dispose();
   }
 
-  private async open(agent: EngineTurn['agent']): Promise<AcpSession> {
-    if (this.session?.usable) return this.session;
+  /**
+   * Starts the agent's process now rather than with its next turn (a restored agent gets its
+   * process back): its own session loaded when it can be, else a new one. Rejects as a turn's
+   * start would (EXTERNAL_AGENT_START_FAILED, EXTERNAL_AGENT_AUTH_REQUIRED, AGENT_DISPOSED when
+   * the agent ends meanwhile); the next turn then tries again.
+   */
+  async start(agent: Agent): Promise<ExternalStart> {
+    const session = await this.open(agent);
+    return this.notice ? { sessionId: session.sessionId, loaded: this.loaded, notice: this.notice } : { sessionId: session.sessionId, loaded: this.loaded };
+  }
+
+  private open(agent: EngineTurn['agent']): Promise<AcpSession> {
+    if (this.session?.usable) return Promise.resolve(this.session);
+    return (this.opening ??= this.startSession(agent).finally(() => (this.opening = undefined)));
+  }
+
+  private async startSession(agent: EngineTurn['agent']): Promise<AcpSession> {
     if (this.session) this.forgetSession();
     if (this.disposed) throw new Error('The agent has ended.');
-    const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
     const loading = this.loadSessionId;
-    const replay = loading !== undefined ? new TurnTranscript(agent, { replay: true }) : undefined;
-    this.replay = replay;
-    if (replay) agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
+    let loaded = loading !== undefined;
     let session: AcpSession;
     try {
-      session = await AcpSession.open(this.options.config, {
-        cwd: this.options.cwd,
-        env: this.options.secretEnv,
-        handlers: client.handlers((update) => (this.replay ?? this.transcript)?.update(update)),
-        startTimeoutMs: this.options.startTimeoutMs,
-        loadSessionId: loading,
-        signal: this.ended.signal,
-      });
-    } finally {
-      replay?.close();
-      this.replay = undefined;
+      session = await this.connect(agent, loading);
+    } catch (err) {
+      const why = loaded && this.options.whenNotLoadable === 'fresh' && !this.disposed ? whyNotLoaded(err) : undefined;
+      if (why === undefined) throw err;
+      // The session cannot come back: a new one stands in for it, and the node says so at once.
+      loaded = false;
+      this.loadSessionId = undefined;
+      this.markFresh(why);
+      agent.engineChanged();
+      session = await this.connect(agent, undefined);
     }
     if (this.disposed) {
       session.kill();
@@ -157,7 +203,15 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
     this.session = session;
     this.info = session.info;
+    this.loaded = loaded;
     this.loadSessionId = undefined;
+    if (this.loaded && this.options.replay === 'skip') {
+      agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopened its own session (session/load): it remembers the conversation above.` });
+    }
+    if (this.freshNote !== undefined) {
+      agent.append({ type: 'assistant_text', at: isoNow(), text: this.freshNote });
+      this.freshNote = undefined;
+    }
     agent.append({ type: 'external_session', at: isoNow(), sessionId: session.sessionId, loadSession: session.info.loadSession });
     void session.lost.then(() => {
       if (this.session === session) this.forgetSession();
@@ -165,11 +219,55 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return session;
   }
 
+  /** The agent starts with a fresh memory: its node says so (notice), and its transcript when its process is up. */
+  private markFresh(lost: FreshMemory): void {
+    const detail = `${this.name} starts with a fresh memory: ${lost.why}, so it does not remember its earlier conversation (its transcript here still shows it).`;
+    this.notice = { text: `fresh memory: ${lost.short}`, detail };
+    this.freshNote = detail;
+  }
+
+  /** One process and protocol session: `loading` is loaded (its replay recorded or not, see `replay`), else a new one is made. */
+  private async connect(agent: EngineTurn['agent'], loading: string | undefined): Promise<AcpSession> {
+    const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
+    const record = loading !== undefined && this.options.replay !== 'skip';
+    const replay = record ? new TurnTranscript(agent, { replay: true }) : undefined;
+    this.replay = replay;
+    this.loadingQuietly = loading !== undefined && !record;
+    if (replay) agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
+    try {
+      return await AcpSession.open(this.options.config, {
+        cwd: this.options.cwd,
+        env: this.options.secretEnv,
+        handlers: client.handlers((update) => (this.replay ?? (this.loadingQuietly ? undefined : this.transcript))?.update(update)),
+        startTimeoutMs: this.options.startTimeoutMs,
+        loadSessionId: loading,
+        signal: this.ended.signal,
+      });
+    } finally {
+      replay?.close();
+      this.replay = undefined;
+      this.loadingQuietly = false;
+    }
+  }
+
   private forgetSession(): void {
     this.session?.kill();
     this.session = undefined;
     this.client?.dispose();
   }
+}
+
+/** Why an agent lost its earlier memory: a few words for its node, and the reason in a clause. */
+interface FreshMemory {
+  readonly short: string;
+  readonly why: string;
+}
+
+/** Why a session that should have loaded did not, when a new one may stand in for it; undefined for any other failure. */
+function whyNotLoaded(err: unknown): FreshMemory | undefined {
+  if (isArborError(err, 'EXTERNAL_NOT_RESUMABLE')) return { short: 'cannot load its earlier session', why: 'this agent cannot load its earlier session (it no longer offers session/load)' };
+  if (isArborError(err, 'EXTERNAL_AGENT_PROTOCOL')) return { short: 'its earlier session did not load', why: `its earlier session did not load (${err.message})` };
+  return undefined;
 }
 
 function aborted(turn: EngineTurn, transcript: TurnTranscript): TurnEnd {

@@ -6,7 +6,8 @@ export { externalAgentConfigSchema, parseExternalAgents, findExternalAgent, comm
 export { AcpSession, signInNeeded, notResumable, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
 export { AgentProcess, PROCESS_KILL_GRACE_MS, type ProcessExit } from './agentProcess';
 export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } from './clientServices';
-export { ExternalAgentEngine, DEFAULT_STOP_GRACE_MS, type ExternalEngineOptions } from './externalEngine';
+export { ExternalAgentEngine, DEFAULT_STOP_GRACE_MS, type ExternalEngineOptions, type ExternalStart } from './externalEngine';
+export { externalEngineForRestore, restartExternalProcess, type ExternalRestoreOptions } from './restoreExternal';
 export { TerminalSet } from './terminals';
 export {
   startExternalRoot,

@@ -56,7 +56,8 @@ export function resumeExternalRoot(runtime: Runtime, sessionId: string, options:
   return runtime.resumeRoot(sessionId, { message: options.message, externalEngine: (log) => externalEngineForResume(runtime, log, options) });
 }
 
-function lastExternalSession(events: readonly SessionEvent[]): Extract<SessionEvent, { type: 'external_session' }> | undefined {
+/** The protocol session the agent opened last, as its session log recorded it. */
+export function lastExternalSession(events: readonly SessionEvent[]): Extract<SessionEvent, { type: 'external_session' }> | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
     if (event.type === 'external_session') return event;

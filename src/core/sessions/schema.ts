@@ -38,7 +38,7 @@ const questionSchema = once(() => z.object({
 const answerSchema = once(() => z.object({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() }));
 
 export const turnEndReasonSchema = once(() => z.enum(['completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted']));
-const cancelCauseSchema = once(() => z.enum(['user', 'parent', 'disposed', 'budget']));
+export const cancelCauseSchema = once(() => z.enum(['user', 'parent', 'disposed', 'budget']));
 
 export const sessionEventSchema = once(() => z.discriminatedUnion('type', [
   z.object({

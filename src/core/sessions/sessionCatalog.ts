@@ -10,7 +10,8 @@ import { damageOf, describeDamage, interruptedTurnEnd, openTurnOf, parsedFrom, t
 import { sessionFileName, sessionIdFromFileName } from './sessionFileName';
 import { SessionIndex, type SessionIndexEntry } from './sessionIndex';
 import { scanSessionFile, summaryOf } from './sessionScan';
-import { summarizeSession, type SessionSummary } from './sessionSummary';
+import { summarizeSession } from './scanState';
+import type { SessionSummary } from './sessionSummary';
 import type { SessionEvent, SessionHeader } from './types';
 
 /** What loading repaired; the file itself is left as it was (see `reopenLog`). */

@@ -34,10 +34,11 @@ export type SessionIndexEntry = z.infer<ReturnType<typeof indexEntrySchema>>;
 /**
  * The index's shape. Version 2 scan states know the question a session left open; version 3
  * ones keep the checksum of the bytes they covered, so a file changed anywhere is scanned
- * again, not only one whose last bytes changed. An index of an earlier version is rebuilt from
- * the files once.
+ * again, not only one whose last bytes changed; version 4 ones know the messages still queued
+ * and how the last turn ended (its cause and message), which History says. An index of an
+ * earlier version is rebuilt from the files once.
  */
-const INDEX_VERSION = 3;
+const INDEX_VERSION = 4;
 
 /** Entries are checked one at a time when used, so reading a large index never blocks for long. */
 const indexFileSchema = once(() => z.object({ version: z.literal(INDEX_VERSION), entries: z.record(z.string(), z.unknown()) }));

@@ -1,12 +1,10 @@
 import * as fs from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import * as z from 'zod';
 import { ArborError } from '../errors';
-import { once } from '../once';
 import type { FilePool } from './filePool';
 import { checkLine, crc32Bytes } from './lineChecksum';
-import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema, turnEndReasonSchema } from './schema';
-import { previewOf, type SessionSummary } from './sessionSummary';
+import { emptyScanState, foldEvent, type ScanState } from './scanState';
+import { headerVersionSchema, sessionEventSchema, sessionHeaderSchema } from './schema';
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './types';
 
 /**
@@ -18,81 +16,12 @@ import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '.
  * that continues first reads those bytes again (no parsing) and starts over unless they match,
  * so a byte changed anywhere before the old end is found, whatever the file's size and time.
  *
- * The rules are the loader's (see sessionFileParser.ts): a line counts once its newline is on
+ * The state and its fold are scanState.ts. The rules are the loader's (see sessionFileParser.ts): a line counts once its newline is on
  * disk; a damaged line after the header ends what is loaded; a bad header makes the file
  * unloadable (SESSION_CORRUPT, or SESSION_VERSION for a newer format).
  */
 
-export const scanStateSchema = once(() => z.object({
-  /** Complete lines read, the header included, and the bytes they occupy. */
-  lines: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  eventCount: z.number().int().nonnegative(),
-  turnCount: z.number().int().nonnegative(),
-  lastTurnEndReason: turnEndReasonSchema().optional(),
-  firstUserMessage: z.string().optional(),
-  lastAt: z.string().optional(),
-  /** The turn started and not ended when the file ends. */
-  openTurn: z.number().int().nonnegative().optional(),
-  /**
-   * The question or approval of the last turn that nobody answered because the turn was cut
-   * short (left open, interrupted, or aborted by a shutdown): the call a resume asks again
-   * (pendingWait.ts decides the same from the events).
-   */
-  waiting: z.object({ toolCallId: z.string(), approval: z.boolean().optional() }).optional(),
-  /** CRC-32 of the file's first `bytes` bytes: a scan that continues checks they are unchanged. */
-  prefixCrc: z.number().int().nonnegative(),
-  /** The first damaged line: its number, why, and its byte offset; nothing after it counts. */
-  damage: z.object({ line: z.number().int().positive(), reason: z.string(), offset: z.number().int().nonnegative() }).optional(),
-}));
-export type ScanState = z.infer<ReturnType<typeof scanStateSchema>>;
-
-export function emptyScanState(): ScanState {
-  return { lines: 0, bytes: 0, eventCount: 0, turnCount: 0, prefixCrc: 0 };
-}
-
-/** Adds one event to a summary state (the same fold for files and for logs in memory). */
-export function foldEvent(state: ScanState, event: SessionEvent): void {
-  state.eventCount++;
-  state.lastAt = event.at;
-  if (event.type === 'user_message') {
-    if (state.firstUserMessage === undefined) state.firstUserMessage = previewOf(event.text);
-  } else if (event.type === 'turn_start') {
-    state.turnCount++;
-    state.openTurn = event.turn;
-    state.waiting = undefined;
-  } else if (event.type === 'turn_end') {
-    state.lastTurnEndReason = event.reason;
-    state.openTurn = undefined;
-    // Only a turn cut short leaves its question open; one that ended by itself or by a Stop does not.
-    if (event.reason !== 'interrupted' && !(event.reason === 'aborted' && event.cause === 'disposed')) state.waiting = undefined;
-  } else if (event.type === 'question') {
-    state.waiting = event.toolCallId === undefined ? undefined : event.intent === 'approval' ? { toolCallId: event.toolCallId, approval: true } : { toolCallId: event.toolCallId };
-  } else if (event.type === 'answer') {
-    // An answer the shutdown withdrew (ASK_ABORTED) is none.
-    if (event.error !== 'ASK_ABORTED') state.waiting = undefined;
-  } else if (event.type === 'tool_result') {
-    if (state.waiting?.toolCallId === event.toolCallId) state.waiting = undefined;
-  }
-}
-
-/**
- * The summary the session list shows. `repairOpenTurn`: a turn left open counts as ended
- * `interrupted` (a past session; the loader closes it the same way), not for a live log.
- */
-export function summaryOf(header: SessionHeader, state: ScanState, repairOpenTurn: boolean): SessionSummary {
-  const interrupted = repairOpenTurn && state.openTurn !== undefined;
-  const summary: SessionSummary = {
-    lastActivity: state.lastAt ?? header.createdAt,
-    eventCount: state.eventCount + (interrupted ? 1 : 0),
-    turnCount: state.turnCount,
-  };
-  const reason = interrupted ? 'interrupted' : state.lastTurnEndReason;
-  if (reason !== undefined) summary.lastTurnEndReason = reason;
-  if (state.firstUserMessage !== undefined) summary.firstUserMessage = state.firstUserMessage;
-  if (state.waiting) summary.waitingForYou = state.waiting.approval ? 'approval' : 'answer';
-  return summary;
-}
+export { emptyScanState, foldEvent, scanStateSchema, summaryOf, type ScanState } from './scanState';
 
 export type HeaderProblem = { code: 'SESSION_CORRUPT'; message: string; line?: number } | { code: 'SESSION_VERSION'; message: string; version: number };
 

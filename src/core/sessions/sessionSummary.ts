@@ -1,5 +1,5 @@
-import { pendingHumanWait } from './pendingWait';
-import type { SessionEvent, SessionHeader, TurnEndReason } from './types';
+import type { CancelCause } from '../errors';
+import type { TurnEndReason } from './types';
 
 /** What the session list shows for one session without opening it. */
 export interface SessionSummary {
@@ -8,6 +8,15 @@ export interface SessionSummary {
   eventCount: number;
   turnCount: number;
   lastTurnEndReason?: TurnEndReason;
+  /** The last turn end's cause (a Stop's, a holder's, a shutdown's, a budget's), when it had one. */
+  lastTurnEndCause?: CancelCause;
+  /** What the last turn end said (what was spent, what failed), on one line, shortened. */
+  lastTurnEndMessage?: string;
+  /**
+   * Messages queued and never claimed by a turn nor dropped when the session's log ends: they
+   * wait, and come back parked when it is reopened. Absent when none waits.
+   */
+  queued?: number;
   /** The start of the first message the session received, on one line. */
   firstUserMessage?: string;
   /**
@@ -22,25 +31,4 @@ export const PREVIEW_LENGTH = 120;
 export function previewOf(text: string, length = PREVIEW_LENGTH): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length <= length ? line : line.slice(0, length - 1).trimEnd() + '…';
-}
-
-export function summarizeSession(header: SessionHeader, events: readonly SessionEvent[]): SessionSummary {
-  let firstUserMessage: string | undefined;
-  let lastTurnEndReason: TurnEndReason | undefined;
-  let turnCount = 0;
-  for (const event of events) {
-    if (event.type === 'user_message' && firstUserMessage === undefined) firstUserMessage = previewOf(event.text);
-    else if (event.type === 'turn_start') turnCount++;
-    else if (event.type === 'turn_end') lastTurnEndReason = event.reason;
-  }
-  const summary: SessionSummary = {
-    lastActivity: events.length > 0 ? events[events.length - 1].at : header.createdAt,
-    eventCount: events.length,
-    turnCount,
-  };
-  if (lastTurnEndReason !== undefined) summary.lastTurnEndReason = lastTurnEndReason;
-  if (firstUserMessage !== undefined) summary.firstUserMessage = firstUserMessage;
-  const waiting = pendingHumanWait(events);
-  if (waiting) summary.waitingForYou = waiting.intent === 'approval' ? 'approval' : 'answer';
-  return summary;
 }

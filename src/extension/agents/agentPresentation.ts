@@ -147,6 +147,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const budget = usageText(agent, treeCost ?? 0, now);
   const parts = [kind, stateText, tokens, ...budget.parts];
   if (agent.engine) parts.push(`external: ${agent.engine.name}`);
+  if (agent.engine?.notice) parts.push(agent.engine.notice.text);
   if (agent.run.workspace) parts.push('in worktree');
   if (agent.sessionProblem) parts.push('session not fully saved');
   const description = parts.join(' · ');
@@ -162,6 +163,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
     `- Mode: ${agent.log.header.interactionMode}${agent.planMode ? ', plan mode' : ''}`,
   );
+  if (agent.engine?.notice) lines.push(`- ${escapeMarkdown(agent.engine.notice.detail)}`);
   if (agent.run.workspace) lines.push(`- Works in its own worktree: \`${agent.run.workspace.folder}\` (your files change only when you Keep its work)`);
   if (agent.sessionProblem) lines.push(`- Session not fully saved (${agent.sessionProblem.code}): ${escapeMarkdown(agent.sessionProblem.message)}`);
   if (agent.pendingCount > 0) lines.push(`- Queued messages: ${agent.pendingCount}${agent.isParked ? ' (parked until you send a message)' : ''}`);

@@ -19,6 +19,22 @@ export interface ExternalAgents {
    * configured any more, no session/load, a secret not given).
    */
   engineForResume(log: SessionLog): Promise<TurnEngine<Agent>>;
+  /**
+   * The engine of an external agent a restore puts back (see core/external/restoreExternal.ts):
+   * its own session loaded when the agent can, else a fresh one its node speaks of. It asks for
+   * nothing (activation shows no input box): a typed error when the agent is not configured any
+   * more (EXTERNAL_AGENT_CONFIG_INVALID) or a secret it needs is not stored
+   * (EXTERNAL_AGENT_START_FAILED). `folder`: the agent's run folder (a worktree agent's).
+   * Once the agent is rebuilt on it, `restartProcess(agent)` starts its process.
+   */
+  engineForRestore(log: Pick<SessionLog, 'header' | 'events'>, folder?: string): Promise<TurnEngine<Agent>>;
+  /**
+   * Starts a restored external agent's process now (not with its next message), and says in the
+   * Arbor log whether it continued its own session or starts with a fresh memory; a start that
+   * fails is logged and shown, and the agent's next message tries again. Nothing for an agent
+   * that is not external. Never rejects.
+   */
+  restartProcess(agent: Agent): Promise<void>;
 }
 
 /**
@@ -72,6 +88,28 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
     return externalRunsPart().externalEngineForResume(runtime, past, { config, secretEnv });
   };
 
+  const engineForRestore = async (past: Pick<SessionLog, 'header' | 'events'>, folder?: string): Promise<TurnEngine<Agent>> => {
+    const config = findExternalAgent(settings.list(), past.header.external ?? '');
+    const secretEnv = await settings.secrets(config);
+    const missing = config.secretEnv.filter((variable) => !secretEnv[variable]);
+    if (missing.length > 0) {
+      throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not started again: ${missing.join(', ')} is not in VS Code's secret storage. Run it from Arbor to give it.`, { name: config.name, missing });
+    }
+    return externalRunsPart().externalEngineForRestore(runtime, past, { config, secretEnv, folder });
+  };
+
+  const restartProcess = async (agent: Agent): Promise<void> => {
+    if (!agent.engine) return;
+    try {
+      const started = await externalRunsPart().restartExternalProcess(agent);
+      if (started) log.info(`"${agent.label}" (${agent.engine.name}) has its process again: ${started.loaded ? 'it continues its own session (session/load)' : (started.notice?.detail ?? 'a new session')}`);
+    } catch (err) {
+      if (agent.disposed) return;
+      log.warn(`"${agent.label}" (${agent.engine.name}) could not start again: ${messageOf(err)}`);
+      void vscode.window.showWarningMessage(`Arbor: ${agent.label} could not start again: ${messageOf(err)} Its next message tries again.`);
+    }
+  };
+
   context.subscriptions.push(
     { dispose: () => tool?.dispose() },
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -119,5 +157,5 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       }
     }),
   );
-  return { settings, run, engineForResume };
+  return { settings, run, engineForResume, engineForRestore, restartProcess };
 }

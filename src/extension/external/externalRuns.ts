@@ -4,4 +4,4 @@
  * resumes (src/extension/parts.ts); the settings, the command and the tool that start them stay
  * in the start bundle.
  */
-export { externalEngineForResume, startExternalChild, startExternalRoot } from '../../core/external';
+export { externalEngineForRestore, externalEngineForResume, restartExternalProcess, startExternalChild, startExternalRoot } from '../../core/external';

@@ -3,7 +3,8 @@
 // file that could not be read. Pure (no 'vscode' import); historyTree.ts turns it into TreeItems.
 import { describeHold, describeTurnEnd, type Hold } from '../../core/agents';
 import { salvagedSessionWarning, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from '../../core/sessions';
-import { kindText, turnEndIcon } from '../agents/agentPresentation';
+import { kindText } from '../agents/agentPresentation';
+import { historyStateOf } from './sessionState';
 
 export interface SessionNode {
   type: 'session';
@@ -67,10 +68,10 @@ export interface SessionPresentation {
 export function presentSession(node: SessionNode, live: boolean, now: number, hold?: Hold): SessionPresentation {
   const { header, summary } = node.entry;
   const reason = summary.lastTurnEndReason;
-  // A question or approval left open when the session stopped: Resume asks it again.
-  const waiting = !live ? summary.waitingForYou : undefined;
   const held = live && hold ? describeHold(hold) : undefined;
-  const state = live ? `live in this window${held ? `, ${held.text}` : ''}` : waiting ? waitingText(waiting) : reason ? describeTurnEnd({ reason }).text : 'no turns';
+  // A past session says its state (historyStateOf); a live one says what the Agents view says.
+  const past = live ? undefined : historyStateOf(summary);
+  const state = past ? past.text : `live in this window${held ? `, ${held.text}` : ''}`;
   const damaged = !live && node.entry.damage !== undefined;
   const parts = [kindText(header.kind), relativeTime(summary.lastActivity, now), state];
   if (damaged) parts.push(`damaged at line ${node.entry.damage!.line}, partly shown`);
@@ -82,19 +83,19 @@ export function presentSession(node: SessionNode, live: boolean, now: number, ho
     `- Session: \`${header.id}\``,
     `- Started: ${new Date(header.createdAt).toLocaleString()}`,
     `- Last activity: ${new Date(summary.lastActivity).toLocaleString()}`,
-    `- Turns: ${summary.turnCount}${reason ? ` (last ended: ${describeTurnEnd({ reason }).text})` : ''}`,
+    `- Turns: ${summary.turnCount}${reason ? ` (last ended: ${describeTurnEnd({ reason, cause: summary.lastTurnEndCause }).text})` : ''}`,
     `- Mode: ${header.interactionMode}`,
   );
   if (header.parentSession) lines.push(`- Started by session: \`${header.parentSession}\``);
   if (header.resumedFrom) lines.push(`- Continues session: \`${header.resumedFrom}\``);
-  if (waiting) lines.push('', `It stopped while ${waiting === 'approval' ? 'an approval' : 'a question'} waited for you: Resume asks it again, and the agent goes on with your answer.`);
+  if (past && past.state !== 'no-turns') lines.push('', escapeMarkdown(past.detail));
   if (held) lines.push('', held.detail);
   lines.push('', live ? 'It is running in this window: find it in the Agents view.' : 'Select it to read its transcript; Resume continues it as a new root agent.');
   return {
     label: header.label || header.id,
     description,
     tooltip: lines.join('\n'),
-    icon: live ? 'pulse' : damaged ? 'warning' : waiting ? 'question' : reason ? turnEndIcon(describeTurnEnd({ reason }).tone) : 'circle-outline',
+    icon: !past ? 'pulse' : damaged ? 'warning' : past.icon,
     contextValue: `session:${live ? 'live' : 'past'}:${header.kind}`,
   };
 }
@@ -112,10 +113,6 @@ export function presentDiagnostic(diagnostic: SessionDiagnostic): { label: strin
     description: `cannot be listed: ${what}`,
     tooltip: `${diagnostic.message}\n\nFile: ${diagnostic.file}`,
   };
-}
-
-function waitingText(waiting: 'answer' | 'approval'): string {
-  return waiting === 'approval' ? 'waiting for your approval' : 'waiting for you';
 }
 
 /** "just now", "5 min ago", "3 h ago", "2 days ago", then the date. */
