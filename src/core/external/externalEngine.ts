@@ -238,6 +238,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       return await AcpSession.open(this.options.config, {
         cwd: this.options.cwd,
         env: this.options.secretEnv,
+        sandbox: this.options.services.sandbox,
         handlers: client.handlers((update) => (this.replay ?? (this.loadingQuietly ? undefined : this.transcript))?.update(update)),
         startTimeoutMs: this.options.startTimeoutMs,
         loadSessionId: loading,

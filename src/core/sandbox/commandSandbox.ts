@@ -86,9 +86,13 @@ export class CommandSandbox {
     return this.current.mode !== 'off' && this.known?.ok === true;
   }
 
-  /** How a command would run in `folders` (real paths), or SANDBOX_UNAVAILABLE in `required` mode without a sandbox. */
-  async plan(folders: readonly string[]): Promise<SandboxPlan> {
-    const settings = this.current;
+  /**
+   * How a command would run in `folders` (real paths), or SANDBOX_UNAVAILABLE in `required` mode
+   * without a sandbox. `required` here (an external agent that asked to be sandboxed) means the
+   * same whatever the setting's mode.
+   */
+  async plan(folders: readonly string[], options: { required?: boolean } = {}): Promise<SandboxPlan> {
+    const settings = options.required ? { ...this.current, mode: 'required' as const } : this.current;
     if (settings.mode === 'off') return { kind: 'unsandboxed', reason: 'the sandbox is off (arbor.sandbox.mode)' };
     const available = (this.known = await this.availability());
     if (!available.ok) {
