@@ -35,7 +35,8 @@ export function editorStorage(context: Pick<vscode.ExtensionContext, 'globalStor
 
 /** The runtime's sandbox, kept to the settings as they change. */
 export function editorSandbox(context: vscode.ExtensionContext, onProblem: (message: string) => void): CommandSandbox {
-  const sandbox = new CommandSandbox({ settings: readSandboxSettings(onProblem), denyRead: editorStorage(context) });
+  // Read at the first command, not while the editor starts; a change is read (and a bad value reported) at once.
+  const sandbox = new CommandSandbox({ settings: () => readSandboxSettings(onProblem), denyRead: editorStorage(context) });
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(readSandboxSettings(onProblem));

@@ -51,7 +51,8 @@ export interface SandboxLaunch {
 }
 
 export interface CommandSandboxOptions {
-  settings?: SandboxSettings;
+  /** The settings, or how to read them on first use (the editor's start does not parse them). */
+  settings?: SandboxSettings | (() => SandboxSettings);
   /** More paths never readable (the editor's storage and secret store). */
   denyRead?: readonly string[];
   home?: string;
@@ -60,14 +61,15 @@ export interface CommandSandboxOptions {
 }
 
 export class CommandSandbox {
-  private current: SandboxSettings;
+  private source: SandboxSettings | (() => SandboxSettings);
+  private read: SandboxSettings | undefined;
   private readonly extraDeny: readonly string[];
   private readonly home: string;
   private readonly availability: () => Promise<SandboxAvailability>;
   private known: SandboxAvailability | undefined;
 
   constructor(options: CommandSandboxOptions = {}) {
-    this.current = options.settings ?? { ...DEFAULT_SANDBOX_SETTINGS, mode: 'off' };
+    this.source = options.settings ?? { ...DEFAULT_SANDBOX_SETTINGS, mode: 'off' };
     this.extraDeny = options.denyRead ?? [];
     this.home = options.home ?? os.homedir();
     this.availability = options.availability ?? sandboxAvailability;
@@ -77,8 +79,14 @@ export class CommandSandbox {
     return this.current;
   }
 
-  setSettings(settings: SandboxSettings): void {
-    this.current = settings;
+  /** New settings from now on (a command already planned keeps the plan it was shown with). */
+  setSettings(settings: SandboxSettings | (() => SandboxSettings)): void {
+    this.source = settings;
+    this.read = undefined;
+  }
+
+  private get current(): SandboxSettings {
+    return (this.read ??= typeof this.source === 'function' ? this.source() : this.source);
   }
 
   /** Whether commands run sandboxed now, as far as is known without probing (for the words on an agent's node). */
@@ -180,6 +188,7 @@ function realOrSelf(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {
+    // A folder that does not resolve is bound as spelled; bubblewrap then refuses it if it is not there.
     return p;
   }
 }

@@ -110,6 +110,19 @@ describe('run_command in the sandbox (Linux, bubblewrap)', function () {
     await runtime.dispose();
   });
 
+  it('a timeout ends the sandboxed process tree, also a process that ignores SIGTERM', async () => {
+    const mark = randomUUID();
+    const { model } = recordingModel({ version: 1, agents: { main: { turns: [[{ toolCalls: [{ name: 'run_command', arguments: { command: `export ARBOR_TEST_MARK=${mark}; (trap '' TERM; sleep 987) & sleep 986; touch late.txt`, timeout_seconds: 1 } }] }, { text: 'ok' }]] } } });
+    const sandbox = new CommandSandbox({ settings: DEFAULT_SANDBOX_SETTINGS, denyRead: [place.secrets] });
+    const runtime = new Runtime({ model, workspace: place.workspace, sandbox, approvalRules: new MemoryApprovalRuleStore([{ kind: 'command', pattern: '*', scope: 'setting' }]) });
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await root.whenIdle();
+    assert.strictEqual(result(root).status, 'timed-out');
+    await until(() => marked(mark).length === 0, 'every process of the command to end', 20_000);
+    assert.strictEqual(fs.existsSync(path.join(place.workspace, 'late.txt')), false);
+    await runtime.dispose();
+  });
+
   it('a worktree agent\'s command writes only in its worktree, not in the workspace', async () => {
     const worktree = path.join(place.root, 'worktree');
     fs.mkdirSync(worktree);
