@@ -19,7 +19,8 @@ import * as path from 'node:path';
  * process (a PID namespace ends with its init).
  *
  * Order matters to mounts: deny masks that cover a writable folder come before it, so the folder
- * stays usable; the others come after, so a denied path inside the workspace stays denied.
+ * stays usable (a worktree in the editor's storage), and are made read-only once it is bound; the
+ * others come after, so a denied path inside the workspace stays denied.
  */
 
 /** Where the network filter's socket is bound inside the sandbox. */
@@ -77,8 +78,11 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     '--tmpfs',
     '/tmp',
   ];
-  for (const d of covering) args.push(...mask(d));
+  // A mask over a run folder stays writable until the folder is bound in it (bubblewrap makes the
+  // folders on the way), and is made read-only after.
+  for (const d of covering) args.push(...(d.folder ? ['--tmpfs', d.path] : mask(d)));
   for (const w of plan.writable) args.push('--bind', w, w);
+  for (const d of covering) if (d.folder) args.push('--remount-ro', d.path);
   for (const d of inside) args.push(...mask(d));
   if (plan.proxySocket) args.push('--bind', plan.proxySocket, PROXY_SOCKET_INSIDE);
   args.push('--chdir', plan.cwd);

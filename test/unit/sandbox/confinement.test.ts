@@ -89,6 +89,18 @@ describe('a sandboxed command (Linux, bubblewrap)', function () {
     }
   });
 
+  it('a run folder inside a deny-listed folder (a worktree in the editor\'s storage) is usable, the rest of that folder is not', async () => {
+    const storage = path.join(place.secrets, 'storage');
+    const worktree = path.join(storage, 'worktrees', 'wt');
+    fs.mkdirSync(worktree, { recursive: true });
+    fs.writeFileSync(path.join(storage, 'session.jsonl'), 'SESSION-CONTENT\n');
+    const r = await runSandboxed(sandboxWith(place), place, `echo ok > made.txt && cat made.txt; cat ${storage}/session.jsonl; cat ${place.secretFile}; echo x > ${place.marker}`, {}, worktree);
+    assert.match(r.output, /^ok$/m);
+    assert.doesNotMatch(r.output, /SESSION-CONTENT|TOP-SECRET/);
+    assert.strictEqual(fs.readFileSync(path.join(worktree, 'made.txt'), 'utf8'), 'ok\n');
+    markerUntouched();
+  });
+
   it('builds and tests inside the workspace (npm test)', async () => {
     fs.writeFileSync(path.join(place.workspace, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { build: 'node build.js', test: 'npm run build && node --test' } }));
     fs.writeFileSync(path.join(place.workspace, 'build.js'), "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/sum.js','module.exports=(a,b)=>a+b')");

@@ -49,6 +49,7 @@ describe('sandbox rules', () => {
     const args = bwrapArgs({ writable: ['/home/u/ws'], denyRead: [{ path: '/home/u', folder: true }, { path: '/home/u/ws/.env', folder: false }], cwd: '/home/u/ws', disableUserns: true });
     const at = (flag: string, value: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === value);
     assert.ok(at('--tmpfs', '/home/u') < at('--bind', '/home/u/ws'));
+    assert.ok(at('--remount-ro', '/home/u') > at('--bind', '/home/u/ws'), 'made read-only once the run folder is bound in it');
     assert.ok(args.indexOf('/home/u/ws/.env') > at('--bind', '/home/u/ws'));
     assert.ok(args.includes('--unshare-net') && args.includes('--disable-userns') && args.includes('--die-with-parent'));
     assert.ok(at('--tmpfs', '/run') > 0 && at('--tmpfs', '/tmp') > 0);
