@@ -58,12 +58,13 @@ describe('Commands run in the sandbox in the editor (Linux, bubblewrap)', functi
   it('by default a command writes in the workspace but not outside it, and cannot read the editor\'s storage', async () => {
     const root = t.sessions?.root ?? assert.fail('the editor gives Arbor a storage folder');
     const probe = path.join(root, 'sandbox-probe.txt');
+    fs.mkdirSync(root, { recursive: true });
     fs.writeFileSync(probe, 'EDITOR-STORAGE-CONTENT\n');
     try {
       const agent = t.startScripted({ version: 1, agents: { Builder: { turns: [[{ toolCalls: [run(`echo in > sandbox-it.txt; echo x > ${marker}; cat ${probe}`)] }, { text: 'done' }]] } } }, 'build', 'Builder');
       await agent.whenIdle();
       const r = result(agent);
-      assert.match(String(r.sandbox), /^sandboxed: writes only in/);
+      assert.match(String(r.sandbox), /^sandboxed: writes only in/, JSON.stringify(r));
       assert.doesNotMatch(String(r.output), /EDITOR-STORAGE-CONTENT/);
       assert.deepStrictEqual(r.blocked_paths, [marker]);
       assert.strictEqual(fs.readFileSync(marker, 'utf8'), 'original\n');
@@ -82,8 +83,9 @@ describe('Commands run in the sandbox in the editor (Linux, bubblewrap)', functi
     const agent = await t.startScriptedInWorktree({ version: 1, agents: { Isolated: { turns: [[{ toolCalls: [run(`touch in-worktree.txt; touch ${workspace}/from-worktree.txt`)] }, { text: 'done' }]] } } }, 'work', 'Isolated');
     await agent.whenIdle();
     const folder = t.worktrees.get(agent.id)?.worktree.folder ?? assert.fail('the agent has a worktree');
-    assert.match(String(result(agent).sandbox), /^sandboxed/);
-    assert.ok(fs.existsSync(path.join(folder, 'in-worktree.txt')));
+    const r = result(agent);
+    assert.match(String(r.sandbox), /^sandboxed/);
+    assert.ok(fs.existsSync(path.join(folder, 'in-worktree.txt')), `the command wrote in its worktree: ${JSON.stringify(r)}`);
     assert.strictEqual(fs.existsSync(path.join(workspace, 'from-worktree.txt')), false);
   });
 });

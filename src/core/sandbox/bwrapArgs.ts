@@ -52,8 +52,13 @@ function mask(entry: { path: string; folder: boolean }): string[] {
 
 /** bubblewrap's options for `plan`, up to (not including) the `--` before the program. */
 export function bwrapArgs(plan: BwrapPlan): string[] {
-  const covering = plan.denyRead.filter((d) => plan.writable.some((w) => within(w, d.path)));
-  const inside = plan.denyRead.filter((d) => !covering.includes(d));
+  // A path inside a denied folder is hidden with it (and has no mount point to make there),
+  // unless a run folder bound inside that folder shows it again.
+  const hiddenBy = (d: BwrapPlan['denyRead'][number], o: BwrapPlan['denyRead'][number]): boolean =>
+    o.folder && o.path !== d.path && within(d.path, o.path) && !plan.writable.some((w) => within(w, o.path) && within(d.path, w));
+  const denied = plan.denyRead.filter((d) => !plan.denyRead.some((o) => hiddenBy(d, o)));
+  const covering = denied.filter((d) => plan.writable.some((w) => within(w, d.path)));
+  const inside = denied.filter((d) => !covering.includes(d));
   const args = [
     '--new-session',
     '--die-with-parent',
@@ -82,8 +87,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   // folders on the way), and is made read-only after.
   for (const d of covering) args.push(...(d.folder ? ['--tmpfs', d.path] : mask(d)));
   for (const w of plan.writable) args.push('--bind', w, w);
-  for (const d of covering) if (d.folder) args.push('--remount-ro', d.path);
   for (const d of inside) args.push(...mask(d));
+  for (const d of covering) if (d.folder) args.push('--remount-ro', d.path);
   if (plan.proxySocket) args.push('--bind', plan.proxySocket, PROXY_SOCKET_INSIDE);
   args.push('--chdir', plan.cwd);
   return args;

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS } from '../../../src/core/sandbox';
 import { until } from '../support/runtimeFixture';
 import { makePlace, removePlace, requireSandbox, runSandboxed, sandboxWith, type SandboxPlace } from './sandboxFixture';
 
@@ -90,11 +91,15 @@ describe('a sandboxed command (Linux, bubblewrap)', function () {
   });
 
   it('a run folder inside a deny-listed folder (a worktree in the editor\'s storage) is usable, the rest of that folder is not', async () => {
+    // The editor's layout: the user data folder denied, and inside it the extension's storage (denied too) holding the worktree, beside a workspace's storage.
     const storage = path.join(place.secrets, 'storage');
     const worktree = path.join(storage, 'worktrees', 'wt');
+    const workspaceStorage = path.join(place.secrets, 'workspaceStorage', 'x');
     fs.mkdirSync(worktree, { recursive: true });
+    fs.mkdirSync(workspaceStorage, { recursive: true });
     fs.writeFileSync(path.join(storage, 'session.jsonl'), 'SESSION-CONTENT\n');
-    const r = await runSandboxed(sandboxWith(place), place, `echo ok > made.txt && cat made.txt; cat ${storage}/session.jsonl; cat ${place.secretFile}; echo x > ${place.marker}`, {}, worktree);
+    const sandbox = new CommandSandbox({ settings: DEFAULT_SANDBOX_SETTINGS, denyRead: [place.secrets, storage, workspaceStorage] });
+    const r = await runSandboxed(sandbox, place, `echo ok > made.txt && cat made.txt; cat ${storage}/session.jsonl; cat ${place.secretFile}; echo x > ${place.marker}`, {}, worktree);
     assert.match(r.output, /^ok$/m);
     assert.doesNotMatch(r.output, /SESSION-CONTENT|TOP-SECRET/);
     assert.strictEqual(fs.readFileSync(path.join(worktree, 'made.txt'), 'utf8'), 'ok\n');

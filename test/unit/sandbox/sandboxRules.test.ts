@@ -55,6 +55,13 @@ describe('sandbox rules', () => {
     assert.ok(at('--tmpfs', '/run') > 0 && at('--tmpfs', '/tmp') > 0);
   });
 
+  it('leaves out a denied path inside another denied folder, which hides it already', () => {
+    const args = bwrapArgs({ writable: ['/data/User/global/wt'], denyRead: [{ path: '/data/User', folder: true }, { path: '/data/User/global', folder: true }, { path: '/data/User/ws/a', folder: true }, { path: '/data/User/key', folder: false }], cwd: '/data/User/global/wt', disableUserns: true });
+    const masked = args.flatMap((a, i) => (a === '--tmpfs' || (a === '--ro-bind' && args[i + 1] === '/dev/null') ? [args[i + (a === '--tmpfs' ? 1 : 2)]] : []));
+    assert.deepStrictEqual(masked, ['/run', '/tmp', '/data/User']);
+    assert.ok(args.lastIndexOf('--remount-ro') > args.indexOf('--bind'));
+  });
+
   it('names the paths a program reported it could not write', () => {
     const output = [
       '/bin/sh: 1: cannot create /home/u/x: Read-only file system',
