@@ -113,16 +113,17 @@ export class CommandSandbox {
     return { kind: 'sandboxed', writable: folders.map(realOrSelf), denyRead: existing(deny.map((p) => this.expand(p))), settings, available };
   }
 
-  /** The person's view of `plan`: what the command may touch. */
+  /** The person's view of `plan`, in one line (it fits an approval's question): what the command may touch. */
   describe(plan: SandboxPlan): string {
     if (plan.kind === 'unsandboxed') return `Runs unsandboxed, with all of your rights: ${plan.reason}.`;
     const { settings } = plan;
+    const denied = [...BUILTIN_DENY_READ, ...settings.denyRead];
     const network = settings.networkAllow.length > 0 ? `only ${settings.networkAllow.join(', ')}` : 'none';
-    return [
-      `Runs sandboxed: it may write only in ${plan.writable.join(', ')} and a temp folder of its own.`,
-      `It cannot read ${[...BUILTIN_DENY_READ, ...settings.denyRead].join(', ')}, or the editor's storage.`,
-      `Network: ${network}; loopback (localhost) ${settings.allowLoopback ? 'open' : 'closed'}. Secret-looking environment variables are withheld${settings.envAllow.length ? ` (except ${settings.envAllow.join(', ')})` : ''}.`,
-    ].join('\n');
+    const env = settings.envAllow.length > 0 ? ` (but ${settings.envAllow.join(', ')})` : '';
+    return (
+      `Runs sandboxed: writes only in ${plan.writable.join(', ')} and its own /tmp; cannot read ${denied.slice(0, 3).join(', ')}, ${denied.length - 3} more secret stores or the editor's storage; ` +
+      `network: ${network}, loopback ${settings.allowLoopback ? 'open' : 'closed'}; secret-looking variables withheld${env}.`
+    );
   }
 
   /**

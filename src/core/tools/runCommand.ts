@@ -51,7 +51,7 @@ export const runCommandTool = defineTool({
     } catch (err) {
       return errorResult(isArborError(err) ? err : new ArborError('SANDBOX_FAILED', String(err)));
     }
-    const sandboxLine = sandbox ? `\n${sandbox.describe(plan)}` : '';
+    const sandboxLine = sandbox ? ` — ${sandbox.describe(plan)}` : '';
     const approval = await ctx.approvals.request({
       agent: ctx.agent,
       isSubagent: ctx.agent.kind !== 'root',

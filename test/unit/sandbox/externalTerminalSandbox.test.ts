@@ -47,7 +47,7 @@ describe('an external agent\'s terminals in the sandbox (Linux, bubblewrap)', fu
     assert.doesNotMatch(output, /TOP-SECRET/);
     assert.strictEqual(fs.readFileSync(place.marker, 'utf8'), 'original\n');
     assert.strictEqual(fs.readFileSync(path.join(place.workspace, 'inside.txt'), 'utf8'), 'in\n');
-    assert.match(prompts[0].detail ?? '', /Runs sandboxed: it may write only in/);
+    assert.match(prompts[0].detail ?? '', /Runs sandboxed: writes only in/);
   });
 
   it('required without a sandbox runs nothing', async () => {

@@ -75,8 +75,8 @@ describe('run_command in the sandbox (Linux, bubblewrap)', function () {
     const root = runtime.startRoot({ prompt: 'go', label: 'main' });
     await root.whenIdle();
     const detail = prompts[0].detail ?? '';
-    assert.match(detail, new RegExp(`Runs sandboxed: it may write only in ${place.workspace} and a temp folder of its own`));
-    assert.match(detail, /Network: none; loopback \(localhost\) closed/);
+    assert.match(detail, new RegExp(`^echo x > \\S+ touch ok.txt \u2014 Runs sandboxed: writes only in ${place.workspace} and its own /tmp; cannot read ~/.ssh, ~/.aws, ~/.config/gh, 9 more secret stores or the editor's storage; network: none, loopback closed; secret-looking variables withheld\\.$`));
+    assert.match(prompts[0].questions[0].question, /Runs sandboxed: writes only in/, 'the question itself says so');
     const r = result(root);
     assert.match(String(r.sandbox), /^sandboxed: writes only in/);
     assert.deepStrictEqual(r.blocked_paths, [place.marker]);
