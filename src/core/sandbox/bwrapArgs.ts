@@ -6,7 +6,8 @@ import * as path from 'node:path';
  *
  * What the command sees:
  * - the whole file system read-only, except the run's folders (read-write, at their real path)
- *   and a fresh `/tmp` of its own that ends with it;
+ *   and a fresh `/tmp` of its own that ends with it; inside the run's folders, what would run
+ *   outside the sandbox later (`.git/hooks`, `.git/config`, `.vscode`, ...) stays read-only;
  * - `/run` (and so `/var/run`) empty: the sockets of the machine's services (docker, dbus,
  *   the user's session bus) are not there to connect to;
  * - each deny-listed path replaced by an empty read-only folder (or `/dev/null` for a file): it
@@ -31,6 +32,11 @@ export const PROXY_PORT_INSIDE = 3128;
 export interface BwrapPlan {
   /** Real paths the command may write (the run's folder, a worktree). */
   writable: readonly string[];
+  /**
+   * Existing real paths inside the run's folders that stay read-only: what would run outside the
+   * sandbox later (git hooks and config, the editor's folder settings and tasks, Arbor's schedules).
+   */
+  readOnly?: readonly string[];
   /** Existing real paths the command may not read, each with whether it is a folder. */
   denyRead: ReadonlyArray<{ path: string; folder: boolean }>;
   /** Real path of the working folder (inside a writable folder). */
@@ -87,6 +93,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   // folders on the way), and is made read-only after.
   for (const d of covering) args.push(...(d.folder ? ['--tmpfs', d.path] : mask(d)));
   for (const w of plan.writable) args.push('--bind', w, w);
+  for (const p of plan.readOnly ?? []) args.push('--ro-bind', p, p);
   for (const d of inside) args.push(...mask(d));
   for (const d of covering) if (d.folder) args.push('--remount-ro', d.path);
   if (plan.proxySocket) args.push('--bind', plan.proxySocket, PROXY_SOCKET_INSIDE);

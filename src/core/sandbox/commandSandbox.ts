@@ -27,12 +27,21 @@ import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './settings';
 /** Read nowhere by a sandboxed command, under the home folder. */
 export const BUILTIN_DENY_READ = ['~/.ssh', '~/.aws', '~/.config/gh', '~/.gnupg', '~/.netrc', '~/.git-credentials', '~/.docker', '~/.kube', '~/.azure', '~/.config/gcloud', '~/.local/share/keyrings', '~/.password-store'];
 
+/**
+ * Inside a run's folder, what a sandboxed command may not change because it runs outside the
+ * sandbox later: git's hooks and config (hooks, `core.hooksPath`, `core.fsmonitor`), the editor's
+ * and other IDEs' folder settings and tasks, Arbor's schedules, MCP server lists.
+ */
+export const PROTECTED_IN_RUN_FOLDER = ['.git/hooks', '.git/config', '.gitmodules', '.vscode', '.idea', '.arbor', '.mcp.json'];
+
 export type SandboxPlan =
   | {
       kind: 'sandboxed';
       /** Real paths the command may write. */
       writable: string[];
       denyRead: Array<{ path: string; folder: boolean }>;
+      /** Existing real paths inside the writable folders that stay read-only (PROTECTED_IN_RUN_FOLDER). */
+      readOnly: string[];
       settings: SandboxSettings;
       available: Extract<SandboxAvailability, { ok: true }>;
     }
@@ -110,7 +119,11 @@ export class CommandSandbox {
       return { kind: 'unsandboxed', reason: `this machine has no sandbox: ${available.missing}` };
     }
     const deny = [...BUILTIN_DENY_READ, ...this.extraDeny, ...settings.denyRead];
-    return { kind: 'sandboxed', writable: folders.map(realOrSelf), denyRead: existing(deny.map((p) => this.expand(p))), settings, available };
+    const writable = folders.map(realOrSelf);
+    const readOnly = existing(writable.flatMap((w) => PROTECTED_IN_RUN_FOLDER.map((p) => path.join(w, p))))
+      .map((p) => p.path)
+      .filter((p) => writable.some((w) => p.startsWith(`${w}${path.sep}`)));
+    return { kind: 'sandboxed', writable, denyRead: existing(deny.map((p) => this.expand(p))), readOnly, settings, available };
   }
 
   /** The person's view of `plan`, in one line (it fits an approval's question): what the command may touch. */
@@ -141,7 +154,7 @@ export class CommandSandbox {
       const socket = path.join(own, 'net.sock');
       filter = new NetworkFilter({ allow: plan.settings.networkAllow, allowLoopback: plan.settings.allowLoopback });
       await filter.listen(socket);
-      const options = bwrapArgs({ writable: plan.writable, denyRead: plan.denyRead, cwd, proxySocket: socket, disableUserns: plan.available.disableUserns });
+      const options = bwrapArgs({ writable: plan.writable, denyRead: plan.denyRead, readOnly: plan.readOnly, cwd, proxySocket: socket, disableUserns: plan.available.disableUserns });
       const { env } = filterSecrets(process.env, plan.settings.envAllow);
       const inside = { ...env, TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', ...proxyEnv(), ...extraEnv };
       const dir = own;

@@ -106,6 +106,22 @@ describe('a sandboxed command (Linux, bubblewrap)', function () {
     markerUntouched();
   });
 
+  it('cannot change what runs outside the sandbox later: git hooks and config, .vscode', async () => {
+    for (const dir of ['.git/hooks', '.vscode']) fs.mkdirSync(path.join(place.workspace, dir), { recursive: true });
+    fs.writeFileSync(path.join(place.workspace, '.git/config'), '[core]\n');
+    fs.writeFileSync(path.join(place.workspace, '.vscode/tasks.json'), '{}\n');
+    const r = await runSandboxed(sandboxWith(place), place, [
+      'echo "echo pwned > ' + place.marker + '" > .git/hooks/pre-commit',
+      'git config core.hooksPath /tmp; printf "[core]\\n\\thooksPath = /tmp\\n" >> .git/config',
+      'echo "{ \\"tasks\\": [] }" > .vscode/tasks.json',
+      'echo x > .git/ORIG_HEAD && echo other-git-files-writable',
+    ].join('; '));
+    assert.match(r.output, /other-git-files-writable/);
+    assert.strictEqual(fs.existsSync(path.join(place.workspace, '.git/hooks/pre-commit')), false);
+    assert.strictEqual(fs.readFileSync(path.join(place.workspace, '.git/config'), 'utf8'), '[core]\n');
+    assert.strictEqual(fs.readFileSync(path.join(place.workspace, '.vscode/tasks.json'), 'utf8'), '{}\n');
+  });
+
   it('builds and tests inside the workspace (npm test)', async () => {
     fs.writeFileSync(path.join(place.workspace, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { build: 'node build.js', test: 'npm run build && node --test' } }));
     fs.writeFileSync(path.join(place.workspace, 'build.js'), "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/sum.js','module.exports=(a,b)=>a+b')");
