@@ -66,10 +66,18 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
     approvalRules,
-    sandbox: editorSandbox(context, (problem) => {
-      log.warn(problem);
-      void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-    }),
+    sandbox: editorSandbox(
+      context,
+      (problem) => {
+        log.warn(problem);
+        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+      },
+      (reason) => {
+        const message = `Agents' commands run unsandboxed, with all of your rights: ${reason}. Set arbor.sandbox.mode to "required" to refuse them instead.`;
+        log.warn(message);
+        void vscode.window.showWarningMessage(`Arbor: ${message}`);
+      },
+    ),
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });
 

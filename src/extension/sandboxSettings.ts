@@ -34,9 +34,9 @@ export function editorStorage(context: Pick<vscode.ExtensionContext, 'globalStor
 }
 
 /** The runtime's sandbox, kept to the settings as they change. */
-export function editorSandbox(context: vscode.ExtensionContext, onProblem: (message: string) => void): CommandSandbox {
+export function editorSandbox(context: vscode.ExtensionContext, onProblem: (message: string) => void, onUnsandboxed: (reason: string) => void): CommandSandbox {
   // Read at the first command, not while the editor starts; a change is read (and a bad value reported) at once.
-  const sandbox = new CommandSandbox({ settings: () => readSandboxSettings(onProblem), denyRead: editorStorage(context) });
+  const sandbox = new CommandSandbox({ settings: () => readSandboxSettings(onProblem), denyRead: editorStorage(context), onUnsandboxed });
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(readSandboxSettings(onProblem));

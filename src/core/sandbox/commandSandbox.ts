@@ -67,6 +67,8 @@ export interface CommandSandboxOptions {
   home?: string;
   /** The machine's sandbox (probed once per process by default). */
   availability?: () => Promise<SandboxAvailability>;
+  /** Told once, the first time a command runs unsandboxed because the machine has no sandbox (`preferred`). */
+  onUnsandboxed?: (reason: string) => void;
 }
 
 export class CommandSandbox {
@@ -76,12 +78,15 @@ export class CommandSandbox {
   private readonly home: string;
   private readonly availability: () => Promise<SandboxAvailability>;
   private known: SandboxAvailability | undefined;
+  private readonly onUnsandboxed: ((reason: string) => void) | undefined;
+  private toldUnsandboxed = false;
 
   constructor(options: CommandSandboxOptions = {}) {
     this.source = options.settings ?? { ...DEFAULT_SANDBOX_SETTINGS, mode: 'off' };
     this.extraDeny = options.denyRead ?? [];
     this.home = options.home ?? os.homedir();
     this.availability = options.availability ?? sandboxAvailability;
+    this.onUnsandboxed = options.onUnsandboxed;
   }
 
   get settings(): SandboxSettings {
@@ -116,7 +121,12 @@ export class CommandSandbox {
       if (settings.mode === 'required') {
         throw new ArborError('SANDBOX_UNAVAILABLE', `Not run: arbor.sandbox.mode is "required" and this machine has no sandbox: ${available.missing}.`, { missing: available.missing });
       }
-      return { kind: 'unsandboxed', reason: `this machine has no sandbox: ${available.missing}` };
+      const reason = `this machine has no sandbox: ${available.missing}`;
+      if (!this.toldUnsandboxed) {
+        this.toldUnsandboxed = true;
+        this.onUnsandboxed?.(reason);
+      }
+      return { kind: 'unsandboxed', reason };
     }
     const deny = [...BUILTIN_DENY_READ, ...this.extraDeny, ...settings.denyRead];
     const writable = folders.map(realOrSelf);

@@ -74,8 +74,11 @@ describe('sandbox rules', () => {
 
   it('describes an unavailable sandbox as unsandboxed in preferred mode, and refuses in required', async () => {
     const availability = async () => ({ ok: false as const, missing: 'bubblewrap (bwrap) not found on PATH' });
-    const preferred = new CommandSandbox({ settings: DEFAULT_SANDBOX_SETTINGS, availability });
+    const told: string[] = [];
+    const preferred = new CommandSandbox({ settings: DEFAULT_SANDBOX_SETTINGS, availability, onUnsandboxed: (reason) => told.push(reason) });
     assert.strictEqual(preferred.describe(await preferred.plan(['/w'])), 'Runs unsandboxed, with all of your rights: this machine has no sandbox: bubblewrap (bwrap) not found on PATH.');
+    await preferred.plan(['/w']);
+    assert.deepStrictEqual(told, ['this machine has no sandbox: bubblewrap (bwrap) not found on PATH'], 'told once, not at every command');
     const required = new CommandSandbox({ settings: { ...DEFAULT_SANDBOX_SETTINGS, mode: 'required' }, availability });
     await assert.rejects(required.plan(['/w']), (err: { code?: string }) => err.code === 'SANDBOX_UNAVAILABLE');
   });
