@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -7,8 +8,8 @@ import { ExternalAgentClient, runtimeServices } from '../../../src/core/external
 import { MemoryApprovalRuleStore } from '../../../src/core/interaction';
 import { Runtime } from '../../../src/core/runtime';
 import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../src/core/sandbox';
-import { approver, recordingModel } from '../support/runtimeFixture';
-import { makePlace, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
+import { approver, recordingModel, until } from '../support/runtimeFixture';
+import { makePlace, marked, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
 
 /** An external agent's `terminal/create` runs in the same sandbox as run_command. */
 describe('an external agent\'s terminals in the sandbox (Linux, bubblewrap)', function () {
@@ -48,6 +49,16 @@ describe('an external agent\'s terminals in the sandbox (Linux, bubblewrap)', fu
     assert.strictEqual(fs.readFileSync(place.marker, 'utf8'), 'original\n');
     assert.strictEqual(fs.readFileSync(path.join(place.workspace, 'inside.txt'), 'utf8'), 'in\n');
     assert.match(prompts[0].detail ?? '', /Runs sandboxed: writes only in/);
+  });
+
+  it('killing the terminal ends its sandboxed process tree', async () => {
+    const { client: c } = await serve({ mode: 'preferred' }, ['*']);
+    const mark = randomUUID();
+    const { terminalId } = await c.createTerminal({ sessionId: 's', command: 'sh', args: ['-c', `(trap '' TERM; sleep 987) & sleep 986 & touch started; wait`], env: [{ name: 'ARBOR_TEST_MARK', value: mark }] }, signal);
+    await until(() => fs.existsSync(path.join(place.workspace, 'started')), 'the command to start', 20_000);
+    assert.ok(marked(mark).length >= 2);
+    c.terminals.kill(terminalId);
+    await until(() => marked(mark).length === 0, 'every process of the terminal to end', 20_000);
   });
 
   it('required without a sandbox runs nothing', async () => {

@@ -8,7 +8,7 @@ import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, type SandboxAvailability, typ
 import type { Answer } from '../../../src/core/sessions/types';
 import { NodeWorkspace } from '../../../src/core/workspace';
 import { reasons, recordingModel, toolResults, until } from '../support/runtimeFixture';
-import { makePlace, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
+import { makePlace, marked, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
 
 const run = (command: string) => ({ name: 'run_command', arguments: { command } });
 
@@ -135,20 +135,3 @@ describe('run_command in the sandbox (Linux, bubblewrap)', function () {
     await runtime.dispose();
   });
 });
-
-/** Host processes whose environment carries ARBOR_TEST_MARK=<mark>. */
-function marked(mark: string): number[] {
-  const needle = Buffer.from(`ARBOR_TEST_MARK=${mark}\0`);
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      if (fs.readFileSync(`/proc/${name}/environ`).includes(needle)) out.push(Number(name));
-    } catch {
-      // gone, or not readable
-    }
-  }
-  return out;
-}

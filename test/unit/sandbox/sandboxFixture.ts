@@ -72,3 +72,20 @@ export async function runSandboxed(sandbox: CommandSandbox, place: SandboxPlace,
     launch.dispose();
   }
 }
+
+/** Host processes whose environment carries ARBOR_TEST_MARK=<mark>. */
+export function marked(mark: string): number[] {
+  const needle = Buffer.from(`ARBOR_TEST_MARK=${mark}\0`);
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      if (fs.readFileSync(`/proc/${name}/environ`).includes(needle)) out.push(Number(name));
+    } catch {
+      // gone, or not readable
+    }
+  }
+  return out;
+}
