@@ -7,7 +7,8 @@
  *    editor waits for before it runs the command, opens the view or follows the link that
  *    activated Arbor, but does not count as activation;
  *  - their sum: until Arbor's views can paint;
- *  - each part that loads on first use (dist/<part>.js, src/extension/parts.ts): its size and
+ *  - each part that loads on first use (dist/<part>.js, src/extension/parts.ts and
+ *    src/core/parts.ts): its size and
  *    the CPU time of loading it after dist/arbor.js, the cost its first use adds.
  * VS Code's part (finding the extension, its host's bookkeeping) is not in these figures.
  *
@@ -69,12 +70,14 @@ try {
   // CPU time does not count the time the process waited for a core: on a busy machine it is the steadier figure.
   const verdict = (ms: number) => (ms < TARGET_MS ? 'PASS' : 'FAIL');
   console.log(`  ${verdict(arbor.activation)} activation under ${fmt(TARGET_MS)}: ${fmt(arbor.activation)} wall, ${fmt(arbor.activationCpu)} CPU (${verdict(arbor.activationCpu)} on CPU)`);
-  // The parts: what parts.ts require()s, each built into dist/<module>.js (its folder for an index.ts).
-  const parts = [...fs.readFileSync(path.join(ROOT, 'src/extension/parts.ts'), 'utf8').matchAll(/require\('\.\/([^']+)'\)/g)].map(([, module]) => path.join(ROOT, 'dist', `${path.basename(module)}.js`));
+  // The parts: what the parts files require(), each built into dist/<module>.js (its folder for an index.ts).
+  const parts = ['src/extension/parts.ts', 'src/core/parts.ts'].flatMap((file) =>
+    [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/require\('\.\/([^']+)'\)/g)].map(([, module]) => path.join(ROOT, 'dist', `${path.basename(module)}.js`)),
+  );
   console.log(`parts loaded on first use (CPU to load each after dist/arbor.js, median of ${ROUNDS} fresh processes)`);
   for (const part of parts) {
     const cpu = median(Array.from({ length: ROUNDS }, () => loadInFreshProcess([ARBOR, part], dir)[1]?.cpuMs ?? Number.NaN));
-    console.log(`  ${path.relative(ROOT, part).padEnd(26)} ${kib(part).padStart(9)}  ${fmt(cpu)}`);
+    console.log(`  ${path.relative(ROOT, part).padEnd(28)} ${kib(part).padStart(9)}  ${fmt(cpu)}`);
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

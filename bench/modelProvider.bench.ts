@@ -12,7 +12,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isArborError } from '../src/core/errors';
-import { DEFAULT_OPENAI_CAPS, OpenAiCompatibleProvider } from '../src/core/models/openAiCompatible';
+import { OpenAiCompatibleProvider } from '../src/core/models/openAiCompatible';
+import { DEFAULT_OPENAI_CAPS } from '../src/core/models/openAiSettings';
 import type { ModelRequest } from '../src/core/models/types';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);

@@ -19,8 +19,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MAX_READ_CHARS, numberedLines } from '../src/core/tools';
-import { NodeWorkspace, ripgrepListFiles, ripgrepSearch } from '../src/core/workspace';
+import { MAX_READ_CHARS } from '../src/core/tools';
+import { numberedLines } from '../src/core/tools/workspaceToolRuns';
+import { NodeWorkspace } from '../src/core/workspace';
+import { ripgrepListFiles, ripgrepSearch } from '../src/core/workspace/workspaceFiles';
 
 const FILES = 10_000;
 const IGNORED = 1_000;

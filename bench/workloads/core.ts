@@ -6,9 +6,10 @@
  * Only the core's doors are loaded (src/core, src/core/models, src/core/sessions), never a module
  * behind them, so that moving a file inside a module does not break the comparison. Where a
  * baseline lacks something a workload uses, the difference is adapted here, not in the workload;
- * none of the APIs used differ between 99d4058 and today but two. 99d4058's models door also
+ * none of the APIs used differ between 99d4058 and today but three. 99d4058's models door also
  * loads the `openai` package; when that could not be installed for the baseline, the scripted
- * model is taken from its own module instead. And a tool's schema was the schema itself before
+ * model is taken from its own module instead; today's door loads it on first use
+ * (scriptedModelPart). And a tool's schema was the schema itself before
  * the core built schemas on first use (its door exports `once`); today it is a function that
  * returns it (`toolSchema`).
  */
@@ -18,13 +19,15 @@ import type * as zod from 'zod';
 
 type CoreDoor = typeof import('../../src/core');
 type ModelsDoor = typeof import('../../src/core/models');
+/** The scripted model's own module: its class, which today's door reaches through scriptedModelPart. */
+type ScriptedModule = typeof import('../../src/core/models/scriptedModel');
 type SessionsDoor = typeof import('../../src/core/sessions');
 
 export type Runtime = InstanceType<CoreDoor['Runtime']>;
 export type RuntimeOptions = ConstructorParameters<CoreDoor['Runtime']>[0];
 export type Agent = ReturnType<Runtime['startRoot']>;
-export type ScriptedModel = InstanceType<ModelsDoor['ScriptedModel']>;
-export type ScriptedModelOptions = ConstructorParameters<ModelsDoor['ScriptedModel']>[1];
+export type ScriptedModel = InstanceType<ScriptedModule['ScriptedModel']>;
+export type ScriptedModelOptions = ConstructorParameters<ScriptedModule['ScriptedModel']>[1];
 export type SessionStore = InstanceType<SessionsDoor['JsonlSessionStore']>;
 export type { ModelChunk, ModelProvider, ModelRequest } from '../../src/core/models';
 import type { RuntimeTool } from '../../src/core';
@@ -34,7 +37,7 @@ export interface Core {
   /** The tree's root folder. */
   root: string;
   Runtime: CoreDoor['Runtime'];
-  ScriptedModel: ModelsDoor['ScriptedModel'];
+  ScriptedModel: ScriptedModule['ScriptedModel'];
   JsonlSessionStore: SessionsDoor['JsonlSessionStore'];
   /** The tree's own zod, so that the schemas of a workload's tools are the kind its runtime reads. */
   z: typeof zod;
@@ -45,7 +48,7 @@ export interface Core {
 export function loadCore(root: string): Core {
   const load = createRequire(path.join(root, 'package.json'));
   const core = load('./src/core') as CoreDoor;
-  const models = loadModels(load);
+  const models = loadScripted(load);
   const sessions = load('./src/core/sessions') as SessionsDoor;
   const toolSchema = 'once' in core ? (schema: zod.ZodType): RuntimeTool['schema'] => () => schema : schemaItself;
   return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, z: load('zod') as typeof zod, toolSchema };
@@ -57,11 +60,14 @@ function schemaItself(schema: zod.ZodType): RuntimeTool['schema'] {
   return held as RuntimeTool['schema'];
 }
 
-function loadModels(load: NodeJS.Require): ModelsDoor {
+/** The scripted model: from the models door, which today loads it as a part (scriptedModelPart) and a baseline's exports it. */
+function loadScripted(load: NodeJS.Require): ScriptedModule {
+  let door: Partial<ModelsDoor> & Partial<ScriptedModule>;
   try {
-    return load('./src/core/models') as ModelsDoor;
+    door = load('./src/core/models') as Partial<ModelsDoor> & Partial<ScriptedModule>;
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
-    return load('./src/core/models/scriptedModel') as ModelsDoor;
+    return load('./src/core/models/scriptedModel') as ScriptedModule;
   }
+  return door.ScriptedModel ? (door as ScriptedModule) : door.scriptedModelPart!();
 }

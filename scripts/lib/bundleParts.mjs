@@ -2,10 +2,10 @@
 // Arbor that only some users need, each a bundle of its own that loads the first time it is
 // used (used by esbuild.mjs).
 //
-// The parts are the modules src/extension/parts.ts require()s: dist/<name>.js each, named after
-// the module (its folder for an index.ts). In dist/arbor.js that require() becomes
-// require('./<name>.js'); any other import of a part's module is an error, so a part cannot
-// creep back into what loads at start.
+// The parts are the modules src/extension/parts.ts and src/core/parts.ts require(): dist/<name>.js
+// each, named after the module (its folder for an index.ts). In dist/arbor.js that require()
+// becomes require('./<name>.js'); any other import of a part's module is an error, so a part
+// cannot creep back into what loads at start.
 //
 // A part takes every module dist/arbor.js holds from dist/arbor.js, which exports them for the
 // parts (`__shared`), so that each class, registry and schema exists once: Arbor's modules
@@ -27,21 +27,24 @@ import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const requireFromRoot = createRequire(path.join(ROOT, 'package.json'));
-const PARTS_FILE = 'src/extension/parts.ts';
+/** The files that load parts: the editor's and the core's (which never imports the editor's). */
+export const PARTS_FILES = ['src/extension/parts.ts', 'src/core/parts.ts'];
 const START = 'dist/arbor.js';
 const rel = (file) => path.relative(ROOT, file).split(path.sep).join('/');
 
-/** The parts src/extension/parts.ts loads: bundle name -> module path (relative, without extension). */
-export function partsOf(source = fs.readFileSync(path.join(ROOT, PARTS_FILE), 'utf8')) {
+/** The parts the parts files load: bundle name -> module path (relative, without extension). */
+export function partsOf(sources = Object.fromEntries(PARTS_FILES.map((file) => [file, fs.readFileSync(path.join(ROOT, file), 'utf8')]))) {
   const parts = new Map();
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
-  for (const [, request] of code.matchAll(/require\((?:'|")(\.[^'"]+)(?:'|")\)/g)) {
-    const named = rel(path.resolve(ROOT, path.dirname(PARTS_FILE), request));
-    const module = fs.existsSync(path.join(ROOT, `${named}.ts`)) ? named : `${named}/index`;
-    const base = path.posix.basename(module);
-    const name = base === 'index' ? path.posix.basename(path.posix.dirname(module)) : base;
-    if (parts.has(name)) throw new Error(`${PARTS_FILE}: two parts would both be dist/${name}.js`);
-    parts.set(name, module);
+  for (const [file, source] of Object.entries(sources)) {
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const [, request] of code.matchAll(/require\((?:'|")(\.[^'"]+)(?:'|")\)/g)) {
+      const named = rel(path.resolve(ROOT, path.dirname(file), request));
+      const module = fs.existsSync(path.join(ROOT, `${named}.ts`)) ? named : `${named}/index`;
+      const base = path.posix.basename(module);
+      const name = base === 'index' ? path.posix.basename(path.posix.dirname(module)) : base;
+      if (parts.has(name)) throw new Error(`${file}: two parts would both be dist/${name}.js`);
+      parts.set(name, module);
+    }
   }
   return parts;
 }
@@ -61,8 +64,8 @@ function startPlugin(parts) {
       build.onResolve({ filter: /^\./ }, (args) => {
         const name = byModule.get(moduleOf(args.resolveDir, args.path));
         if (name === undefined) return undefined;
-        if (args.kind === 'require-call' && rel(args.importer) === PARTS_FILE) return { path: `./${name}.js`, external: true };
-        return { errors: [{ text: `"${args.path}" is the part dist/${name}.js, loaded on first use: reach it through ${PARTS_FILE}, never import it` }] };
+        if (args.kind === 'require-call' && PARTS_FILES.includes(rel(args.importer))) return { path: `./${name}.js`, external: true };
+        return { errors: [{ text: `"${args.path}" is the part dist/${name}.js, loaded on first use: reach it through ${PARTS_FILES.join(' or ')}, never import it` }] };
       });
     },
   };

@@ -72,6 +72,8 @@ export type ArborErrorCode =
   | 'SESSION_EVENT_INVALID'
   | 'SESSION_FILE_LOST'
   | 'INPUT_INVALID'
+  // installation
+  | 'PART_LOAD_FAILED'
   | 'INTERNAL';
 
 export class ArborError extends Error {

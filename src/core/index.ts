@@ -5,5 +5,6 @@ export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, lim
 export { Emitter, type Disposable } from './events';
 export { untilAborted } from './untilAborted';
 export { once } from './once';
+export { partOnFirstUse } from './partLoader';
 export { DEFAULT_LIMITS, RunBudget, resolveLimits, runLimitsSchema, type RunLimits, type RunLimitsInput } from './limits';
 export { BudgetGuard, budgetStatus, formatCost, priceTableSchema, runawaySettingsSchema, spentBudget, type BudgetEvent, type BudgetLevel, type BudgetMeasure, type BudgetStatus, type PriceTable, type RunawaySettings, type RunawaySettingsInput } from './budgets';

@@ -16,26 +16,40 @@ import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
 import { showWaitingBadge } from './agents/waitingBadge';
 import { createArborApi, type ArborApi } from './api/arborApi';
-import { RunLinkHandler } from './api/runLinks';
 import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
-import { registerHistoryCommands } from './history/historyCommands';
 import { registerArborTools } from './lmTools/arborTools';
 import { VscodeToolBridge } from './lmTools/vscodeToolBridge';
 import { hostRuntime } from './runtimeHost';
 import { schedulesOnDemand } from './schedules/schedulesOnDemand';
-import { createTestingHandle } from './testing';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
 import { once } from '../core';
-import { MANAGE_APPROVALS_COMMAND, MODEL_COMMANDS, commandsOnFirstUse, manageApprovalsPart, modelCommandsPart, worktreesPart } from './parts';
-import { WORKTREE_BASE_SCHEME, registerWorktreeCommands } from './worktrees';
+import {
+  HISTORY_COMMANDS,
+  MANAGE_APPROVALS_COMMAND,
+  MODEL_COMMANDS,
+  WORKTREE_BASE_SCHEME,
+  WORKTREE_COMMANDS,
+  commandsOnFirstUse,
+  historyCommandsPart,
+  manageApprovalsPart,
+  modelCommandsPart,
+  runLinksPart,
+  testingPart,
+  worktreeCommandsPart,
+  worktreesPart,
+} from './parts';
 
 /** The part of Arbor's own package.json that activation reads. */
 const manifestSchema = z.object({ version: z.string() });
 
-/** Starts Arbor: its runtime, views, commands and API. */
-export function startArbor(context: vscode.ExtensionContext): ArborApi {
+/**
+ * Starts Arbor: its runtime, views, commands and API. `activated` is when activate() was called
+ * (process.cpuUsage() and performance.now() then): the log says what the start cost from there,
+ * loading this bundle included, as the real extension host measured it.
+ */
+export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: NodeJS.CpuUsage; at: number }): ArborApi {
   const log = vscode.window.createOutputChannel('Arbor', { log: true });
   context.subscriptions.push(log);
   const manifest: unknown = context.extension.packageJSON;
@@ -58,11 +72,12 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   // Made the first time a worktree command runs: only then does its part load.
   const worktrees = once(() => new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log));
   const externalAgents = registerExternalAgents(context, runtime, log);
-  const links = new RunLinkHandler(log, (request) => runs.start(request, 'interactive'), previews);
+  // Made by the first link followed (its part loads then).
+  const links = once(() => new (runLinksPart().RunLinkHandler)(log, (request) => runs.start(request, 'interactive'), previews));
   const usageBar = new UsageStatusBar(runtime);
 
   context.subscriptions.push(
-    vscode.window.registerUriHandler(links),
+    vscode.window.registerUriHandler({ handleUri: (uri) => links().handleUri(uri) }),
     showWaitingBadge(runtime.interaction, treeView),
     notifyTurnEnds(runtime, transcripts, log),
     usageBar,
@@ -71,10 +86,10 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
       if (agent) void transcripts.show(agent, { preview: false, preserveFocus: false });
     }),
     ...registerConversationCommands({ runtime, conversations, log }),
-    ...registerHistoryCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }),
+    ...commandsOnFirstUse(HISTORY_COMMANDS, once(() => historyCommandsPart().historyCommands({ runtime, store, history, transcripts, agentsView: treeView, log, externalEngine: externalAgents.engineForResume }))),
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
-    ...registerWorktreeCommands(runtime, worktrees, log),
+    ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
     ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
@@ -83,7 +98,7 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
   // Schedules start unattended runs while the window is open: after every command is registered.
   const schedules = schedulesOnDemand({ context, runtime, runs, log });
 
-  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}`);
+  log.info(`Arbor ${version} activated in ${vscode.env.appName} ${vscode.version}; model: ${host.model.label}${activated ? `; ${startCost(activated)}` : ''}`);
 
   const api = createArborApi({
     version,
@@ -91,6 +106,12 @@ export function startArbor(context: vscode.ExtensionContext): ArborApi {
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
   return api;
+}
+
+/** What the start cost since activate() was called: CPU time of the process, and the time it took. */
+function startCost(activated: { cpu: NodeJS.CpuUsage; at: number }): string {
+  const cpu = process.cpuUsage(activated.cpu);
+  return `started ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms of CPU (${(performance.now() - activated.at).toFixed(1)} ms) after activate()`;
 }

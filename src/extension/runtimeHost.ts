@@ -2,7 +2,9 @@
 // session store, and the settings themselves, kept current. Deactivation disposes the runtime
 // and closes every session file.
 import * as vscode from 'vscode';
+import * as path from 'node:path';
 import { messageOf, Runtime } from '../core';
+import { CommandSandbox } from '../core/sandbox';
 import { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import { FileChangeSetStorage } from '../core/workspace';
@@ -10,7 +12,7 @@ import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
-import { editorSandbox } from './sandboxSettings';
+import { sandboxSettingsPart } from './parts';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
@@ -56,6 +58,18 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     log.info(rg ? `Agents search with ${rg}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
     return rg;
   };
+  const warn = (problem: string): void => {
+    log.warn(problem);
+    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
+  };
+  // Read at the first command, not while the editor starts. Commands cannot read the editor's
+  // storage: its user data folder (settings, the state that holds the secret store, every
+  // extension's storage, Arbor's sessions and worktrees) and this workspace's storage.
+  const sandbox = new CommandSandbox({
+    settings: () => sandboxSettingsPart().readSandboxSettings(warn),
+    denyRead: [path.dirname(path.dirname(context.globalStorageUri.fsPath)), ...(context.storageUri ? [context.storageUri.fsPath] : [])],
+    onUnsandboxed: (reason) => warn(`Agents' commands run unsandboxed: ${reason}. arbor.sandbox.mode "required" refuses them instead.`),
+  });
   const runtime = new Runtime({
     model,
     limits: settings.limits,
@@ -66,18 +80,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
     approvalRules,
-    sandbox: editorSandbox(
-      context,
-      (problem) => {
-        log.warn(problem);
-        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-      },
-      (reason) => {
-        const message = `Agents' commands run unsandboxed, with all of your rights: ${reason}. Set arbor.sandbox.mode to "required" to refuse them instead.`;
-        log.warn(message);
-        void vscode.window.showWarningMessage(`Arbor: ${message}`);
-      },
-    ),
+    sandbox,
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });
 
@@ -94,6 +97,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     models,
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('arbor')) return;
+      // A change is read (and a bad value reported) at once.
+      if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(sandboxSettingsPart().readSandboxSettings(warn));
       settings = readSettings((problem) => {
         log.warn(problem);
         void vscode.window.showWarningMessage(`Arbor: ${problem}`);

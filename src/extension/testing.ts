@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import type { RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
-import { ScriptedModel, type SwitchableModel } from '../core/models';
+import { scriptedModelPart, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import type { AgentsTreeNode, AgentsTreeProvider } from './agents/agentsTree';
 import type { AgentRuns } from './agents/agentRuns';
@@ -164,7 +164,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
       return schedules();
     },
     externalAgents,
-    startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new ScriptedModel(script)),
+    startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new (scriptedModelPart().ScriptedModel)(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();
     },

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { ScriptedModel, type ModelProvider } from '../../src/core/models';
+import type { ModelProvider } from '../../src/core/models';
+import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import type { ArborAgentEvent, ArborApi, ArborTesting } from '../../src/extension/extension';
 import { EXTENSION_ID, arborTesting, turnEnds, userMessages, waitFor } from './support';
 

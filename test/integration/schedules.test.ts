@@ -1,7 +1,8 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents';
-import { ScriptedModel, type ModelProvider } from '../../src/core/models';
+import type { ModelProvider } from '../../src/core/models';
+import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { Schedule } from '../../src/extension/schedules';
 import type { RunResult } from '../../src/extension/runs/runResult';

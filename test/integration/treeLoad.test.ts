@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
-import { ScriptedModel } from '../../src/core/models';
+import { ScriptedModel } from '../../src/core/models/scriptedModel';
 import type { ArborTesting } from '../../src/extension/extension';
 import { formatTokens } from '../../src/extension/agents/agentPresentation';
 import { loadTourScript, workerLabel } from '../support/loadTour';

@@ -62,10 +62,12 @@ describe('extension activation does only what the first paint of the views needs
     assert.deepEqual(others, [], 'schemas built while the extension loads and activates, at their defining lines (build them on first use with once)');
   });
 
-  it('loads none of the parts that only some users need (src/extension/parts.ts) until their first use', () => {
-    const parts = fs.readFileSync(path.resolve(__dirname, '../../src/extension/parts.ts'), 'utf8');
-    const partModules = [...parts.matchAll(/require\('\.\/([^']+)'\)/g)].map(([, module]) => `src/extension/${module}`);
-    assert.ok(partModules.length >= 7, `parts.ts loads the parts (got ${partModules.join(', ')})`);
+  it('loads none of the parts that only some users need (src/extension/parts.ts, src/core/parts.ts) until their first use', () => {
+    const partModules = ['src/extension/parts.ts', 'src/core/parts.ts'].flatMap((file) => {
+      const parts = fs.readFileSync(path.resolve(__dirname, '../..', file), 'utf8');
+      return [...parts.matchAll(/require\('\.\/([^']+)'\)/g)].map(([, module]) => `${path.posix.dirname(file)}/${module}`);
+    });
+    assert.ok(partModules.length >= 10, `the parts files load the parts (got ${partModules.join(', ')})`);
     // Loaded from the sources, a door loads every module behind it; the production build leaves
     // out what start does not use, so here only the parts' own modules are checked.
     const loaded = [...probe.modules.load, ...probe.modules.activate, ...probe.modules.start];

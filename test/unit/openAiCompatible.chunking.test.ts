@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { isArborError } from '../../src/core/errors';
-import { DEFAULT_OPENAI_CAPS, OpenAiCompatibleProvider, type ModelChunk, type ModelRequest } from '../../src/core/models';
+import { DEFAULT_OPENAI_CAPS, type ModelChunk, type ModelRequest } from '../../src/core/models';
+import { OpenAiCompatibleProvider } from '../../src/core/models/openAiCompatible';
 import { SseLineMeter } from '../../src/core/models/sseLineMeter';
 
 /*

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AbortedError, isArborError } from '../../src/core/errors';
-import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../src/core/models';
+import { parseOpenAiCompatibleSettings, type ModelChunk, type ModelRequest } from '../../src/core/models';
+import { OpenAiCompatibleProvider } from '../../src/core/models/openAiCompatible';
 
 /** What the fake server does with one request. */
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => void | Promise<void>;

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { ArborError } from '../../src/core/errors';
 import { MemoryApprovalRuleStore } from '../../src/core/interaction';
 import { Runtime } from '../../src/core/runtime';
-import { ConfinedFiles, NodeWorkspace, resolveWorkspacePath, type WorkspacePath } from '../../src/core/workspace';
+import { NodeWorkspace, resolveWorkspacePath, type WorkspacePath } from '../../src/core/workspace';
+import { ConfinedFiles } from '../../src/core/workspace/confinedFs';
 import { recordingModel, toolResults, until } from './support/runtimeFixture';
 
 /**

@@ -5,7 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { isArborError } from '../../src/core/errors';
-import { NodeWorkspace, parseGlob, ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace';
+import { NodeWorkspace } from '../../src/core/workspace';
+import { ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace/workspaceFiles';
+import { parseGlob } from '../../src/core/workspace/globs';
 import { makeRuntime, toolResults } from './support/runtimeFixture';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArborError } from '../../src/core/errors';
-import { NodeWorkspace, ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace';
+import { NodeWorkspace } from '../../src/core/workspace';
+import { ripgrepListFiles, ripgrepSearch } from '../../src/core/workspace/workspaceFiles';
 
 /** The ripgrep on PATH (the Debian package the test machines install), as the editor ships its own. */
 const RG = process.env.ARBOR_RG ?? 'rg';

@@ -4,7 +4,7 @@ import { parseInitialize, parseNewSession, parseStopReason, type AuthMethodInfo,
 import { AgentProcess, type ProcessExit } from './agentProcess';
 import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
-import { newProcessTag } from '../processTree';
+import { processesPart } from '../parts';
 import type { CommandSandbox, SandboxLaunch } from '../sandbox';
 
 /**
@@ -278,7 +278,7 @@ async function sandboxedStart(config: ExternalAgentConfig, options: AcpSessionOp
   if (!config.sandbox) return undefined;
   if (!options.sandbox) throw new ArborError('SANDBOX_UNAVAILABLE', `The external agent ${config.name} is configured to run sandboxed, but Arbor has no sandbox here.`, { name: config.name });
   const plan = await options.sandbox.plan([options.cwd], { required: true });
-  const { tag, env } = newProcessTag();
+  const { tag, env } = processesPart().newProcessTag();
   const launch = await options.sandbox.launch(plan, config.command, config.args, options.cwd, { ...config.env, ...options.env, ...env });
   return { ...launch, tag };
 }

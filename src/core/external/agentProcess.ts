@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { ArborError } from '../errors';
-import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { processesPart } from '../parts';
+import type { FoundProcesses, ProcessRoot } from '../processTree';
 import type { SandboxLaunch } from '../sandbox';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
@@ -62,7 +63,7 @@ export class AgentProcess {
     options: AgentProcessOptions,
   ) {
     const { launch } = options;
-    const { tag, env } = launch ? { tag: launch.tag, env: {} } : newProcessTag();
+    const { tag, env } = launch ? { tag: launch.tag, env: {} } : processesPart().newProcessTag();
     this.child = spawn(launch ? launch.program : config.command, launch ? launch.args : config.args, {
       cwd: options.cwd,
       env: launch ? launch.env : { ...process.env, ...config.env, ...options.env, ...env },
@@ -77,7 +78,7 @@ export class AgentProcess {
     this.child.stdin.on('error', () => undefined);
     this.child.stdout.on('error', () => undefined);
     this.child.stdout.once('end', () => (this.outputEnded = true));
-    this.root = rootOf(this.child.pid, tag);
+    this.root = processesPart().rootOf(this.child.pid, tag);
     this.exited = new Promise((resolve) => {
       let drain: NodeJS.Timeout | undefined;
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
@@ -135,7 +136,7 @@ export class AgentProcess {
 
   private signal(signal: NodeJS.Signals, known?: FoundProcesses): FoundProcesses {
     if (process.platform === 'win32' && !this.childExited) this.child.kill(signal);
-    return signalProcesses(this.root, signal, known);
+    return processesPart().signalProcesses(this.root, signal, known);
   }
 }
 

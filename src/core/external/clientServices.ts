@@ -4,9 +4,8 @@ import { isoNow } from '../clock';
 import { ArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
-import { newProcessTag } from '../processTree';
+import { processesPart, workspaceToolRunsPart } from '../parts';
 import type { CommandSandbox, SandboxPlan } from '../sandbox';
-import { unifiedDiff } from '../tools/workspaceTools';
 import type { ChangeSets } from '../workspace/changeSets';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
@@ -175,7 +174,7 @@ export class ExternalAgentClient {
     if (before === params.content) return {};
     const covered = this.shownEdits.get(file.relative)?.some((e) => e.oldText === before && e.newText === params.content);
     if (!covered) {
-      const outcome = await this.ask('edit-file', file.relative, unifiedDiff(file.relative, before, params.content), this.combined(signal));
+      const outcome = await this.ask('edit-file', file.relative, workspaceToolRunsPart().unifiedDiff(file.relative, before, params.content), this.combined(signal));
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not written: ${outcome.reason}`, { code: 'APPROVAL_DENIED', path: file.relative });
     }
     this.combined(signal).throwIfAborted();
@@ -202,7 +201,7 @@ export class ExternalAgentClient {
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not run: ${outcome.reason}`, { code: 'APPROVAL_DENIED', command: subject.subject });
     }
     const env = Object.fromEntries(command.env.map((v) => [v.name, v.value]));
-    const tagged = newProcessTag();
+    const tagged = processesPart().newProcessTag();
     const launch = sandbox ? await sandbox.launch(plan, command.program, command.args, cwd, { ...env, ...tagged.env }) : undefined;
     return { terminalId: this.terminals.create(command.program, command.args, cwd, env, params.outputByteLimit, launch && { ...launch, tag: tagged.tag }) };
   }
@@ -274,10 +273,10 @@ export function describeToolCall(call: acp.ToolCallUpdate, edits?: readonly Show
   for (const loc of call.locations ?? []) lines.push(`Location: ${loc.path}${loc.line != null ? `:${loc.line}` : ''}`);
   if (call.rawInput !== undefined) lines.push(`Input: ${JSON.stringify(call.rawInput, null, 2)}`);
   for (const c of call.content ?? []) {
-    if (c.type === 'diff' && !edits) lines.push(unifiedDiff(c.path, c.oldText ?? null, c.newText));
+    if (c.type === 'diff' && !edits) lines.push(workspaceToolRunsPart().unifiedDiff(c.path, c.oldText ?? null, c.newText));
     else if (c.type === 'content' && c.content.type === 'text') lines.push(c.content.text);
   }
-  for (const edit of edits ?? []) lines.push(unifiedDiff(edit.relative, edit.oldText, edit.newText));
+  for (const edit of edits ?? []) lines.push(workspaceToolRunsPart().unifiedDiff(edit.relative, edit.oldText, edit.newText));
   return lines.join('\n');
 }
 

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { isArborError } from '../errors';
-import { unifiedDiff } from '../tools/workspaceTools';
+import { workspaceToolRunsPart } from '../parts';
 import type { WorkspacePort } from '../workspace/port';
 
 /**
@@ -92,6 +92,6 @@ export function describeFileOfPermission(call: acp.ToolCallUpdate, file: Permiss
   } else lines.push(`File: ${file.relative}`);
   if (call.rawInput !== undefined) lines.push(`Input: ${JSON.stringify(call.rawInput, null, 2)}`);
   for (const c of call.content ?? []) if (c.type === 'content' && c.content.type === 'text') lines.push(c.content.text);
-  for (const edit of file.edits) lines.push(unifiedDiff(edit.relative, edit.oldText, edit.newText));
+  for (const edit of file.edits) lines.push(workspaceToolRunsPart().unifiedDiff(edit.relative, edit.oldText, edit.newText));
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ArborError } from '../errors';
-import { newProcessTag, rootOf, signalProcesses, type ProcessRoot } from '../processTree';
+import { processesPart } from '../parts';
+import type { ProcessRoot } from '../processTree';
 import type { SandboxLaunch } from '../sandbox';
 import { OutputTail } from './outputTail';
 
@@ -41,14 +42,14 @@ export class TerminalSet {
    */
   create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null, launch?: SandboxLaunch & { tag: string }): string {
     const id = `term-${++this.next}`;
-    const tagged = launch ? { tag: launch.tag, env: {} } : newProcessTag();
+    const tagged = launch ? { tag: launch.tag, env: {} } : processesPart().newProcessTag();
     const child = launch
       ? spawn(launch.program, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' })
       : spawn(command, [...args], { cwd, env: { ...process.env, ...env, ...tagged.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const terminal: Terminal = {
       child,
       launch,
-      root: rootOf(child.pid, tagged.tag),
+      root: processesPart().rootOf(child.pid, tagged.tag),
       output: new OutputTail(outputLimit(outputByteLimit)),
       exitStatus: undefined,
       exit: new Promise((resolve) => {
@@ -128,8 +129,8 @@ function killGroup(t: Terminal): void {
     if (!t.exitStatus) t.child.kill('SIGTERM');
     return;
   }
-  const known = signalProcesses(t.root, 'SIGTERM');
-  const escalation = setTimeout(() => signalProcesses(t.root, 'SIGKILL', known), KILL_GRACE_MS);
+  const known = processesPart().signalProcesses(t.root, 'SIGTERM');
+  const escalation = setTimeout(() => processesPart().signalProcesses(t.root, 'SIGKILL', known), KILL_GRACE_MS);
   escalation.unref();
 }
 

@@ -20,9 +20,9 @@
  *   backslashes (so such a rule could cover other names) and loops forever on some of them
  *   (`(!\\\\` at the end). Such a pattern is refused when written and matches nothing if stored.
  */
-import picomatch from 'picomatch';
 import * as z from 'zod';
 import { once } from '../once';
+import { workspaceFilesPart } from '../parts';
 
 /** The actions a rule can name, by the keyword a rule is written with. */
 export const APPROVAL_RULE_KINDS = Object.freeze({ edit: 'edit-file', command: 'run-command', tool: 'vscode-tool' } as const);
@@ -114,14 +114,15 @@ export function ruleKindOf(action: string): ApprovalRuleKind | undefined {
 /**
  * Globs read the same on every platform: `/` separates names, a backslash escapes the next
  * character, and a subject's backslashes are never turned into separators (picomatch would on
- * Windows unless told not to).
+ * Windows unless told not to). picomatch is part of file search, loaded by the first glob rule
+ * that is checked.
  */
 const GLOB = Object.freeze({ dot: true, windows: false });
 /** An escaped backslash in a glob: see the module's invariants. */
 const ESCAPED_BACKSLASH = /\\\\/;
 
 function globMatches(text: string, pattern: string): boolean {
-  return !ESCAPED_BACKSLASH.test(pattern) && picomatch.isMatch(text, pattern, GLOB);
+  return !ESCAPED_BACKSLASH.test(pattern) && workspaceFilesPart().globIsMatch(text, pattern, GLOB);
 }
 
 /** Shell syntax that would chain, redirect or substitute: never part of a prefix rule's arguments. */

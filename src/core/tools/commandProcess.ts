@@ -1,6 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 
+/**
+ * The process of one run_command call (runCommand.ts decides whether, where and in which sandbox
+ * it runs), part of the processes part (src/core/processes.ts), loaded by the first command that runs.
+ */
+
 const MAX_OUTPUT = 64 * 1024;
 
 /** How a command is started: a shell line (`shell`), or a program and its arguments (the sandbox's). */

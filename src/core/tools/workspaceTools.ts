@@ -1,76 +1,44 @@
-import { createTwoFilesPatch } from 'diff';
-import * as z from 'zod';
-import { ArborError } from '../errors';
-import type { WorkspacePath, WorkspacePort } from '../workspace/port';
-import { noWorkspace } from '../workspace/paths';
-import { once } from '../once';
-import { deniedResult } from './catalog';
-import type { RuntimeTool, RuntimeToolContext } from './context';
-import { defineTool } from './defineTool';
-import type { ToolResult } from './types';
-
 /**
  * The tools that do a developer's work on the workspace, each a thin description over the
  * workspace port: the port confines paths and reads the editor's buffers, the approval seam
  * decides every write, the change sets remember what each agent changed. Reading, listing,
  * searching and diagnostics are read-only (offered in plan mode, never asked about); editing
  * and creating ask an interactive root and are denied to unattended runs and subagents.
+ * What each tool does when called (workspaceToolRuns.ts, with the diff library) loads on the
+ * first call of any of them; what the model sees of them (names, descriptions, schemas) is here.
  */
+import { workspaceToolRunsPart } from '../parts';
+import type { RuntimeTool } from './context';
+import { defineTool } from './defineTool';
+import {
+  MAX_READ_LINES,
+  MAX_READ_CHARS,
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  readFileArgsSchema,
+  listFilesArgsSchema,
+  searchTextArgsSchema,
+  editFileArgsSchema,
+  createFileArgsSchema,
+  getDiagnosticsArgsSchema,
+} from './workspaceToolArgs';
 
-/** The most lines one read_file returns. */
-export const MAX_READ_LINES = 2_000;
-/** The most characters one read_file returns. */
-export const MAX_READ_CHARS = 100_000;
-/** A longer line is clipped in read_file's output. */
-export const MAX_LINE_CHARS = 2_000;
-export const DEFAULT_LIST_LIMIT = 500;
-export const MAX_LIST_LIMIT = 2_000;
-export const DEFAULT_SEARCH_LIMIT = 100;
-export const MAX_SEARCH_LIMIT = 500;
-export const MAX_DIAGNOSTICS = 200;
-
-const pathArg = once(() => z.string().trim().min(1).max(1_000));
-
-export const readFileArgsSchema = once(() => z.object({
-  path: pathArg().describe('The file, relative to the workspace folder.'),
-  start_line: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
-  end_line: z.number().int().min(1).optional().describe('Last line to read (inclusive). Default: as far as the size cap allows.'),
-}));
-
-export const listFilesArgsSchema = once(() => z.object({
-  glob: z.string().trim().min(1).max(1_000).optional().describe('A glob relative to the workspace folder, such as "src/**/*.ts" or "*.md" (any depth). Default: every file.'),
-  limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(`The most paths to return (default ${DEFAULT_LIST_LIMIT}).`),
-}));
-
-export const searchTextArgsSchema = once(() => z.object({
-  query: z.string().min(1).max(1_000).describe('The text to find, or a regular expression when is_regex is true.'),
-  is_regex: z.boolean().optional().describe('Treat query as a regular expression (default false).'),
-  case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
-  glob: z.string().trim().min(1).max(1_000).optional().describe('Only search files matching this glob, such as "src/**/*.js".'),
-  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(`The most matches to return (default ${DEFAULT_SEARCH_LIMIT}).`),
-}));
-
-export const editFileArgsSchema = once(() => z.object({
-  path: pathArg().describe('The file to change, relative to the workspace folder.'),
-  old_text: z.string().min(1).describe('The exact text to replace, as read_file shows it (without the line numbers), including whitespace. It must occur exactly once unless replace_all is true.'),
-  new_text: z.string().describe('The text to put in its place.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence of old_text (default false).'),
-}));
-
-export const createFileArgsSchema = once(() => z.object({
-  path: pathArg().describe('The new file, relative to the workspace folder; missing folders are created.'),
-  content: z.string().describe('The whole content of the new file.'),
-}));
-
-export const getDiagnosticsArgsSchema = once(() => z.object({
-  path: pathArg().optional().describe('Only this file. Default: the whole workspace.'),
-}));
-
-function workspaceOf(ctx: RuntimeToolContext): WorkspacePort {
-  const workspace = ctx.agent.run.workspace?.files ?? ctx.runtime.workspace;
-  if (!workspace || workspace.folders().length === 0) throw noWorkspace();
-  return workspace;
-}
+export {
+  MAX_READ_LINES,
+  MAX_READ_CHARS,
+  MAX_LINE_CHARS,
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_DIAGNOSTICS,
+  readFileArgsSchema,
+  listFilesArgsSchema,
+  searchTextArgsSchema,
+  editFileArgsSchema,
+  createFileArgsSchema,
+  getDiagnosticsArgsSchema,
+} from './workspaceToolArgs';
 
 export const readFileTool = defineTool({
   name: 'read_file',
@@ -79,51 +47,8 @@ export const readFileTool = defineTool({
     `At most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call: a longer file is cut and the result says which lines to ask for next. Binary files are refused.`,
   schema: readFileArgsSchema,
   readOnly: true,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const file = await workspace.resolve(args.path);
-    const { text, source } = await workspace.readText(file, ctx.signal);
-    return { content: numberedLines(file.relative, text, source, args.start_line, args.end_line) };
-  },
+  run: (args, ctx) => workspaceToolRunsPart().readFile(args, ctx),
 });
-
-/**
- * The requested lines, numbered like `cat -n`, within the line and character caps. Only the
- * lines returned are formatted, so a 5 MB file costs one split, not a copy of all of it.
- */
-export function numberedLines(relative: string, text: string, source: 'disk' | 'buffer', start = 1, end?: number): string {
-  const lines = text.split('\n');
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  const total = text === '' ? 0 : lines.length;
-  const from = Math.max(1, start);
-  const origin = source === 'buffer' ? ', from the editor (unsaved changes included)' : '';
-  if (total === 0) return `${relative}: the file is empty${origin}.`;
-  if (from > total) {
-    throw new ArborError('TOOL_ARGUMENTS_INVALID', `"${relative}" has ${total} lines; start_line ${from} is past its end.`, { path: relative, lines: total });
-  }
-  if (end !== undefined && end < from) throw new ArborError('TOOL_ARGUMENTS_INVALID', `end_line ${end} is before start_line ${from}.`);
-  const last = Math.min(end ?? total, total);
-  const width = String(last).length;
-  const out: string[] = [];
-  let chars = 0;
-  let shown = from - 1;
-  for (let n = from; n <= last; n++) {
-    let line = lines[n - 1].replace(/\r$/, '');
-    if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… (line clipped at ${MAX_LINE_CHARS} characters)`;
-    const formatted = `${String(n).padStart(width)}\t${line}`;
-    if (out.length === MAX_READ_LINES || (out.length > 0 && chars + formatted.length + 1 > MAX_READ_CHARS)) break;
-    out.push(formatted);
-    chars += formatted.length + 1;
-    shown = n;
-  }
-  const header = `${relative} (lines ${from}–${shown} of ${total}${origin})`;
-  const notes: string[] = [];
-  if (shown < last) {
-    const nextEnd = Math.min(last, shown + MAX_READ_LINES);
-    notes.push(`[truncated: the output is capped at ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters; ask for lines ${shown + 1}–${nextEnd} next (start_line ${shown + 1}, end_line ${nextEnd}).]`);
-  }
-  return [header, ...out, ...notes].join('\n');
-}
 
 export const listFilesTool = defineTool({
   name: 'list_files',
@@ -132,15 +57,7 @@ export const listFilesTool = defineTool({
     `At most ${DEFAULT_LIST_LIMIT} paths by default; the result says when there are more.`,
   schema: listFilesArgsSchema,
   readOnly: true,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const limit = args.limit ?? DEFAULT_LIST_LIMIT;
-    const { files, truncated } = await workspace.listFiles({ glob: args.glob, limit, signal: ctx.signal });
-    const what = args.glob ? `matching "${args.glob}"` : 'in the workspace';
-    if (files.length === 0) return { content: `No files ${what}.` };
-    const tail = truncated ? `\n[truncated at ${limit} paths; narrow the glob to see the rest.]` : '';
-    return { content: `${files.length} file${files.length === 1 ? '' : 's'} ${what}:\n${files.join('\n')}${tail}` };
-  },
+  run: (args, ctx) => workspaceToolRunsPart().listFiles(args, ctx),
 });
 
 export const searchTextTool = defineTool({
@@ -150,22 +67,7 @@ export const searchTextTool = defineTool({
     `Excluded and git-ignored files are skipped. At most ${DEFAULT_SEARCH_LIMIT} matches by default; narrow with glob when it is cut.`,
   schema: searchTextArgsSchema,
   readOnly: true,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const limit = args.limit ?? DEFAULT_SEARCH_LIMIT;
-    const { matches, truncated } = await workspace.searchText({
-      pattern: args.query,
-      isRegex: args.is_regex ?? false,
-      caseSensitive: args.case_sensitive ?? false,
-      glob: args.glob,
-      limit,
-      signal: ctx.signal,
-    });
-    if (matches.length === 0) return { content: `No matches for ${JSON.stringify(args.query)}${args.glob ? ` in files matching "${args.glob}"` : ''}.` };
-    const lines = matches.map((m) => `${m.path}:${m.line}:${m.text}`);
-    if (truncated) lines.push(`[truncated at ${limit} matches; narrow the search with glob or a more specific query.]`);
-    return { content: lines.join('\n') };
-  },
+  run: (args, ctx) => workspaceToolRunsPart().searchText(args, ctx),
 });
 
 export const editFileTool = defineTool({
@@ -176,14 +78,7 @@ export const editFileTool = defineTool({
     'when the file changed since you read it, or approval is denied, the result says so and nothing is written.',
   schema: editFileArgsSchema,
   readOnly: false,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const file = await workspace.resolve(args.path);
-    const { text: before } = await workspace.readText(file, ctx.signal);
-    const after = replaceExact(file.relative, before, args.old_text, args.new_text, args.replace_all ?? false);
-    if (after === before) throw new ArborError('TOOL_ARGUMENTS_INVALID', 'old_text and new_text are the same; there is nothing to change.');
-    return applyWithApproval(ctx, workspace, file, before, after);
-  },
+  run: (args, ctx) => workspaceToolRunsPart().editFile(args, ctx),
 });
 
 export const createFileTool = defineTool({
@@ -193,14 +88,7 @@ export const createFileTool = defineTool({
     'The user approves each new file after seeing its content.',
   schema: createFileArgsSchema,
   readOnly: false,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const file = await workspace.resolve(args.path);
-    if (await workspace.exists(file)) {
-      throw new ArborError('FILE_EXISTS', `"${file.relative}" already exists; read it and use edit_file to change it.`, { path: file.relative });
-    }
-    return applyWithApproval(ctx, workspace, file, null, args.content);
-  },
+  run: (args, ctx) => workspaceToolRunsPart().createFile(args, ctx),
 });
 
 export const getDiagnosticsTool = defineTool({
@@ -210,102 +98,8 @@ export const getDiagnosticsTool = defineTool({
     'Use it after an edit to check that nothing broke.',
   schema: getDiagnosticsArgsSchema,
   readOnly: true,
-  async run(args, ctx) {
-    const workspace = workspaceOf(ctx);
-    const file = args.path ? await workspace.resolve(args.path) : undefined;
-    const all = await workspace.diagnostics(file);
-    const where = file ? `"${file.relative}"` : 'the workspace';
-    if (all.length === 0) return { content: `No errors or warnings in ${where}.` };
-    const errors = all.filter((d) => d.severity === 'error').length;
-    const lines = all.slice(0, MAX_DIAGNOSTICS).map(
-      (d) => `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message}${d.source || d.code ? ` [${[d.source, d.code].filter(Boolean).join(' ')}]` : ''}`,
-    );
-    if (all.length > MAX_DIAGNOSTICS) lines.push(`[truncated: ${all.length - MAX_DIAGNOSTICS} more not shown; ask for one file at a time.]`);
-    return { content: `${errors} error${errors === 1 ? '' : 's'} and ${all.length - errors} warning${all.length - errors === 1 ? '' : 's'} in ${where}:\n${lines.join('\n')}` };
-  },
+  run: (args, ctx) => workspaceToolRunsPart().getDiagnostics(args, ctx),
 });
-
-/**
- * `before` with `oldText` replaced by `newText`: once (it must occur exactly once) or everywhere.
- * When the file uses CRLF line ends and the model wrote LF, both texts are taken with CRLF.
- */
-export function replaceExact(relative: string, before: string, oldText: string, newText: string, replaceAll: boolean): string {
-  let find = oldText;
-  let put = newText;
-  if (!before.includes(find) && before.includes('\r\n') && !oldText.includes('\r')) {
-    find = oldText.replace(/\n/g, '\r\n');
-    put = newText.replace(/\r?\n/g, '\r\n');
-  }
-  const positions: number[] = [];
-  for (let at = before.indexOf(find); at >= 0; at = before.indexOf(find, at + find.length)) positions.push(at);
-  if (positions.length === 0) {
-    throw new ArborError(
-      'EDIT_NOT_FOUND',
-      `old_text does not occur in "${relative}". Read the file again and copy the text exactly (whitespace and indentation included, without line numbers).`,
-      { path: relative },
-    );
-  }
-  if (positions.length > 1 && !replaceAll) {
-    const lines = positions.slice(0, 10).map((at) => lineOf(before, at));
-    throw new ArborError(
-      'EDIT_AMBIGUOUS',
-      `old_text occurs ${positions.length} times in "${relative}" (lines ${lines.join(', ')}${positions.length > 10 ? ', …' : ''}). Include more surrounding lines to pick one, or set replace_all to change every one.`,
-      { path: relative, occurrences: positions.length, lines },
-    );
-  }
-  return replaceAll ? before.split(find).join(put) : before.slice(0, positions[0]) + put + before.slice(positions[0] + find.length);
-}
-
-function lineOf(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
-/** The unified diff a human approves: the whole change, headers included. */
-export function unifiedDiff(relative: string, before: string | null, after: string): string {
-  return createTwoFilesPatch(before === null ? '/dev/null' : `a/${relative}`, `b/${relative}`, before ?? '', after, undefined, undefined, { context: 3 });
-}
-
-/**
- * Asks for approval with the diff, then writes only if the file still holds what the diff was
- * made from (EDIT_STALE otherwise). The original content is recorded in the agent's change set
- * before the write; a write that fails takes its fresh record back; a write that succeeded
- * records what it left, so Undo can tell a later change by someone else.
- *
- * The subject approved is `file.relative`, the real location the path led to when it was
- * resolved; the port's write goes to exactly that location and re-checks it right then, after
- * the prompt: a link swapped in meanwhile makes the write fail (PATH_OUTSIDE_WORKSPACE), never
- * land elsewhere. A denial is the same structured APPROVAL_DENIED as every other tool's.
- */
-async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<ToolResult> {
-  const created = before === null;
-  const approval = await ctx.approvals.request({
-    agent: ctx.agent,
-    isSubagent: ctx.agent.kind !== 'root',
-    policy: ctx.policy,
-    action: 'edit-file',
-    subject: file.relative,
-    detail: unifiedDiff(file.relative, before, after),
-    signal: ctx.signal,
-    log: ctx.agent.log,
-    toolCallId: ctx.toolCallId,
-  });
-  if (approval.decision === 'deny') return deniedResult('edit-file', file.relative, approval);
-  ctx.signal.throwIfAborted();
-  if (ctx.agent.run.workspace) {
-    // A run in its own folder: that folder's diff against its base is the record of its changes.
-    await workspace.writeText(file, after, { expected: before });
-    return writtenResult(file, created, after);
-  }
-  await ctx.runtime.changes.writeRecorded(ctx.agent.id, workspace, file, before, after);
-  return writtenResult(file, created, after);
-}
-
-function writtenResult(file: WorkspacePath, created: boolean, after: string): ToolResult {
-  const lines = after === '' ? 0 : after.split('\n').length - (after.endsWith('\n') ? 1 : 0);
-  return { content: JSON.stringify({ status: created ? 'created' : 'edited', path: file.relative, lines }) };
-}
 
 /** Every workspace tool, read-only ones first. */
 export const workspaceTools: readonly RuntimeTool[] = [readFileTool, listFilesTool, searchTextTool, getDiagnosticsTool, editFileTool, createFileTool];

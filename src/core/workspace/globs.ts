@@ -109,6 +109,14 @@ export function globMatcher(glob: string): (relative: string) => boolean {
   return safeMatcher(glob, patterns);
 }
 
+/**
+ * picomatch's own answer for one text and one glob, for matching outside the walks (approval
+ * rules): they load file search for it rather than holding picomatch at start.
+ */
+export function globIsMatch(text: string, glob: string, options: picomatch.PicomatchOptions): boolean {
+  return picomatch.isMatch(text, glob, options);
+}
+
 /** Whether picomatch can be trusted with `glob` (see the module's note on escaped backslashes). */
 export function matcherCanTake(glob: string): boolean {
   return !glob.includes('\\\\');

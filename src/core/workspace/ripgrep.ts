@@ -5,9 +5,8 @@ import * as z from 'zod';
 import { ArborError } from '../errors';
 import { once } from '../once';
 import type { ListFilesResult, SearchTextResult, TextMatch } from './port';
-import { clipMatchLine, lineMatcher } from './text';
+import { MAX_FILE_BYTES, clipMatchLine, lineMatcher } from './text';
 import { confineGlob, dropOutside, type GlobScope } from './globs';
-import { MAX_FILE_BYTES } from './nodeWorkspace';
 
 /**
  * Listing and search with ripgrep, the engine of the editor's own search view: it honours

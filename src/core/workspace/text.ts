@@ -4,6 +4,8 @@ import { ArborError, messageOf } from '../errors';
 const BINARY_SNIFF_BYTES = 8_000;
 /** Longest line text a search result carries. */
 export const MAX_MATCH_TEXT = 240;
+/** Files larger than this are not read whole into memory. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export function looksBinary(bytes: Uint8Array): boolean {
   const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);

@@ -4,8 +4,8 @@ import type * as vscode from 'vscode';
 import type { RunLimitsInput, Runtime } from '../../core';
 import type { Agent, RunWorkspace } from '../../core/agents';
 import type { PublicRunRequest } from '../../core/interaction';
-import { ScriptedModel, type ModelProvider } from '../../core/models';
-import { DEMO_LIMITS, DEMO_ROOT_LABEL, demoScript } from '../demo/demoScript';
+import { scriptedModelPart, type ModelProvider } from '../../core/models';
+import { demoPart } from '../parts';
 
 /** How a run started from the editor involves the human (the mode names of the run policy). */
 export type RunMode = 'interactive' | 'autonomous' | 'scheduled';
@@ -35,13 +35,15 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
   };
   return {
     start,
-    startDemo: () =>
-      start(
-        { prompt: 'Plan the weekly shopping: compare prices, keep an eye on the build, and summarise the list.', label: DEMO_ROOT_LABEL },
+    startDemo: () => {
+      const demo = demoPart();
+      return start(
+        { prompt: 'Plan the weekly shopping: compare prices, keep an eye on the build, and summarise the list.', label: demo.DEMO_ROOT_LABEL },
         'interactive',
-        new ScriptedModel(demoScript),
-        DEMO_LIMITS,
-      ),
-    startScripted: (script, request, mode, limits) => start(request, mode, new ScriptedModel(script), limits),
+        new (scriptedModelPart().ScriptedModel)(demo.demoScript),
+        demo.DEMO_LIMITS,
+      );
+    },
+    startScripted: (script, request, mode, limits) => start(request, mode, new (scriptedModelPart().ScriptedModel)(script), limits),
   };
 }

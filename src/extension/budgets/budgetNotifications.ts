@@ -1,5 +1,6 @@
 // The budget guard's news as the human sees it: a paused run asks Raise limit / Stop, an
 // unattended run that ended BLOCKED says so, a runaway guard that paused an agent offers Resume.
+// A part loaded by the first budget event (budgetEvents.ts hands each event here).
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import type { BudgetEvent } from '../../core/budgets';
@@ -9,55 +10,53 @@ export const RAISE_LIMIT = 'Raise limit';
 export const STOP = 'Stop';
 export const RESUME = 'Resume';
 
-export function notifyBudgets(runtime: Runtime, log: vscode.LogOutputChannel, openTranscript: (agentId: string) => void): vscode.Disposable {
-  return runtime.budgets.onEvent((event: BudgetEvent) => {
-    switch (event.type) {
-      case 'warning': {
-        const m = event.status.highest;
-        log.warn(`Run of "${event.root?.label ?? 'an agent'}" is at ${m ? `${Math.floor(m.fraction * 100)}% of its budget: ${m.text}` : 'its budget warning'}`);
-        return;
-      }
-      case 'paused': {
-        const name = event.root?.label ?? 'A run';
-        log.warn(`"${name}" paused: ${event.reason}`);
-        void vscode.window
-          .showWarningMessage(`Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
-          .then((pick) => {
-            if (pick !== RAISE_LIMIT) {
-              if (pick === STOP) log.info(`"${name}" stays stopped; send one of its agents a message after raising arbor.limits to go on.`);
-              return;
-            }
-            try {
-              const limits = runtime.budgets.raise(event.run);
-              log.info(`Raised the limits of "${name}" (tokens ${limits.maxTokens}, turns ${limits.maxRunTurns}, model calls ${limits.maxModelCalls}, wall time ${limits.maxWallTimeSeconds}s, cost ${limits.maxCost}); the run goes on`);
-            } catch (err) {
-              reportError(log, `Could not raise the limits of "${name}"`, err);
-            }
-          });
-        return;
-      }
-      case 'blocked': {
-        const root = event.root;
-        log.warn(`"${root?.label ?? 'A run'}" ended BLOCKED: ${event.reason}`);
-        void vscode.window.showWarningMessage(`Arbor: "${root?.label ?? 'An unattended run'}" ended BLOCKED: ${event.reason}.`, 'Open Transcript').then((pick) => {
-          if (pick && root) openTranscript(root.id);
-        });
-        return;
-      }
-      case 'runaway': {
-        const { agent, reason, hold } = event;
-        log.warn(`Runaway guard on "${agent.label}": ${reason}${hold ? ' (paused)' : ''}`);
-        if (!hold) return;
-        void vscode.window.showWarningMessage(`Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
-          if (pick === RESUME) runtime.budgets.resumeAgent(agent);
-        });
-        return;
-      }
-      case 'resumed':
-        log.info(`"${event.root?.label ?? 'A run'}" goes on with raised limits`);
-        return;
-      case 'agent_resumed':
-        return;
+export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscode.LogOutputChannel, openTranscript: (agentId: string) => void): void {
+  switch (event.type) {
+    case 'warning': {
+      const m = event.status.highest;
+      log.warn(`Run of "${event.root?.label ?? 'an agent'}" is at ${m ? `${Math.floor(m.fraction * 100)}% of its budget: ${m.text}` : 'its budget warning'}`);
+      return;
     }
-  });
+    case 'paused': {
+      const name = event.root?.label ?? 'A run';
+      log.warn(`"${name}" paused: ${event.reason}`);
+      void vscode.window
+        .showWarningMessage(`Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
+        .then((pick) => {
+          if (pick !== RAISE_LIMIT) {
+            if (pick === STOP) log.info(`"${name}" stays stopped; send one of its agents a message after raising arbor.limits to go on.`);
+            return;
+          }
+          try {
+            const limits = runtime.budgets.raise(event.run);
+            log.info(`Raised the limits of "${name}" (tokens ${limits.maxTokens}, turns ${limits.maxRunTurns}, model calls ${limits.maxModelCalls}, wall time ${limits.maxWallTimeSeconds}s, cost ${limits.maxCost}); the run goes on`);
+          } catch (err) {
+            reportError(log, `Could not raise the limits of "${name}"`, err);
+          }
+        });
+      return;
+    }
+    case 'blocked': {
+      const root = event.root;
+      log.warn(`"${root?.label ?? 'A run'}" ended BLOCKED: ${event.reason}`);
+      void vscode.window.showWarningMessage(`Arbor: "${root?.label ?? 'An unattended run'}" ended BLOCKED: ${event.reason}.`, 'Open Transcript').then((pick) => {
+        if (pick && root) openTranscript(root.id);
+      });
+      return;
+    }
+    case 'runaway': {
+      const { agent, reason, hold } = event;
+      log.warn(`Runaway guard on "${agent.label}": ${reason}${hold ? ' (paused)' : ''}`);
+      if (!hold) return;
+      void vscode.window.showWarningMessage(`Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
+        if (pick === RESUME) runtime.budgets.resumeAgent(agent);
+      });
+      return;
+    }
+    case 'resumed':
+      log.info(`"${event.root?.label ?? 'A run'}" goes on with raised limits`);
+      return;
+    case 'agent_resumed':
+      return;
+  }
 }

@@ -3,7 +3,7 @@ import type { Agent } from '../../core/agents';
 import type { Runtime } from '../../core';
 import type { SessionLog } from '../../core/sessions';
 import { Disposable } from '../disposable';
-import { renderTranscript } from './transcriptRenderer';
+import { transcriptRendererPart } from '../parts';
 
 export const TRANSCRIPT_SCHEME = 'arbor-transcript';
 const REFRESH_MS = 100;
@@ -74,7 +74,7 @@ export class TranscriptProvider extends Disposable implements vscode.TextDocumen
     if (!log) return `# Transcript unavailable\n\nNo session \`${id}\` is known in this window. Open it from the Arbor History instead.\n`;
     this.open.set(id, uri);
     const live = this.runtime.agents.get(id);
-    return renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
+    return transcriptRendererPart().renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
   }
 
   override dispose(): void {

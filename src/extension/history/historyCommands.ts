@@ -9,6 +9,7 @@ import { parsedArgument, reportError } from '../errorReporting';
 import { relativeTime } from './historyNodes';
 import type { HistoryTreeProvider } from './historyTree';
 import type { TranscriptProvider } from '../conversation/transcripts';
+import type { HISTORY_COMMANDS } from '../parts';
 
 export interface HistoryCommandDeps {
   runtime: Runtime;
@@ -21,7 +22,8 @@ export interface HistoryCommandDeps {
   externalEngine?: (log: SessionLog) => Promise<TurnEngine<Agent>>;
 }
 
-export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Disposable[] {
+/** What Arbor History's commands do: a part loaded by the first of them (src/extension/parts.ts). */
+export function historyCommands(deps: HistoryCommandDeps): Record<(typeof HISTORY_COMMANDS)[number], (arg?: unknown) => unknown> {
   const { runtime, store, history, transcripts, agentsView, log, externalEngine } = deps;
 
   const pickSession = async (): Promise<string | undefined> => {
@@ -49,10 +51,10 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
     void vscode.commands.executeCommand('arbor.agents.focus').then(() => agentsView.reveal(agent, { select: true, focus: false }).then(undefined, () => undefined));
   };
 
-  return [
-    vscode.commands.registerCommand('arbor.refreshHistory', () => history.refresh()),
+  return {
+    'arbor.refreshHistory': () => history.refresh(),
 
-    vscode.commands.registerCommand('arbor.resumeSession', async (arg?: unknown) => {
+    'arbor.resumeSession': async (arg?: unknown) => {
       const target = parsedArgument(log, () => parseSessionArgument('Arbor: Resume Session', arg));
       try {
         if (!store) throw new ArborError('INPUT_INVALID', 'Sessions are kept in memory only in this editor, so there is nothing to resume.');
@@ -73,10 +75,10 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
         reportError(log, 'Could not resume the session', err);
         return undefined;
       }
-    }),
+    },
 
     // Read-only: the transcript scheme has no way to write back.
-    vscode.commands.registerCommand('arbor.openSessionTranscript', async (arg?: unknown) => {
+    'arbor.openSessionTranscript': async (arg?: unknown) => {
       const target = parsedArgument(log, () => parseSessionArgument('Arbor: Open Session Transcript', arg));
       try {
         const id = target.kind === 'session' ? target.id : await pickSession();
@@ -95,6 +97,6 @@ export function registerHistoryCommands(deps: HistoryCommandDeps): vscode.Dispos
         reportError(log, 'Could not open the transcript', err);
         return undefined;
       }
-    }),
-  ];
+    },
+  };
 }

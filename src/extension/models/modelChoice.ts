@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isArborError, messageOf } from '../../core';
-import { OpenAiCompatibleProvider, parseOpenAiCompatibleSettings, ScriptedModel, type ModelChunk, type ModelProvider, type ModelRequest } from '../../core/models';
+import { openAiCompatiblePart, parseOpenAiCompatibleSettings, scriptedModelPart, type ModelChunk, type ModelProvider, type ModelRequest } from '../../core/models';
 import { reportError } from '../errorReporting';
-import { demoScript } from '../demo/demoScript';
+import { demoPart } from '../parts';
 import type { ArborSettings } from '../settings';
 import type { ApiKeyStore } from './apiKeys';
 import { LanguageModelProvider, listLanguageModels, type LanguageModelInfo } from './languageModelProvider';
@@ -67,8 +67,12 @@ export class ModelChoice implements vscode.Disposable {
     try {
       const parsed = parseOpenAiCompatibleSettings({ baseUrl, model });
       const apiKeys = this.options.apiKeys;
-      return new OpenAiCompatibleProvider(parsed, { apiKey: () => apiKeys.get(parsed.baseUrl), ...definedOnly(settings.openaiCompatible.timeouts) });
+      return new (openAiCompatiblePart().OpenAiCompatibleProvider)(parsed, { apiKey: () => apiKeys.get(parsed.baseUrl), ...definedOnly(settings.openaiCompatible.timeouts) });
     } catch (err) {
+      if (isArborError(err, 'PART_LOAD_FAILED')) {
+        this.options.onProblem(`${err.message} Meanwhile Arbor is ${FALLBACK}`);
+        return this.scripted(settings);
+      }
       const field = isArborError(err) && typeof err.details?.field === 'string' ? `arbor.model.openaiCompatible.${err.details.field}` : 'The OpenAI-compatible model setting';
       const reason = isArborError(err) ? err.message.replace(/^Invalid model setting '[^']*': /, '') : String(err);
       this.options.onProblem(`${field} is invalid (${reason}); ${FALLBACK}`);
@@ -82,14 +86,14 @@ export class ModelChoice implements vscode.Disposable {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const file = folder ? path.resolve(folder, settings.scriptFile) : settings.scriptFile;
       try {
-        const model = new ScriptedModel(fs.readFileSync(file, 'utf8'));
+        const model = new (scriptedModelPart().ScriptedModel)(fs.readFileSync(file, 'utf8'));
         this.options.log.info(`Scripted model plays ${file}`);
         return model;
       } catch (err) {
         reportError(this.options.log, `Could not use the model script ${file}; the built-in demo script plays instead`, err);
       }
     }
-    return new ScriptedModel(demoScript);
+    return new (scriptedModelPart().ScriptedModel)(demoPart().demoScript);
   }
 }
 

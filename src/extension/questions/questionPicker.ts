@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { ArborError } from '../../core';
 import type { InteractionPrompt, InteractionProvider } from '../../core/interaction';
-import type { Answer, Question } from '../../core/sessions';
-import { acceptOutcome, OTHER_LABEL } from './pickAccept';
-import type { OpenPreview, ReviewPreviews } from './reviewPreview';
+import type { Answer } from '../../core/sessions';
+import { questionPromptsPart } from '../parts';
+import type { ReviewPreviews } from './reviewPreview';
 
 /** A question put in front of the human: which agent asks, and the picker's title. */
 export interface OpenedPrompt {
@@ -11,7 +11,8 @@ export interface OpenedPrompt {
   title: string;
 }
 
-interface Queued {
+/** A prompt waiting for, or in front of, the human. */
+export interface Queued {
   prompt: InteractionPrompt;
   resolve: (answers: Answer[]) => void;
   reject: (err: unknown) => void;
@@ -98,110 +99,19 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
     this.pump();
   }
 
+  /**
+   * Puts the prompt in front of the human (questionPrompts.ts, a part loaded by the first
+   * question). Async, so that a part that fails to load rejects this prompt and the queue goes on.
+   */
   private async run(item: Queued): Promise<Answer[]> {
-    const { prompt } = item;
-    const who = prompt.agent?.label ?? 'Arbor';
-    if (prompt.detail) this.log.info(`${who} asks (${prompt.intent}):\n${prompt.detail}`);
-    // The whole detail is on screen before any option can be chosen; the quick pick shows one line.
-    let preview: OpenPreview | undefined;
-    if (prompt.detail !== undefined && this.previews) preview = await this.previews.open(`${who} ${prompt.intent}`, previewHeader(who, prompt), prompt.detail);
-    try {
-      const answers: Answer[] = [];
-      for (let i = 0; i < prompt.questions.length; i++) {
-        if (this.active?.item !== item) throw new ArborError('ASK_ABORTED', 'The question was withdrawn.');
-        const q = prompt.questions[i];
-        const step = prompt.questions.length > 1 ? ` (${i + 1}/${prompt.questions.length})` : '';
-        const title = `${who} asks${q.header ? `: ${q.header}` : ''}${step}${preview ? ' (in full in the preview beside)' : ''}`;
-        this.opened.fire({ agentId: prompt.agent?.id, title });
-        answers.push(await this.pick(item, q, title));
-      }
-      return answers;
-    } finally {
-      void preview?.close();
-    }
-  }
-
-  private pick(item: Queued, q: Question, title: string): Promise<Answer> {
-    return new Promise<Answer>((resolve, reject) => {
-      const picker = vscode.window.createQuickPick<vscode.QuickPickItem>();
-      this.active = { item, picker };
-      picker.title = title;
-      picker.placeholder = q.question;
-      picker.ignoreFocusOut = true;
-      picker.canSelectMany = q.multiSelect === true;
-      picker.matchOnDescription = true;
-      const options: vscode.QuickPickItem[] = q.options.map((o) => ({ label: o.label, description: o.description }));
-      picker.items = [...options, { label: OTHER_LABEL, description: 'Type your own answer', alwaysShow: true }];
-      let accepted = false;
-      // A hint about what to do stays in the title until the human does something else.
-      const clearHint = (): void => {
-        picker.title = title;
-      };
-      picker.onDidChangeValue(clearHint);
-      picker.onDidChangeSelection(clearHint);
-      picker.onDidAccept(async () => {
-        const chosen = picker.canSelectMany ? picker.selectedItems : picker.activeItems.slice(0, 1);
-        const outcome = acceptOutcome(q, chosen.map((c) => c.label));
-        if (outcome.kind === 'explain') {
-          picker.title = `${title}: ${outcome.message}`;
-          return;
-        }
-        accepted = true;
-        picker.hide();
-        picker.dispose();
-        if (outcome.kind === 'answer') return resolve({ id: q.id, selected: outcome.selected });
-        try {
-          const custom = await this.freeText(item, title, q.question);
-          resolve({ id: q.id, selected: outcome.selected, custom });
-        } catch (err) {
-          reject(err);
-        }
-      });
-      picker.onDidHide(() => {
-        picker.dispose();
-        if (!accepted) reject(new ArborError('ASK_CANCELLED', 'The question was dismissed without an answer.'));
-      });
-      picker.show();
+    return questionPromptsPart().runPrompt(item, {
+      log: this.log,
+      previews: this.previews,
+      isActive: (it) => this.active?.item === it,
+      showing: (it, ui) => {
+        this.active = { item: it, ...ui };
+      },
+      opened: (prompt) => this.opened.fire(prompt),
     });
-  }
-
-  private freeText(item: Queued, title: string, question: string): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      const input = vscode.window.createInputBox();
-      this.active = { item, input };
-      input.title = title;
-      input.prompt = question;
-      input.placeholder = 'Your answer';
-      input.ignoreFocusOut = true;
-      let accepted = false;
-      input.onDidAccept(() => {
-        if (!input.value.trim()) {
-          input.validationMessage = 'Type an answer, or press Escape to dismiss the question.';
-          return;
-        }
-        accepted = true;
-        const value = input.value.trim();
-        input.hide();
-        input.dispose();
-        resolve(value);
-      });
-      input.onDidHide(() => {
-        input.dispose();
-        if (!accepted) reject(new ArborError('ASK_CANCELLED', 'The question was dismissed without an answer.'));
-      });
-      input.show();
-    });
-  }
-}
-
-function previewHeader(who: string, prompt: InteractionPrompt): string {
-  const size = `${prompt.detail?.length ?? 0} characters`;
-  switch (prompt.intent) {
-    case 'approval':
-      return `${who} asks for your approval of the action below (${size}), exactly as it would run. Read all of it, then answer in the prompt.`;
-    case 'plan-approval':
-      return `${who} asks you to approve the plan below (${size}). Read all of it, then answer in the prompt.`;
-    case 'clarify':
-      return `${who} asks a question about the text below (${size}).`;
   }
 }

@@ -1,17 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ArborError } from '../../core';
+import { ArborError, once } from '../../core';
 import {
-  ConfinedFiles,
   MAX_FILE_BYTES,
   NodeWorkspace,
-  checkExpected,
   decodeText,
+  workspaceFilesPart,
   isInside,
   resolveWorkspacePath,
-  ripgrepListFiles,
-  ripgrepSearch,
   toPosix,
   type ListFilesQuery,
   type ListFilesResult,
@@ -30,7 +27,8 @@ import {
  * stack and a document the user is editing is changed in place (and left unsaved if it had
  * unsaved changes of the user's; a clean document is saved so the change reaches the disk).
  * Listing and search run the ripgrep that ships with the editor, with the user's
- * `files.exclude` and `search.exclude`; without it they fall back to the Node scan.
+ * `files.exclude` and `search.exclude`; without it they fall back to the Node scan. Both are file
+ * search, a part of the core loaded at the first listing or search.
  * Diagnostics are the Problems panel's errors and warnings.
  *
  * Confinement: paths are resolved to their real location (resolveWorkspacePath); a file not open
@@ -66,38 +64,38 @@ export class VsCodeWorkspace implements WorkspacePort {
     signal?.throwIfAborted();
     const open = openDocument(p);
     if (open) return { text: open.getText(), source: open.isDirty ? 'buffer' : 'disk' };
-    return { text: decodeText(await confined.readFile(p, MAX_FILE_BYTES), p.relative), source: 'disk' };
+    return { text: decodeText(await confined().readFile(p, MAX_FILE_BYTES), p.relative), source: 'disk' };
   }
 
   async exists(p: WorkspacePath): Promise<boolean> {
-    return openDocument(p) !== undefined || (await confined.exists(p));
+    return openDocument(p) !== undefined || (await confined().exists(p));
   }
 
   async writeText(p: WorkspacePath, text: string, options: WriteOptions = {}): Promise<void> {
     const uri = vscode.Uri.file(p.absolute);
     const edit = new vscode.WorkspaceEdit();
     if (!(await this.exists(p))) {
-      if (options.expected !== undefined) checkExpected(p.relative, null, options.expected);
+      if (options.expected !== undefined) workspaceFilesPart().checkExpected(p.relative, null, options.expected);
       edit.createFile(uri, { contents: new TextEncoder().encode(text), overwrite: false, ignoreIfExists: false });
-      await confined.confirm(p);
+      await confined().confirm(p);
       if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused to create "${p.relative}".`, { path: p.relative });
       return;
     }
-    await confined.confirm(p);
+    await confined().confirm(p);
     const document = await vscode.workspace.openTextDocument(uri);
     // Checked on the document the edit applies to, right before it: nothing can come between.
-    if (options.expected !== undefined) checkExpected(p.relative, document.getText(), options.expected);
+    if (options.expected !== undefined) workspaceFilesPart().checkExpected(p.relative, document.getText(), options.expected);
     const hadUnsavedChanges = document.isDirty;
     edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
-    await confined.confirm(p);
+    await confined().confirm(p);
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused the edit of "${p.relative}".`, { path: p.relative });
-    if (!hadUnsavedChanges && document.isDirty && !(await saveEdited(document, () => confined.confirm(p)))) {
+    if (!hadUnsavedChanges && document.isDirty && !(await saveEdited(document, () => confined().confirm(p)))) {
       throw new ArborError('TOOL_FAILED', `"${p.relative}" was changed in the editor but could not be saved.`, { path: p.relative });
     }
   }
 
   async deleteFile(p: WorkspacePath): Promise<void> {
-    await confined.confirm(p);
+    await confined().confirm(p);
     const edit = new vscode.WorkspaceEdit();
     edit.deleteFile(vscode.Uri.file(p.absolute), { ignoreIfNotExists: true });
     if (!(await vscode.workspace.applyEdit(edit))) throw new ArborError('TOOL_FAILED', `The editor refused to delete "${p.relative}".`, { path: p.relative });
@@ -108,7 +106,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const exclude = excludeGlobs();
     const rg = this.rg();
     if (!rg) return new NodeWorkspace({ folders, exclude }).listFiles(query);
-    return ripgrepListFiles(rg, { folders, exclude, signal: query.signal }, query.glob, query.limit);
+    return workspaceFilesPart().ripgrepListFiles(rg, { folders, exclude, signal: query.signal }, query.glob, query.limit);
   }
 
   searchText(query: SearchTextQuery): Promise<SearchTextResult> {
@@ -116,7 +114,7 @@ export class VsCodeWorkspace implements WorkspacePort {
     const exclude = excludeGlobs();
     const rg = this.rg();
     if (!rg) return new NodeWorkspace({ folders, exclude }).searchText(query);
-    return ripgrepSearch(rg, { folders, exclude, signal: query.signal }, query);
+    return workspaceFilesPart().ripgrepSearch(rg, { folders, exclude, signal: query.signal }, query);
   }
 
   diagnostics(p?: WorkspacePath): Promise<WorkspaceDiagnostic[]> {
@@ -154,8 +152,8 @@ export class VsCodeWorkspace implements WorkspacePort {
   }
 }
 
-/** Reads and checks of the disk that re-check confinement at each use. */
-const confined = new ConfinedFiles();
+/** Reads and checks of the disk that re-check confinement at each use (the core's workspace files part, loaded at the first). */
+const confined = once(() => new (workspaceFilesPart().ConfinedFiles)());
 
 function openDocument(p: WorkspacePath): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && !d.isClosed && d.uri.fsPath === p.absolute);

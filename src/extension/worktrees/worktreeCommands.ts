@@ -1,16 +1,15 @@
 // Start Agent in a Worktree, and Review / Keep / Discard of a worktree agent's changes. The
-// commands are registered at start; the worktree runs themselves load with the first of them.
+// commands are registered at start (src/extension/parts.ts); what they do is this part, loaded
+// by the first of them, and the worktree runs themselves load when a command needs them.
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/interaction';
 import { parseAgentArgument } from '../commandArguments';
 import { parsedArgument, reportError } from '../errorReporting';
+import type { WORKTREE_COMMANDS } from '../parts';
 import type { WorktreeEntry, WorktreeRuns } from './worktreeRuns';
 
-/** The scheme of a worktree file's base side in a Review. */
-export const WORKTREE_BASE_SCHEME = 'arbor-worktree-base';
-
-export function registerWorktreeCommands(runtime: Runtime, loadWorktrees: () => WorktreeRuns, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function worktreeCommands(runtime: Runtime, loadWorktrees: () => WorktreeRuns, log: vscode.LogOutputChannel): Record<(typeof WORKTREE_COMMANDS)[number], (arg?: unknown) => unknown> {
   const worktrees = { get: (id: string) => loadWorktrees().get(id), list: () => loadWorktrees().list() };
   /** The node's worktree agent, or (from the palette) the one the user picks. */
   const entryOf = async (title: string, arg: unknown): Promise<WorktreeEntry | undefined> => {
@@ -53,8 +52,8 @@ export function registerWorktreeCommands(runtime: Runtime, loadWorktrees: () => 
     return prompt === undefined ? undefined : { prompt };
   };
 
-  return [
-    vscode.commands.registerCommand('arbor.runAgentInWorktree', async (request?: unknown) => {
+  return {
+    'arbor.runAgentInWorktree': async (request?: unknown) => {
       try {
         const parsed = await askTask(request);
         if (!parsed) return undefined;
@@ -65,24 +64,15 @@ export function registerWorktreeCommands(runtime: Runtime, loadWorktrees: () => 
         reportError(log, 'Could not start the agent in a worktree', err);
         return undefined;
       }
-    }),
-    vscode.commands.registerCommand(
-      'arbor.reviewWorktree',
-      guarded('Arbor: Review Worktree Changes', async (entry) => (await loadWorktrees().review(entry.agent.id)).length),
-    ),
-    vscode.commands.registerCommand(
-      'arbor.keepWorktree',
-      guarded('Arbor: Keep Worktree Changes', async (entry) => {
+    },
+    'arbor.reviewWorktree': guarded('Arbor: Review Worktree Changes', async (entry) => (await loadWorktrees().review(entry.agent.id)).length),
+    'arbor.keepWorktree': guarded('Arbor: Keep Worktree Changes', async (entry) => {
         const applied = await loadWorktrees().keep(entry.agent.id);
         void vscode.window.showInformationMessage(
           applied.length === 0 ? `"${entry.agent.label}" changed nothing; its worktree is removed.` : `Applied ${applied.length} change(s) of "${entry.agent.label}" to your files.`,
         );
         return applied.length;
       }),
-    ),
-    vscode.commands.registerCommand(
-      'arbor.discardWorktree',
-      guarded('Arbor: Discard Worktree', (entry) => loadWorktrees().discard(entry.agent.id)),
-    ),
-  ];
+    'arbor.discardWorktree': guarded('Arbor: Discard Worktree', (entry) => loadWorktrees().discard(entry.agent.id)),
+  };
 }

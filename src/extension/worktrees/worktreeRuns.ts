@@ -22,7 +22,7 @@ import type { ModelProvider } from '../../core/models';
 import { NodeWorkspace, baseContent, createWorktree, discardWorktree, keepWorktree, worktreeChanges, type GitWorktree, type WorktreeChange } from '../../core/workspace';
 import type { AgentRuns } from '../agents/agentRuns';
 import { reportError } from '../errorReporting';
-import { WORKTREE_BASE_SCHEME } from './worktreeCommands';
+import { WORKTREE_BASE_SCHEME } from '../parts';
 
 export interface WorktreeEntry {
   readonly agent: Agent;

@@ -1,0 +1,36 @@
+// The parts of the core that only some runs need, each loaded the first time it is used (see
+// partLoader.ts). In the production build each is a bundle of its own (dist/<name>.js, built by
+// scripts/lib/bundleParts.mjs): each require() here loads that bundle, and nothing else may
+// import a part's module, so dist/arbor.js holds these loaders only. Under tsx (tests) the
+// module itself loads. A part's module may use anything the start bundle holds; what it alone
+// uses (a package such as picomatch) lives in its bundle.
+/* eslint-disable @typescript-eslint/no-require-imports -- loading each part on first use is the point */
+import { partOnFirstUse } from './partLoader';
+import type * as WorkspaceFiles from './workspace/workspaceFiles';
+import type * as OpenAiCompatible from './models/openAiCompatible';
+import type * as ScriptedModel from './models/scriptedModel';
+import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
+import type * as PlanApproval from './tools/planApproval';
+import type * as Processes from './processes';
+import type * as SandboxRun from './sandbox/sandboxRun';
+
+/** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
+export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
+
+/** What the workspace tools do when a model calls them: numbered reads, exact edits and the diffs a human approves. */
+export const workspaceToolRunsPart = partOnFirstUse('the workspace tools (dist/workspaceToolRuns.js)', () => require('./tools/workspaceToolRuns') as typeof WorkspaceToolRuns);
+
+/** The OpenAI-compatible HTTP provider: its streamed requests, retries and event-stream parsing. */
+export const openAiCompatiblePart = partOnFirstUse('the OpenAI-compatible model provider (dist/openAiCompatible.js)', () => require('./models/openAiCompatible') as typeof OpenAiCompatible);
+
+/** The scripted model: the demo model without an API key, and the model a script file plays. */
+export const scriptedModelPart = partOnFirstUse('the scripted model (dist/scriptedModel.js)', () => require('./models/scriptedModel') as typeof ScriptedModel);
+
+/** The processes Arbor starts: a run_command call's, and finding and ending all that a command or an external agent started. */
+export const processesPart = partOnFirstUse('process control (dist/processes.js)', () => require('./processes') as typeof Processes);
+
+/** What exit_plan_mode does: asking the human to approve a plan. */
+export const planApprovalPart = partOnFirstUse('plan approval (dist/planApproval.js)', () => require('./tools/planApproval') as typeof PlanApproval);
+
+/** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
+export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
