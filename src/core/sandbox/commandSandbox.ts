@@ -2,6 +2,9 @@ import * as os from 'node:os';
 import { sandboxPart } from '../parts';
 import type { SandboxAvailability } from './availability';
 import type { SandboxSettings } from './settings';
+import type { SandboxLaunch, SandboxPlan } from './types';
+
+export type { SandboxLaunch, SandboxPlan } from './types';
 
 /** The core's default when no settings are given: off (the editor gives `preferred`). */
 const OFF: SandboxSettings = { mode: 'off', autoAllow: false, networkAllow: [], allowLoopback: false, denyRead: [], envAllow: [] };
@@ -23,31 +26,6 @@ const OFF: SandboxSettings = { mode: 'off', autoAllow: false, networkAllow: [], 
  * This class is what the editor holds from its start; what a sandboxed plan holds, its words and
  * starting a command in it are the sandbox part (sandboxRun.ts), loaded by the first command.
  */
-
-export type SandboxPlan =
-  | {
-      kind: 'sandboxed';
-      /** Real paths the command may write. */
-      writable: string[];
-      denyRead: Array<{ path: string; folder: boolean }>;
-      /** Existing real paths inside the writable folders that stay read-only (see sandboxPlan.ts). */
-      readOnly: string[];
-      settings: SandboxSettings;
-      available: Extract<SandboxAvailability, { ok: true }>;
-    }
-  | { kind: 'unsandboxed'; reason: string };
-
-/** A command ready to spawn: the program and arguments that run it (inside the sandbox when planned), and its environment. */
-export interface SandboxLaunch {
-  program: string;
-  args: string[];
-  env: Record<string, string>;
-  sandboxed: boolean;
-  /** Hosts the network filter refused so far (`host:port`). */
-  blockedHosts(): readonly string[];
-  /** Stops the filter and removes the sandbox's own files; call once the command's processes ended. */
-  dispose(): void;
-}
 
 export interface CommandSandboxOptions {
   /** The settings, or how to read them on first use (the editor's start does not parse them). */
@@ -118,6 +96,11 @@ export class CommandSandbox {
   /** The person's view of `plan`, in one line (it fits an approval's question): what the command may touch. */
   describe(plan: SandboxPlan): string {
     return sandboxPart().describePlan(plan);
+  }
+
+  /** What a command's result says about the sandbox: whether it ran in one, and what it blocked. */
+  report(plan: SandboxPlan, output: string, blockedHosts: readonly string[]): Record<string, unknown> {
+    return sandboxPart().sandboxReport(plan, output, blockedHosts);
   }
 
   /**

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import { bwrapArgs, launcherScript, proxyEnv } from './bwrapArgs';
-import type { SandboxLaunch, SandboxPlan } from './commandSandbox';
+import type { SandboxLaunch, SandboxPlan } from './types';
 import { NetworkFilter } from './networkFilter';
 import { filterSecrets } from './sandboxEnv';
 

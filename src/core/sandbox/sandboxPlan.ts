@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import type { SandboxAvailability } from './availability';
-import type { SandboxPlan } from './commandSandbox';
+import type { SandboxPlan } from './types';
 import { blockedPaths } from './blockedPaths';
 import type { SandboxSettings } from './settings';
 

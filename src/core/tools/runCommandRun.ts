@@ -1,15 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type * as z from 'zod';
 import { ArborError, isArborError } from '../errors';
-import { sandboxPart } from '../parts';
 import { newProcessTag } from '../processTree';
-import type { SandboxPlan } from '../sandbox';
+import type { SandboxPlan } from '../sandbox/types';
 import { resolveWorkspacePath } from '../workspace/paths';
 import { deniedResult, errorResult, jsonResult } from './catalog';
 import { execute, type CommandOutcome } from './commandProcess';
 import type { RuntimeToolContext } from './context';
-import type { runCommandArgsSchema } from './runCommand';
 import type { ToolResult } from './types';
 
 /**
@@ -22,7 +19,14 @@ import type { ToolResult } from './types';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-export async function runCommand(args: z.infer<ReturnType<typeof runCommandArgsSchema>>, ctx: RuntimeToolContext): Promise<ToolResult> {
+/** run_command's arguments, as its schema (runCommand.ts) has parsed them. */
+export interface RunCommandArgs {
+  command: string;
+  cwd?: string;
+  timeout_seconds?: number;
+}
+
+export async function runCommand(args: RunCommandArgs, ctx: RuntimeToolContext): Promise<ToolResult> {
     const workspace = ctx.agent.run.workspace?.folder ?? ctx.runtime.workspaceFolder;
     if (!workspace) {
       return errorResult(new ArborError('TOOL_FAILED', 'No workspace folder is open, so there is nowhere to run commands. Ask the user to open a folder.'));
@@ -73,7 +77,7 @@ export async function runCommand(args: z.infer<ReturnType<typeof runCommandArgsS
       launch?.dispose();
     }
     if (!sandbox) return jsonResult(outcome);
-    return jsonResult({ ...outcome, ...sandboxPart().sandboxReport(plan, outcome.output, launch?.blockedHosts() ?? []) });
+    return jsonResult({ ...outcome, ...sandbox.report(plan, outcome.output, launch?.blockedHosts() ?? []) });
 }
 
 /**
