@@ -109,7 +109,7 @@ export default defineConfig(
   },
   {
     // scripts/setup.cjs runs before node_modules exists, so it is plain CommonJS and its test loads it as such.
-    files: ['test/unit/setup.test.ts'],
+    files: ['test/unit/tooling/setup.test.ts'],
     rules: { '@typescript-eslint/no-require-imports': ['error', { allow: ['/scripts/setup\\.cjs$'] }] },
   },
   {

@@ -17,7 +17,7 @@ export default {
     // These tests read the source text (lengths, imports, the lines stryker.equivalent.json
     // names), which Stryker's instrumentation rewrites: they say nothing about a planted bug and
     // fail on the sandbox.
-    ignore: ['test/unit/architecture.test.ts', 'test/unit/mutationEquivalents.test.ts'],
+    ignore: ['test/unit/architecture/architecture.test.ts', 'test/unit/tooling/mutationEquivalents.test.ts'],
     // The core builds each schema once, on first use (src/core/once.ts); this stands in for that
     // module so that a schema is built again for each test and each planted bug.
     require: ['tsx/cjs', './scripts/mutation/buildPerMutant.cjs'],

@@ -73,6 +73,12 @@ check(
   !measured.error && JSON.stringify(startPackages.map((p) => p.split(' ')[0])) === JSON.stringify(START_PACKAGES),
   `the start bundle holds only the packages ${START_PACKAGES.join(', ')} (got ${measured.error ?? (startPackages.join(', ') || 'none')})`,
 );
+// A door re-exports a part's classes for the core's public API; in dist/arbor.js that re-export
+// stands for a module that refuses to be used (scripts/lib/bundleParts.mjs), and nothing at start
+// may use it: esbuild then leaves it out, and its words are not in the bundle.
+const startSource = fs.existsSync(path.join(ROOT, 'dist/arbor.js')) ? fs.readFileSync(path.join(ROOT, 'dist/arbor.js'), 'utf8') : '';
+const throughDoors = [...startSource.matchAll(/dist\/(\w+)\.js is a part loaded on first use: reach it through its loader/g)].map((match) => match[1]);
+check(startSource !== '' && throughDoors.length === 0, `nothing in dist/arbor.js uses a part through a door (got ${throughDoors.join(', ') || 'none'})`);
 const entry = fs.existsSync(path.join(ROOT, 'dist/extension.js')) ? fs.readFileSync(path.join(ROOT, 'dist/extension.js'), 'utf8') : '';
 const required = [...entry.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
 check(JSON.stringify(required) === JSON.stringify(['./arbor.js']), `activation entry requires only ./arbor.js (got ${required.join(', ') || 'nothing'})`);

@@ -21,6 +21,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
  */
 const PACKAGES = [
   { name: 'chromium', why: 'the headless browser that drives VS Code in the integration tests', purposes: ['test'] },
+  { name: 'openssh-server', why: 'the sshd on 127.0.0.1 that the tests reach an external agent through, as on another machine', purposes: ['test'] },
   {
     name: 'libkrb5-dev',
     why: "code-server's kerberos module is built against it when code-server is installed",

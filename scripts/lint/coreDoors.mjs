@@ -1,5 +1,5 @@
 // The lint rule `arbor/core-doors` (see eslint.config.mjs), in its own module so that its unit
-// test (test/unit/lint.coreDoors.test.ts) runs it on examples.
+// test (test/unit/architecture/coreDoors.test.ts) runs it on examples.
 import fs from 'node:fs';
 import path from 'node:path';
 

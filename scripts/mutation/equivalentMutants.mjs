@@ -8,7 +8,7 @@
 // Stryker's own directive reading that comment, on the first node that starts on the line. So
 // one entry covers every mutant of those mutators on that line, exactly as the comment would.
 // An entry whose line is not in its file exactly once stops the run: it no longer says which
-// code it vouches for (test/unit/mutationEquivalents.test.ts checks the list before that).
+// code it vouches for (test/unit/tooling/mutationEquivalents.test.ts checks the list before that).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

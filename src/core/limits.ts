@@ -91,6 +91,14 @@ export class RunBudget {
     costs.set(agentId, (costs.get(agentId) ?? 0) + cost);
   }
 
+  /** A cost an agent reported itself (an external agent's own count), in the price table's unit. */
+  recordCost(agentId: string, amount: number): void {
+    if (!Number.isFinite(amount) || amount <= 0) return;
+    this.cost += amount;
+    const costs = (this.costs ??= new Map());
+    costs.set(agentId, (costs.get(agentId) ?? 0) + amount);
+  }
+
   /** What one agent's tokens cost so far (0 when none was priced). */
   costOf(agentId: string): number {
     return this.costs?.get(agentId) ?? 0;

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+import type { Agent } from '../../src/core/agents/agent';
 import type { ExternalAgentConfig } from '../../src/core/external';
+import type { SessionEvent } from '../../src/core/sessions';
 
 /** The small Agent Client Protocol agent of the tests (test/fixtures/acp-test-agent), as an external agent entry. */
 export const ACP_TEST_AGENT_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/agent.mjs');
@@ -7,6 +9,19 @@ export const ACP_TEST_AGENT_SCRIPT = path.resolve(__dirname, '../fixtures/acp-te
 export function testAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
   return { name: 'Test Agent', command: process.execPath, args: [ACP_TEST_AGENT_SCRIPT], env: {}, secretEnv: [], ...overrides };
 }
+
+/** The test agent started by a launcher that passes it its own standard streams (as npm wrappers do). */
+export const ACP_TEST_LAUNCHER_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/launcher.mjs');
+
+export function launchedTestAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
+  return testAgentConfig({ args: [ACP_TEST_LAUNCHER_SCRIPT], ...overrides });
+}
+
+/** Generous: a child process on a loaded machine; the tests wait for states, never for a time. */
+export const ACP_WAIT = 20_000;
+
+/** The turn ends an agent's log has recorded, oldest first. */
+export const turnEnds = (agent: Agent) => agent.log.events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');
 
 /**
  * The test agent's environment for sessions it keeps in `folder`; `loadSession: false` keeps

@@ -1,7 +1,7 @@
 /**
  * A stand-in editor for loading Arbor's extension module and running activate() in a fresh
  * Node process, shared by the activation benchmark (bench/activation.bench.ts) and the unit
- * test that checks what activation does (test/unit/extension.activation.test.ts). The `vscode`
+ * test that checks what activation does (test/unit/extension/activation.test.ts). The `vscode`
  * module is a stand-in that answers every call at once, so the figures and the probe see only
  * what Arbor's own code does before the first paint of its views.
  */

@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { until } from './until';
 
 /** Is `pid` a running process (Linux /proc)? A zombie (exited, not yet reaped) counts as gone. */
 export function isRunning(pid: number): boolean {
@@ -30,4 +32,17 @@ export function killQuietly(pids: ReadonlyArray<number | undefined>): void {
       // gone
     }
   }
+}
+
+/** Waits for a command to have written `count` pids, one a line, to `pids` in the workspace. */
+export async function pidsWritten(workspace: string, count: number): Promise<number[]> {
+  const file = path.join(workspace, 'pids');
+  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  await until(() => read().length >= count, `${count} pids from the command`, 20_000);
+  return read();
+}
+
+/** Waits (with a generous deadline, not a timing claim) until none of `pids` runs. */
+export async function untilDead(pids: number[]): Promise<void> {
+  await until(() => pids.every((pid) => !isRunning(pid)), `processes ${pids.filter(isRunning).join(', ')} to end`, 20_000);
 }

@@ -44,7 +44,37 @@ const initializeSchema = once(() =>
 
 const newSessionSchema = once(() => z.object({ sessionId: z.string().min(1) }));
 
-const promptSchema = once(() => z.object({ stopReason: z.string() }));
+const tokenCount = () => z.number().int().nonnegative();
+/** The turn's tokens (the protocol's `usage`, still marked unstable): malformed is dropped, as descriptive. */
+const promptSchema = once(() =>
+  z.object({
+    stopReason: z.string(),
+    usage: z.object({ inputTokens: tokenCount(), outputTokens: tokenCount() }).nullish().catch(undefined),
+  }),
+);
+
+/** What a `usage_update` says that Arbor counts: the session's cost so far, when the agent counts it. */
+const usageUpdateSchema = once(() =>
+  z.object({
+    cost: z.object({ amount: z.number().nonnegative(), currency: z.string() }).nullish().catch(undefined),
+  }),
+);
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The tokens the agent says its turn used, when its answer to `session/prompt` says so. */
+export function parsePromptUsage(answer: unknown): TurnUsage | undefined {
+  const usage = promptSchema().safeParse(answer).data?.usage;
+  return usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : undefined;
+}
+
+/** A `usage_update`, or undefined when it carries nothing Arbor can read. */
+export function parseUsageUpdate(update: unknown): z.infer<ReturnType<typeof usageUpdateSchema>> | undefined {
+  return usageUpdateSchema().safeParse(update).data;
+}
 
 export interface InitializeAnswer {
   protocolVersion: number;

@@ -1,7 +1,9 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, isArborError, messageOf } from '../errors';
-import { parseInitialize, parseNewSession, parseStopReason, type AuthMethodInfo, type StopReason } from './acpAnswers';
+import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
+import { notResumable, reasonOf, signInNeeded } from './acpErrors';
 import { AgentProcess, type ProcessExit } from './agentProcess';
+import { withSubagentUpdates, type SubagentUpdate } from './acpSubagents';
 import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 import { processesPart } from '../parts';
@@ -43,7 +45,10 @@ function sdk(): typeof acp {
 
 /** What the client serves for the agent. Each call is already parsed by the SDK's schemas. */
 export interface AcpClientHandlers {
-  sessionUpdate(update: acp.SessionUpdate): void;
+  /** An update on `sessionId`: the agent's own session, or one of its subagents' (acpSubagents.ts). */
+  sessionUpdate(update: acp.SessionUpdate, sessionId: string): void;
+  /** A subagent announced or patched on the parent session (see acpSubagents.ts); without it Arbor does not offer subagents. */
+  subagentUpdate?(parentSessionId: string, update: SubagentUpdate): void;
   requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse>;
   writeTextFile(params: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse>;
@@ -96,8 +101,10 @@ export class AcpSession {
   /** Starts the agent's process and opens one protocol session in `cwd`. */
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
     const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env, launch: await sandboxedStart(config, options) });
-    const app = clientApp(options.handlers);
-    const connection = app.connect(sdk().ndJsonStream(proc.input, proc.output));
+    const app = clientApp(options.handlers, () => proc.childGone);
+    const { subagentUpdate } = options.handlers;
+    const stream = sdk().ndJsonStream(proc.input, proc.output);
+    const connection = app.connect(subagentUpdate ? withSubagentUpdates(stream, (parent, update) => subagentUpdate(parent, update)) : stream);
     const lost = whenLost(config, proc, connection);
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
@@ -125,7 +132,7 @@ export class AcpSession {
         await race(
           connection.agent.request('initialize', {
             protocolVersion: sdk().PROTOCOL_VERSION,
-            clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+            clientCapabilities: capabilitiesOf(options.handlers),
             clientInfo: { name: 'arbor', title: 'Arbor', version: options.clientVersion ?? '0' },
           }),
           link,
@@ -160,14 +167,14 @@ export class AcpSession {
 
   /** The connection is open and the process runs: a prompt can reach the agent. */
   get usable(): boolean {
-    return !this.connection.signal.aborted && !this.process.hasExited;
+    return !this.connection.signal.aborted && !this.process.childGone;
   }
 
-  /** Sends one prompt; resolves with the agent's stop reason when its turn ends. */
-  async prompt(text: string): Promise<StopReason> {
+  /** Sends one prompt; resolves with the agent's stop reason (and the tokens it says it used) when its turn ends. */
+  async prompt(text: string): Promise<{ stopReason: StopReason; usage?: TurnUsage }> {
     const link = { config: this.config, connection: this.connection, lost: this.lost };
     const answer = await race(this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }), link);
-    return parseStopReason(this.config.name, answer);
+    return { stopReason: parseStopReason(this.config.name, answer), usage: parsePromptUsage(answer) };
   }
 
   /** Asks the agent to end its current turn (it answers the pending prompt with `cancelled`). */
@@ -177,6 +184,13 @@ export class AcpSession {
     this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
   }
 
+  /** Asks the agent to end the current work of one of its subagents (only where it advertised `cancel` for it). */
+  cancelChild(childSessionId: string): void {
+    if (!this.usable) return;
+    // An agent that cannot take the notice is gone: its connection's end ends the child's work.
+    this.connection.agent.notify('session/cancel', { sessionId: childSessionId }).catch(() => undefined);
+  }
+
   /** Ends the connection and every process of the agent. */
   kill(): void {
     this.connection.close();
@@ -184,12 +198,19 @@ export class AcpSession {
   }
 }
 
-/** The SDK's client app, each request served by a handler; ArborErrors keep their codes on the wire. */
-function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
+/**
+ * The SDK's client app, each request served by a handler; ArborErrors keep their codes on the
+ * wire. Once the agent's direct child is gone, what still speaks on its pipes (a process its
+ * launcher left) is not the agent: its permission requests are cancelled without asking anyone,
+ * and nothing else it asks is done.
+ */
+function clientApp(handlers: AcpClientHandlers, gone: () => boolean): acp.ClientApp {
   const serve =
-    <P, R>(handler: (params: P, signal: AbortSignal) => Promise<R>) =>
+    <P, R>(handler: (params: P, signal: AbortSignal) => Promise<R>, ifGone?: R) =>
     async ({ params, signal }: { params: P; signal: AbortSignal }): Promise<R> => {
       try {
+        if (gone() && ifGone !== undefined) return ifGone;
+        if (gone()) throw new ArborError('EXTERNAL_AGENT_CRASHED', 'The agent\'s process has exited; nothing more is done for it.');
         return await handler(params, signal);
       } catch (err) {
         throw toRequestError(err);
@@ -197,8 +218,8 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
     };
   return sdk()
     .client({ name: 'arbor' })
-    .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update))
-    .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s)))
+    .onNotification('session/update', ({ params }) => handlers.sessionUpdate(params.update, params.sessionId))
+    .onRequest('session/request_permission', serve((p, s) => handlers.requestPermission(p, s), cancelledPermission))
     .onRequest('fs/read_text_file', serve((p, s) => handlers.readTextFile(p, s)))
     .onRequest('fs/write_text_file', serve((p, s) => handlers.writeTextFile(p, s)))
     .onRequest('terminal/create', serve((p, s) => handlers.createTerminal(p, s)))
@@ -207,6 +228,14 @@ function clientApp(handlers: AcpClientHandlers): acp.ClientApp {
     .onRequest('terminal/kill', serve((p) => handlers.killTerminal(p)))
     .onRequest('terminal/release', serve((p) => handlers.releaseTerminal(p)));
 }
+
+/** What Arbor can do for the agent; `subagents` (the protocol's, newer than the SDK's stable types) when it renders them. */
+function capabilitiesOf(handlers: AcpClientHandlers): acp.ClientCapabilities {
+  const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true, ...(handlers.subagentUpdate ? { subagents: {} } : {}) };
+  return capabilities;
+}
+
+const cancelledPermission: acp.RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 
 function toRequestError(err: unknown): acp.RequestError {
   const { RequestError } = sdk();
@@ -240,7 +269,7 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
   } catch (err) {
     if (isArborError(err)) throw err;
     const { RequestError } = sdk();
-    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? []);
+    if (err instanceof RequestError && err.code === -32000) throw signInNeeded(config, authMethods ?? [], reasonOf(err));
     // The request failed because the connection closed: why it closed is the answer.
     if (connection.signal.aborted) throw await link.lost;
     if (err instanceof RequestError) {
@@ -248,26 +277,6 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
     }
     throw err;
   }
-}
-
-/** A past session of an agent that cannot load one: History keeps it read-only. */
-export function notResumable(name: string): ArborError {
-  return new ArborError(
-    'EXTERNAL_NOT_RESUMABLE',
-    `The external agent ${name} cannot reopen a past session (it does not offer session/load), so History keeps this session read-only. Run the agent again to carry on.`,
-    { name },
-  );
-}
-
-/** The message a person needs: which agent, and what to run to sign in. */
-export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[]): ArborError {
-  const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
-  const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
-  return new ArborError(
-    'EXTERNAL_AGENT_AUTH_REQUIRED',
-    `The external agent ${config.name} needs you to sign in before it can work.${ways} Run \`${config.command}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
-    { name: config.name, methods: methods.map((m) => m.id) },
-  );
 }
 
 /**

@@ -10,6 +10,12 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
 export const PROCESS_KILL_GRACE_MS = 2_000;
 /** The last characters of the agent's standard error kept for messages about its end. */
 const STDERR_TAIL = 4_000;
+/**
+ * How long the direct child's exit waits for its last standard error before it is reported: a
+ * process that exits closes its own end at once; only something it left holding the pipe keeps
+ * it open, and that is not waited for.
+ */
+const STDERR_DRAIN_MS = 300;
 
 export interface ProcessExit {
   code: number | null;
@@ -43,10 +49,16 @@ export interface AgentProcessOptions {
  * - the agent is its direct child: when that exits, whatever it left running is ended, and
  *   `exited` resolves once the pipes close or, if something out of reach still holds them,
  *   after the grace (the pipes are then closed on Arbor's side), so an exit is never missed;
- * - `kill` ends every process of the agent, also after the direct child has exited.
+ * - `kill` ends every process of the agent, also after the direct child has exited;
+ * - the direct child's exit is the agent's end (`childExit`, `childGone`), whatever still holds
+ *   the pipes: a launcher (an npm wrapper, a CLI that relaunches itself) that dies leaves the
+ *   agent it started reading a stdin nobody writes to, so that agent is ended with it rather
+ *   than waited for.
  */
 export class AgentProcess {
   readonly exited: Promise<ProcessExit>;
+  /** The direct child's exit (or failure to start), once its own last standard error is in. */
+  readonly childExit: Promise<ProcessExit>;
   readonly input: WritableStream<Uint8Array>;
   readonly output: ReadableStream<Uint8Array>;
   private readonly child: ChildProcessWithoutNullStreams;
@@ -104,6 +116,18 @@ export class AgentProcess {
         this.child.once('close', () => done(code, signal));
       });
     });
+    const stderrClosed = new Promise<void>((resolve) => this.child.stderr.once('close', () => resolve()));
+    this.childExit = new Promise((resolve) => {
+      const report = (code: number | null, signal: NodeJS.Signals | null): void => {
+        const drained = setTimeout(() => resolve(this.exitNow(code, signal)), STDERR_DRAIN_MS);
+        void stderrClosed.then(() => {
+          clearTimeout(drained);
+          resolve(this.exitNow(code, signal));
+        });
+      };
+      this.child.once('error', () => resolve(this.exitNow(null, null)));
+      this.child.once('exit', report);
+    });
     this.input = Writable.toWeb(this.child.stdin) as WritableStream<Uint8Array>;
     this.output = Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>;
   }
@@ -116,6 +140,11 @@ export class AgentProcess {
     return this.exitInfo !== undefined;
   }
 
+  /** The direct child has exited (or never started): the agent is gone, even while its pipes drain. */
+  get childGone(): boolean {
+    return this.childExited || this.exitInfo !== undefined;
+  }
+
   /** The agent's standard output reached its end (every holder closed it). */
   get outputClosed(): boolean {
     return this.outputEnded;
@@ -125,6 +154,10 @@ export class AgentProcess {
   kill(): void {
     if (!this.childExited) this.killed = true;
     this.end();
+  }
+
+  private exitNow(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
+    return this.exitInfo ?? { code, signal, stderr: this.stderr.trim(), killed: this.killed };
   }
 
   private end(): void {

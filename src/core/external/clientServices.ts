@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { Agent } from '../agents/agent';
+import type { Agent, TurnEngine } from '../agents/agent';
 import { isoNow } from '../clock';
-import { ArborError } from '../errors';
+import { ArborError, isArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
 import { processesPart, workspaceToolRunsPart } from '../parts';
@@ -39,11 +39,16 @@ export type { ShownEdit } from './permissions';
  * - a terminal's command runs in the same sandbox as run_command (writes only in the agent's run
  *   folder); the person asked sees how it will run, and `required` without a sandbox runs nothing.
  */
+/** How a subagent of an external agent joins the tree: a continuable child of that agent's node. */
+export type StartChild = (parent: Agent, label: string, prompt: string, engine: TurnEngine<Agent>) => Agent;
+
 export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
+  /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
+  readonly startChild?: StartChild;
   /** What bounds its terminals' commands, as it bounds Arbor's own (run_command); unbounded without it. */
   readonly sandbox?: CommandSandbox;
 }
@@ -59,7 +64,7 @@ export class ExternalAgentClient {
   private readonly shownEdits = new Map<string, ShownEdit[]>();
 
   constructor(
-    private readonly agent: Agent,
+    readonly agent: Agent,
     private readonly services: ExternalAgentServices,
     /** The current turn's signal (aborted by Stop); permissions asked after it are cancelled. */
     private readonly turnSignal: () => AbortSignal | undefined,
@@ -77,7 +82,7 @@ export class ExternalAgentClient {
     this.terminals.disposeAll();
   }
 
-  handlers(onUpdate: (update: acp.SessionUpdate) => void): AcpClientHandlers {
+  handlers(onUpdate: (update: acp.SessionUpdate, sessionId: string) => void): AcpClientHandlers {
     return {
       sessionUpdate: onUpdate,
       requestPermission: (p, s) => this.requestPermission(p, s),
@@ -159,7 +164,9 @@ export class ExternalAgentClient {
   async readTextFile(params: acp.ReadTextFileRequest, signal: AbortSignal): Promise<acp.ReadTextFileResponse> {
     const workspace = this.workspace();
     const file = await workspace.resolve(params.path);
-    const { text } = await workspace.readText(file, this.combined(signal));
+    const { text } = await workspace.readText(file, this.combined(signal)).catch((err: unknown) => {
+      throw forTheAgent(err);
+    });
     if (params.line == null && params.limit == null) return { content: text };
     const lines = text.split('\n');
     const from = Math.max(1, params.line ?? 1) - 1;
@@ -236,6 +243,17 @@ export class ExternalAgentClient {
     const turn = this.turnSignal();
     return turn ? AbortSignal.any([signal, turn]) : signal;
   }
+}
+
+/**
+ * A workspace error as an external agent is told it: the workspace's messages point Arbor's own
+ * agents at Arbor's tools (list_files), which an external agent does not have, so only what
+ * happened is kept.
+ */
+function forTheAgent(err: unknown): unknown {
+  if (!isArborError(err) || (err.code !== 'FILE_NOT_FOUND' && err.code !== 'PATH_INVALID')) return err;
+  const [what] = err.message.split(/(?<=\.) /);
+  return new ArborError(err.code, what, err.details);
 }
 
 /** The approval action and the subject a rule matches, from what a tool call that is not an edit says it does. */

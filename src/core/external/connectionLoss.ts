@@ -17,13 +17,14 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  * moment for the process's exit (it closes a moment before the exit is reported, and a crash
  * says more than a closed pipe); a process still running then is ended.
  */
-export function whenLost(config: ExternalAgentConfig, proc: AgentProcess, connection: acp.ClientConnection): Promise<ArborError> {
+export function whenLost(config: ExternalAgentConfig, proc: Pick<AgentProcess, 'childExit' | 'kill' | 'outputClosed'>, connection: Pick<acp.ClientConnection, 'signal'>): Promise<ArborError> {
   const closed = new Promise<unknown>((resolve) => {
     if (connection.signal.aborted) resolve(connection.signal.reason);
     else connection.signal.addEventListener('abort', () => resolve(connection.signal.reason), { once: true });
   });
   return Promise.race([
-    proc.exited.then((exit) => processEndedError(config.name, config, exit)),
+    // The direct child's exit, not the pipes' close: a launcher's exit ends the agent it started.
+    proc.childExit.then((exit) => processEndedError(config.name, config, exit)),
     closed.then(async (reason) => {
       const exit = await exitWithin(proc, CLOSE_TO_EXIT_MS);
       if (exit) return processEndedError(config.name, config, exit);
@@ -38,7 +39,8 @@ function connectionLost(config: ExternalAgentConfig, reason: unknown, outputClos
   const after = 'Arbor ended its process; your next message starts it again.';
   const error = reason instanceof Error ? reason : undefined;
   const errno = errnoOf(reason);
-  if ((error && 'syscall' in error && error.syscall === 'write') || errno === 'EPIPE') {
+  // A write that failed (a closed pipe, or the stream Node destroyed when the process exited) is a crash.
+  if ((error && 'syscall' in error && error.syscall === 'write') || errno === 'EPIPE' || errno === 'ERR_STREAM_DESTROYED' || error?.name === 'AbortError') {
     return new ArborError('EXTERNAL_AGENT_CRASHED', `The external agent ${config.name} (${commandLineOf(config)}) stopped reading its input (${errno ?? messageOf(reason)}) while its process kept running. ${after}`, { name: config.name, code: null, signal: null });
   }
   const why =
@@ -53,10 +55,10 @@ function connectionLost(config: ExternalAgentConfig, reason: unknown, outputClos
 /** How long a closed connection waits to learn whether the process ended (and so why it closed). */
 const CLOSE_TO_EXIT_MS = 2_000;
 
-function exitWithin(proc: AgentProcess, ms: number): Promise<ProcessExit | undefined> {
+function exitWithin(proc: Pick<AgentProcess, 'childExit'>, ms: number): Promise<ProcessExit | undefined> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
-    proc.exited.finally(() => clearTimeout(timer)),
+    proc.childExit.finally(() => clearTimeout(timer)),
     new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
   ]);
 }

@@ -1,11 +1,16 @@
 import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError, isArborError } from '../errors';
-import type { StopReason } from './acpAnswers';
-import { AcpSession, type AcpAgentInfo } from './acpConnection';
+import { abortCauseOf, asArborError } from '../errors';
+import { warnProcess } from '../problems';
+import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
+import { afterLoss, whyNotLoaded, type FreshMemory } from './afterLoss';
+import { aborted, endOf } from './externalTurnEnd';
+import { ExternalSubagents } from './externalSubagents';
+import { ReportedCost } from './reportedCost';
 import { TurnTranscript } from './turnTranscript';
+import { watchAgentTurn } from './workspaceWatch';
 
 type EngineTurn = AnyEngineTurn<Agent>;
 
@@ -94,10 +99,15 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private opening: Promise<AcpSession> | undefined;
   /** The fresh-memory note still to write to the transcript (the agent did not exist when it was known). */
   private freshNote: string | undefined;
+  /** The next process comes back after a lost one (see afterLoss.ts). */
+  private restarting = false;
   /** The session open now is the agent's own earlier one, loaded. */
   private loaded = false;
   /** What the agent said about itself, once it has started. */
   info: AcpAgentInfo | undefined;
+  private readonly cost = new ReportedCost();
+  private subagents: ExternalSubagents | undefined;
+  private turn: EngineTurn | undefined;
   /** Set when the agent lost its earlier memory: it started a new session instead of loading its own. */
   notice: EngineNotice | undefined;
 
@@ -114,8 +124,10 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   async runTurn(turn: EngineTurn): Promise<TurnEnd> {
     const { signal } = turn;
     this.currentSignal = signal;
+    this.turn = turn;
     const transcript = (this.transcript = new TurnTranscript(turn.agent));
     let overdue: NodeJS.Timeout | undefined;
+    let recordChanges: (() => Promise<void>) | undefined;
     const onAbort = (): void => {
       if (abortCauseOf(signal) === 'disposed') return this.kill();
       this.session?.cancel();
@@ -131,7 +143,9 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
         return aborted(turn, transcript);
       }
       this.client?.newTurn();
-      const stopReason = await session.prompt(turn.text);
+      recordChanges = await watchAgentTurn(turn.agent, this.options.cwd, this.options.services);
+      const { stopReason, usage } = await session.prompt(turn.text);
+      if (usage) turn.recordUsage(usage.inputTokens, usage.outputTokens);
       transcript.close();
       if (signal.aborted) return aborted(turn, transcript);
       return endOf(turn, stopReason, transcript.finalText);
@@ -144,9 +158,12 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       if (signal.aborted) return aborted(turn, transcript);
       return { turn: turn.turn, reason: 'error', message: error.message, code: error.code, finalText: transcript.finalText };
     } finally {
+      // What the agent changed by its own means, recorded before its turn's end is.
+      await recordChanges?.().catch((err: unknown) => warnProcess(`The changes ${this.name} made in this turn could not all be recorded for Review.`, err));
       clearTimeout(overdue);
       signal.removeEventListener('abort', onAbort);
       this.currentSignal = undefined;
+      if (this.turn === turn) this.turn = undefined;
       if (this.transcript === transcript) this.transcript = undefined;
     }
   }
@@ -188,7 +205,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     try {
       session = await this.connect(agent, loading);
     } catch (err) {
-      const why = loaded && this.options.whenNotLoadable === 'fresh' && !this.disposed ? whyNotLoaded(err) : undefined;
+      const why = loaded && (this.options.whenNotLoadable === 'fresh' || this.restarting) && !this.disposed ? whyNotLoaded(err) : undefined;
       if (why === undefined) throw err;
       // The session cannot come back: a new one stands in for it, and the node says so at once.
       loaded = false;
@@ -204,8 +221,11 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.session = session;
     this.info = session.info;
     this.loaded = loaded;
+    if (!loaded) this.cost.newSession();
     this.loadSessionId = undefined;
-    if (this.loaded && this.options.replay === 'skip') {
+    const restarted = this.restarting;
+    this.restarting = false;
+    if (this.loaded && (this.options.replay === 'skip' || restarted)) {
       agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopened its own session (session/load): it remembers the conversation above.` });
     }
     if (this.freshNote !== undefined) {
@@ -219,6 +239,24 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return session;
   }
 
+  /** The client's handlers, with what the agent streams written to the turn's transcript, and its subagents' to theirs. */
+  private handlersOf(client: ExternalAgentClient): AcpClientHandlers {
+    const subagents = (this.subagents = new ExternalSubagents(this.name, this.options.services.startChild, { cancel: (id) => this.session?.cancelChild(id) }));
+    return subagents.route(client, {
+      update: (update) => {
+        const grown = update.sessionUpdate === 'usage_update' && this.streamTarget() === this.transcript ? this.cost.growth(update) : 0;
+        if (grown > 0) this.turn?.recordCost(grown);
+        this.streamTarget()?.update(update);
+      },
+      permission: (call) => this.streamTarget()?.permission(call),
+    });
+  }
+
+  /** Where what the agent streams goes: a replay being recorded, nothing while a load is not recorded, else the turn. */
+  private streamTarget(): TurnTranscript | undefined {
+    return this.replay ?? (this.loadingQuietly ? undefined : this.transcript);
+  }
+
   /** The agent starts with a fresh memory: its node says so (notice), and its transcript when its process is up. */
   private markFresh(lost: FreshMemory): void {
     const detail = `${this.name} starts with a fresh memory: ${lost.why}, so it does not remember its earlier conversation (its transcript here still shows it).`;
@@ -229,7 +267,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   /** One process and protocol session: `loading` is loaded (its replay recorded or not, see `replay`), else a new one is made. */
   private async connect(agent: EngineTurn['agent'], loading: string | undefined): Promise<AcpSession> {
     const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
-    const record = loading !== undefined && this.options.replay !== 'skip';
+    // A restart's transcript holds the conversation already, as a restore's does.
+    const record = loading !== undefined && this.options.replay !== 'skip' && !this.restarting;
     const replay = record ? new TurnTranscript(agent, { replay: true }) : undefined;
     this.replay = replay;
     this.loadingQuietly = loading !== undefined && !record;
@@ -239,7 +278,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
         cwd: this.options.cwd,
         env: this.options.secretEnv,
         sandbox: this.options.services.sandbox,
-        handlers: client.handlers((update) => (this.replay ?? (this.loadingQuietly ? undefined : this.transcript))?.update(update)),
+        handlers: this.handlersOf(client),
         startTimeoutMs: this.options.startTimeoutMs,
         loadSessionId: loading,
         signal: this.ended.signal,
@@ -251,42 +290,20 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
   }
 
+  /** The session is lost (a crash, End Process): forgotten, and what the next process remembers is settled now (afterLoss.ts). */
   private forgetSession(): void {
+    const lost = this.session;
+    this.subagents?.lost();
     this.session?.kill();
     this.session = undefined;
     this.client?.dispose();
+    if (!lost || this.disposed) return;
+    const next = afterLoss(lost);
+    this.restarting = true;
+    if ('loadSessionId' in next) this.loadSessionId = next.loadSessionId;
+    else {
+      this.markFresh(next.fresh);
+      this.client?.agent.engineChanged();
+    }
   }
 }
-
-/** Why an agent lost its earlier memory: a few words for its node, and the reason in a clause. */
-interface FreshMemory {
-  readonly short: string;
-  readonly why: string;
-}
-
-/** Why a session that should have loaded did not, when a new one may stand in for it; undefined for any other failure. */
-function whyNotLoaded(err: unknown): FreshMemory | undefined {
-  if (isArborError(err, 'EXTERNAL_NOT_RESUMABLE')) return { short: 'cannot load its earlier session', why: 'this agent cannot load its earlier session (it no longer offers session/load)' };
-  if (isArborError(err, 'EXTERNAL_AGENT_PROTOCOL')) return { short: 'its earlier session did not load', why: `its earlier session did not load (${err.message})` };
-  return undefined;
-}
-
-function aborted(turn: EngineTurn, transcript: TurnTranscript): TurnEnd {
-  transcript.close();
-  return { turn: turn.turn, reason: 'aborted', cause: abortCauseOf(turn.signal) ?? 'user', finalText: transcript.finalText };
-}
-
-function endOf(turn: EngineTurn, stopReason: StopReason, finalText: string): TurnEnd {
-  switch (stopReason) {
-    case 'end_turn':
-      return { turn: turn.turn, reason: 'completed', finalText };
-    case 'max_tokens':
-    case 'max_turn_requests':
-      return { turn: turn.turn, reason: 'budget', message: `the external agent stopped: ${stopReason.replace(/_/g, ' ')}`, finalText };
-    case 'refusal':
-      return { turn: turn.turn, reason: 'blocked', message: 'the external agent refused to carry on', finalText };
-    case 'cancelled':
-      return { turn: turn.turn, reason: 'aborted', cause: 'user', finalText };
-  }
-}
-

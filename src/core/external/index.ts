@@ -3,7 +3,8 @@
  * in the same tree, with the same Stop, approvals, reviewed edits and History.
  */
 export { externalAgentConfigSchema, parseExternalAgents, findExternalAgent, commandLineOf, type ExternalAgentConfig, type ParsedExternalAgents } from './config';
-export { AcpSession, signInNeeded, notResumable, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
+export { signInNeeded, notResumable } from './acpErrors';
+export { AcpSession, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
 export { AgentProcess, PROCESS_KILL_GRACE_MS, type ProcessExit } from './agentProcess';
 export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } from './clientServices';
 export { ExternalAgentEngine, DEFAULT_STOP_GRACE_MS, type ExternalEngineOptions, type ExternalStart } from './externalEngine';

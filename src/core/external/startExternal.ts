@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/agent';
 import { ArborError } from '../errors';
 import type { SessionEvent, SessionLog } from '../sessions/types';
-import { notResumable } from './acpConnection';
+import { notResumable } from './acpErrors';
 import type { RunContext } from '../interaction';
 import type { Runtime } from '../runtime';
 import type { ExternalAgentServices } from './clientServices';
@@ -23,7 +23,13 @@ export type ExternalResumeOptions = Omit<ExternalStartOptions, 'prompt' | 'label
 
 /** The runtime's approval seam, change sets and workspace, as an external agent uses them. */
 export function runtimeServices(runtime: Runtime): ExternalAgentServices {
-  return { approvals: runtime.approvals, changes: runtime.changes, sandbox: runtime.sandbox, workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace };
+  return {
+    approvals: runtime.approvals,
+    changes: runtime.changes,
+    sandbox: runtime.sandbox,
+    workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace,
+    startChild: (parent, label, prompt, engine) => runtime.startContinuable(parent, label, prompt, engine),
+  };
 }
 
 function engineFor(runtime: Runtime, options: ExternalResumeOptions & { loadSessionId?: string }, folder: string | undefined): ExternalAgentEngine {

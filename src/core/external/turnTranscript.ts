@@ -1,14 +1,31 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent, EngineTurn as AnyEngineTurn } from '../agents/agent';
 import { isoNow } from '../clock';
-import type { ToolCall } from '../models/types';
 
 type EngineTurn = AnyEngineTurn<Agent>;
+
+/** A tool call the agent announced, as its updates have filled it in so far. */
+interface OpenCall {
+  title?: string | null;
+  kind?: string | null;
+  rawInput?: unknown;
+  /** Its `tool_call` event is in the session (it is written once, when it starts). */
+  written: boolean;
+}
 
 /**
  * One turn's stream, written to the session as it comes: text and thoughts are gathered and
  * written when the stream moves on to something else (a tool call, a plan, the other kind of
  * text) or the turn ends; tool calls and their results as they start and finish.
+ *
+ * Invariants:
+ * - a tool call is opened by whichever message names it first: its `tool_call`, an update for
+ *   an id not seen before, or a permission request carrying it (real agents announce calls in
+ *   any of these ways);
+ * - a call's title, kind and input are merged from every update until it starts (any status
+ *   but `pending`) and is written then, so an agent that sends `rawInput: {}` first and the
+ *   arguments later is logged with the arguments; a call still pending when it finishes or the
+ *   turn ends is written then.
  */
 export class TurnTranscript {
   private text = '';
@@ -16,7 +33,7 @@ export class TurnTranscript {
   /** Text is written at most this long after it arrived, so views follow the stream live. */
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly messages: string[] = [];
-  private readonly open = new Map<string, { name: string }>();
+  private readonly open = new Map<string, OpenCall>();
   /** A replay (`session/load`): the past conversation, written as such, never this turn's answer. */
   private readonly isReplay: boolean;
   private user = '';
@@ -52,19 +69,9 @@ export class TurnTranscript {
         this.flushTimer ??= setTimeout(() => this.flush(), LIVE_TEXT_MS);
         return;
       }
-      case 'tool_call': {
-        this.flush();
-        const call: ToolCall = { id: update.toolCallId, name: update.title || update.kind || 'tool', arguments: JSON.stringify(update.rawInput ?? {}) };
-        this.open.set(update.toolCallId, { name: call.name });
-        this.append({ type: 'tool_call', at: isoNow(), call });
-        if (update.status === 'completed' || update.status === 'failed') this.finishTool(update.toolCallId, update.status, update.content, update.rawOutput);
-        return;
-      }
+      case 'tool_call':
       case 'tool_call_update':
-        if (update.status === 'completed' || update.status === 'failed') {
-          this.flush();
-          this.finishTool(update.toolCallId, update.status, update.content ?? undefined, update.rawOutput);
-        }
+        this.toolUpdate(update);
         return;
       case 'plan':
         this.flush();
@@ -86,25 +93,55 @@ export class TurnTranscript {
     }
   }
 
+  /** A permission request names a tool call: it opens the call when no update has. */
+  permission(call: acp.ToolCallUpdate): void {
+    this.toolUpdate({ ...call, sessionUpdate: 'tool_call_update' });
+  }
+
   /** The turn ended: what is gathered is written, tool calls still open are closed. */
   close(): void {
     this.flush();
-    for (const [id, { name }] of this.open) {
+    for (const [id, call] of this.open) {
+      const name = this.writeCall(id, call);
       this.append({ type: 'tool_result', at: isoNow(), toolCallId: id, name, content: 'Ended with the turn before the agent reported its result.', isError: true });
     }
     this.open.clear();
+  }
+
+  private toolUpdate(update: Extract<acp.SessionUpdate, { sessionUpdate: 'tool_call' | 'tool_call_update' }>): void {
+    const id = update.toolCallId;
+    const call = this.open.get(id) ?? { written: false };
+    if (!this.open.has(id)) this.open.set(id, call);
+    if (update.title) call.title = update.title;
+    if (update.kind) call.kind = update.kind;
+    if (update.rawInput !== undefined && !(isEmptyObject(update.rawInput) && call.rawInput !== undefined)) call.rawInput = update.rawInput;
+    const status = update.status ?? 'pending';
+    if (status === 'pending') return;
+    this.flush();
+    this.writeCall(id, call);
+    if (status === 'completed' || status === 'failed') this.finishTool(id, status, update.content ?? undefined, update.rawOutput);
+  }
+
+  /** Writes the call's `tool_call` event once; its name either way. */
+  private writeCall(id: string, call: OpenCall): string {
+    const name = call.title || call.kind || 'tool';
+    if (call.written) return name;
+    call.written = true;
+    this.append({ type: 'tool_call', at: isoNow(), call: { id, name, arguments: JSON.stringify(call.rawInput ?? {}) } });
+    return name;
   }
 
   private finishTool(id: string, status: 'completed' | 'failed', content: readonly acp.ToolCallContent[] | undefined, rawOutput: unknown): void {
     const open = this.open.get(id);
     if (!open) return;
     this.open.delete(id);
+    const name = this.writeCall(id, open);
     const text = (content ?? [])
       .map((c) => (c.type === 'content' && c.content.type === 'text' ? c.content.text : c.type === 'diff' ? `(edited ${c.path})` : c.type === 'terminal' ? `(terminal ${c.terminalId})` : ''))
       .filter(Boolean)
       .join('\n');
     const output = text || (rawOutput !== undefined ? JSON.stringify(rawOutput) : status);
-    this.append({ type: 'tool_result', at: isoNow(), toolCallId: id, name: open.name, content: output, isError: status === 'failed' || undefined });
+    this.append({ type: 'tool_result', at: isoNow(), toolCallId: id, name, content: output, isError: status === 'failed' || undefined });
   }
 
   private flush(): void {
@@ -127,4 +164,5 @@ export class TurnTranscript {
 }
 
 const LIVE_TEXT_MS = 250;
+const isEmptyObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 const PLAN_MARK: Record<acp.PlanEntryStatus, string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' };

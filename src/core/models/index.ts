@@ -8,7 +8,7 @@ export { modelChunkSchema, parseModelChunk } from './modelChunk';
 export { SwitchableModel } from './switchableModel';
 // The scripted model (the demo model and the test double) is a part loaded when it first plays.
 export { scriptedModelPart } from '../parts';
-export type { ScriptedModel, ModelScript, ScriptedModelOptions } from './scriptedModel';
+export { ScriptedModel, parseScript, scriptSchema, type ModelScript, type ScriptedModelOptions } from './scriptedModel';
 export {
   DEFAULT_OPENAI_CAPS,
   DEFAULT_OPENAI_TIMEOUTS,
@@ -20,6 +20,6 @@ export {
 } from './openAiSettings';
 // The provider is a part loaded when an OpenAI-compatible model is first chosen: reached through its loader.
 export { openAiCompatiblePart } from '../parts';
-export type { OpenAiCompatibleProvider } from './openAiCompatible';
+export { OpenAiCompatibleProvider } from './openAiCompatible';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './modelRetry';
 export { toOpenAiMessages, toOpenAiTools } from './openAiMessages';

@@ -180,8 +180,8 @@ export class ChangeSets {
     await this.recordWritten(sessionId, file.relative, after);
   }
 
-  /** Records what the session's write left in a file it has an entry for (after the write is done). */
-  recordWritten(sessionId: string, relativePath: string, text: string): Promise<void> {
+  /** Records what the session's write left in a file it has an entry for (after the write is done; null: it deleted the file). */
+  recordWritten(sessionId: string, relativePath: string, text: string | null): Promise<void> {
     return this.update(sessionId, (files) => {
       const entry = files.find((f) => f.path === relativePath);
       if (entry) entry.written = text;

@@ -13,11 +13,11 @@ export type {
 } from './port';
 export { resolveWorkspacePath, noWorkspace, isInside, toPosix } from './paths';
 export { NodeWorkspace, MAX_FILE_BYTES, type NodeWorkspaceOptions } from './nodeWorkspace';
-export type { ConfinedFiles } from './confinedFs';
+export { ConfinedFiles, checkExpected } from './confinedFs';
 export { ChangeSets, FileChangeSetStorage, MemoryChangeSetStorage, type ChangeSetStorage, type ChangedFile } from './changeSets';
 export { binaryRefused, clipMatchLine, decodeText, lineMatcher, looksBinary, notFound, MAX_MATCH_TEXT } from './text';
 // Listing, search and globs are file search, a part loaded on first use: reached through its loader.
 export { workspaceFilesPart } from '../parts';
-export type { RipgrepScope, RipgrepSearch } from './ripgrep';
-export type { GlobScope, ParsedGlob } from './globs';
+export { ripgrepListFiles, ripgrepSearch, type RipgrepScope, type RipgrepSearch } from './ripgrep';
+export { confineGlob, dropOutside, globMatcher, parseGlob, type GlobScope, type ParsedGlob } from './globs';
 export { createWorktree, worktreeChanges, baseContent, keepWorktree, discardWorktree, type GitWorktree, type WorktreeChange, type WorktreeChangeKind } from './gitWorktree';

@@ -173,14 +173,15 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   if (agent.kind === 'one-shot') {
     const whose = holder ? `"${escapeMarkdown(holder)}", the agent waiting for its result` : 'the agent waiting for its result';
     lines.push('', `No Stop of its own: a one-shot subagent belongs to ${whose}. Stop that agent to stop this one.`);
-  } else if (agent.kind === 'continuable') {
+  } else if (agent.kind === 'continuable' && agent.engine?.stoppable !== false) {
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }
   lines.push(...budget.lines);
 
   return {
     state,
-    contextValue: `agent:${state}:${agent.kind}`,
+    // No Stop where it cannot reach the work (package.json's Stop menus need the kind last).
+    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}`,
     icon: iconFor(state, agent),
     description,
     tooltip: lines.join('\n'),

@@ -4,7 +4,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS } from '../../../src/core/sandbox';
-import { until } from '../support/runtimeFixture';
+import { until } from '../../support/runtimeFixture';
 import { makePlace, removePlace, requireSandbox, runSandboxed, sandboxWith, type SandboxPlace } from './sandboxFixture';
 
 /** Each test: a marker file outside the run folder, which the sandboxed command must leave as it was. */

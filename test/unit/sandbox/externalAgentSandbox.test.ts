@@ -6,7 +6,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, type SandboxAvailability } from '../../../src/core/sandbox';
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { testAgentConfig } from '../../support/acpTestAgent';
-import { recordingModel, until } from '../support/runtimeFixture';
+import { recordingModel, until } from '../../support/runtimeFixture';
 import { makePlace, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
 
 const ends = (events: readonly SessionEvent[]) => events.filter((e): e is Extract<SessionEvent, { type: 'turn_end' }> => e.type === 'turn_end');

@@ -8,7 +8,7 @@ import { ExternalAgentClient, runtimeServices } from '../../../src/core/external
 import { MemoryApprovalRuleStore } from '../../../src/core/interaction';
 import { Runtime } from '../../../src/core/runtime';
 import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../src/core/sandbox';
-import { approver, recordingModel, until } from '../support/runtimeFixture';
+import { approver, recordingModel, until } from '../../support/runtimeFixture';
 import { makePlace, marked, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
 
 /** An external agent's `terminal/create` runs in the same sandbox as run_command. */

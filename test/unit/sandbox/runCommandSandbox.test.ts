@@ -7,7 +7,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { CommandSandbox, DEFAULT_SANDBOX_SETTINGS, type SandboxAvailability, type SandboxSettings } from '../../../src/core/sandbox';
 import type { Answer } from '../../../src/core/sessions/types';
 import { NodeWorkspace } from '../../../src/core/workspace';
-import { reasons, recordingModel, toolResults, until } from '../support/runtimeFixture';
+import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 import { makePlace, marked, removePlace, requireSandbox, type SandboxPlace } from './sandboxFixture';
 
 const run = (command: string) => ({ name: 'run_command', arguments: { command } });

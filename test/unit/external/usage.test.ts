@@ -1,0 +1,48 @@
+import * as assert from 'assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Agent } from '../../../src/core/agents';
+import { startExternalRoot } from '../../../src/core/external';
+import { testAgentConfig } from '../../support/acpTestAgent';
+import { makeRuntime, until } from '../../support/runtimeFixture';
+
+const WAIT = 20_000;
+const ends = (agent: Agent) => agent.log.events.filter((e) => e.type === 'turn_end');
+
+/** What an external agent reports it used reaches its node and its run's budgets, as a model's usage does. */
+describe('external agents\' usage', function () {
+  this.timeout(60_000);
+  let workspace: string;
+  beforeEach(() => (workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-usage-'))));
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  it('the tokens of a prompt response and the cost of usage_update are recorded on the agent, in its session and by the run', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace });
+    try {
+      const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'usage: 120 30 0.25\nsay: done' });
+      await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+      runtime.sendFromUser(agent, 'usage: 10 5 0.5');
+      await until(() => ends(agent).length === 2, 'the second turn end', WAIT);
+      assert.deepStrictEqual(agent.usage, { inputTokens: 130, outputTokens: 35 });
+      assert.deepStrictEqual(agent.log.events.flatMap((e) => (e.type === 'usage' ? [[e.inputTokens, e.outputTokens]] : [])), [[120, 30], [10, 5]]);
+      assert.strictEqual(agent.run.budget.tokensUsed, 165);
+      // The reported cost is the session's so far: each report counts what it grew by.
+      assert.strictEqual(agent.run.budget.costOf(agent.id), 0.5);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it('a run whose token budget the external agent spends is paused like any run', async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace, limits: { maxTokens: 100 } });
+    try {
+      const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'usage: 120 30 0\nsay: done' });
+      await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+      await until(() => runtime.budgets.holdOf(agent.run) !== undefined, 'the run to be paused', WAIT);
+      assert.strictEqual(runtime.budgets.holdOf(agent.run)?.reason, 'budget');
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});

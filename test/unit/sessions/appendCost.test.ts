@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
+import { everyEventType, header, makeTempDir } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
+
+/*
+ * What a durable session costs the agent that appends: the check only. Serializing, the
+ * checksum and the write happen in the background, each event serialized once, when its batch
+ * is written. Counted in calls, never timed.
+ */
+describe('durable sessions: what an append costs the agent', () => {
+  const track = disposeAfterEach();
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-append-cost-')));
+  afterEach(() => cleanup());
+
+  /** Counts JSON.stringify calls made on session events (not on lock or index files) while `run` runs. */
+  async function eventSerializations(run: (counts: ReadonlyMap<unknown, number>) => Promise<void>): Promise<Map<unknown, number>> {
+    const original = JSON.stringify;
+    const counts = new Map<unknown, number>();
+    JSON.stringify = function (this: unknown, ...args: Parameters<typeof JSON.stringify>): string {
+      const value = args[0] as { type?: unknown; at?: unknown } | null | undefined;
+      if (typeof value === 'object' && value !== null && typeof value.type === 'string' && typeof value.at === 'string') {
+        counts.set(value.type, (counts.get(value.type) ?? 0) + 1);
+      }
+      return original.apply(JSON, args);
+    } as typeof JSON.stringify;
+    try {
+      await run(counts);
+    } finally {
+      JSON.stringify = original;
+    }
+    return counts;
+  }
+
+  it('an append serializes nothing; the write serializes each event exactly once, and the session loads whole', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const log = store.create(header('cost'));
+    const events: SessionEvent[] = everyEventType();
+    let afterAppends = -1;
+    const counts = await eventSerializations(async (sofar) => {
+      for (const event of events) log.append(event);
+      afterAppends = [...sofar.values()].reduce((a, b) => a + b, 0);
+      await log.flush();
+    });
+    assert.equal(afterAppends, 0, 'append() serialized events the agent then waited for');
+    const perType = new Map<string, number>();
+    for (const e of events) perType.set(e.type, (perType.get(e.type) ?? 0) + 1);
+    assert.deepEqual(Object.fromEntries(counts), Object.fromEntries(perType), 'each event is serialized once, by the write');
+    await store.dispose();
+    assert.deepEqual((await new JsonlSessionStore(dir).loadSession('cost')).events, events);
+  });
+
+  it('an event changed by its caller after the append is written as it was appended', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const log = store.create(header('later-change'));
+    const event = { type: 'assistant_text' as const, at: '2026-01-02T03:04:05.000Z', text: 'as appended' };
+    log.append(event);
+    event.text = 'changed afterwards';
+    await store.dispose();
+    const loaded = await new JsonlSessionStore(dir).loadSession('later-change');
+    assert.deepEqual(loaded.events, [{ type: 'assistant_text', at: '2026-01-02T03:04:05.000Z', text: 'as appended' }]);
+  });
+});
