@@ -47,10 +47,11 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
-  const approvalRules = new EditorApprovalRuleStore(context, (problem) => {
+  const warn = (problem: string): void => {
     log.warn(problem);
     void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-  });
+  };
+  const approvalRules = new EditorApprovalRuleStore(context, warn);
   context.subscriptions.push(approvalRules);
   // Looked up when an agent first lists or searches files: activation does not wait on the disk.
   const ripgrep = (): string | undefined => {
@@ -58,17 +59,13 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     log.info(rg ? `Agents search with ${rg}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
     return rg;
   };
-  const warn = (problem: string): void => {
-    log.warn(problem);
-    void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-  };
   // Read at the first command, not while the editor starts. Commands cannot read the editor's
   // storage: its user data folder (settings, the state that holds the secret store, every
   // extension's storage, Arbor's sessions and worktrees) and this workspace's storage.
   const sandbox = new CommandSandbox({
     settings: () => sandboxSettingsPart().readSandboxSettings(warn),
     denyRead: [path.dirname(path.dirname(context.globalStorageUri.fsPath)), ...(context.storageUri ? [context.storageUri.fsPath] : [])],
-    onUnsandboxed: (reason) => warn(`Agents' commands run unsandboxed: ${reason}. arbor.sandbox.mode "required" refuses them instead.`),
+    onUnsandboxed: (reason) => warn(`Agents' commands run unsandboxed: ${reason}.`),
   });
   const runtime = new Runtime({
     model,
@@ -99,10 +96,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       if (!e.affectsConfiguration('arbor')) return;
       // A change is read (and a bad value reported) at once.
       if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(sandboxSettingsPart().readSandboxSettings(warn));
-      settings = readSettings((problem) => {
-        log.warn(problem);
-        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-      });
+      settings = readSettings(warn);
       // Only a change of the model's own settings picks the model again (and `auto` lists the chat models again).
       if (!MODEL_SETTINGS.some((section) => e.affectsConfiguration(section))) return;
       model.use(models.providerFor(settings));

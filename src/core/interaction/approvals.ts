@@ -142,7 +142,7 @@ export class ApprovalService {
       return { decision: 'allow-rule', reason: `Allowed without asking by the ${SCOPE_WORDING[matched.scope]} rule "${formatApprovalRule(matched)}".`, rule: matched };
     }
     if (req.sandboxAutoAllow && req.action === 'run-command') {
-      return { decision: 'allow-rule', reason: 'Allowed without asking: it runs sandboxed and the setting arbor.sandbox.autoAllow is on.'};
+      return { decision: 'allow-rule', reason: 'Allowed without asking: it runs sandboxed (arbor.sandbox.autoAllow).'};
     }
     const offered = ruleForSubject(req.action, req.subject);
     const suggestedRule = offered ? formatApprovalRule(offered) : undefined;

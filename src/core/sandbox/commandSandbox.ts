@@ -1,4 +1,3 @@
-import * as os from 'node:os';
 import { sandboxPart } from '../parts';
 import type { SandboxAvailability } from './availability';
 import type { SandboxSettings } from './settings';
@@ -32,6 +31,7 @@ export interface CommandSandboxOptions {
   settings?: SandboxSettings | (() => SandboxSettings);
   /** More paths never readable (the editor's storage and secret store). */
   denyRead?: readonly string[];
+  /** The home folder `~` names (the user's by default). */
   home?: string;
   /** The machine's sandbox (probed once per process by default). */
   availability?: () => Promise<SandboxAvailability>;
@@ -43,7 +43,7 @@ export class CommandSandbox {
   private source: SandboxSettings | (() => SandboxSettings);
   private read: SandboxSettings | undefined;
   private readonly extraDeny: readonly string[];
-  private readonly home: string;
+  private readonly home: string | undefined;
   private readonly availability: () => Promise<SandboxAvailability>;
   private known: SandboxAvailability | undefined;
   private readonly onUnsandboxed: ((reason: string) => void) | undefined;
@@ -52,13 +52,9 @@ export class CommandSandbox {
   constructor(options: CommandSandboxOptions = {}) {
     this.source = options.settings ?? OFF;
     this.extraDeny = options.denyRead ?? [];
-    this.home = options.home ?? os.homedir();
+    this.home = options.home;
     this.availability = options.availability ?? (() => sandboxPart().sandboxAvailability());
     this.onUnsandboxed = options.onUnsandboxed;
-  }
-
-  get settings(): SandboxSettings {
-    return this.current;
   }
 
   /** New settings from now on (a command already planned keeps the plan it was shown with). */
@@ -108,13 +104,6 @@ export class CommandSandbox {
    * set. A sandbox that cannot be set up is SANDBOX_FAILED; nothing is then started.
    */
   async launch(plan: SandboxPlan, program: string, args: readonly string[], cwd: string, extraEnv: Record<string, string>): Promise<SandboxLaunch> {
-    if (plan.kind === 'unsandboxed') {
-      return { program, args: [...args], env: { ...stringEnv(process.env), ...extraEnv }, sandboxed: false, blockedHosts: () => [], dispose: () => undefined };
-    }
     return sandboxPart().launchSandboxed(plan, program, args, cwd, extraEnv);
   }
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -8,13 +8,17 @@ import { NetworkFilter } from './networkFilter';
 import { filterSecrets } from './sandboxEnv';
 
 /**
- * Starting a command in the sandbox its plan describes (Linux, bubblewrap): a folder of the
+ * Starting a command as its plan says: unsandboxed as it is, or in the sandbox (Linux, bubblewrap): a folder of the
  * sandbox's own with the network filter's socket in it, the filter listening there, and the
  * bubblewrap command line whose launcher bridges the socket to the sandbox's loopback. Nothing
  * is left behind: a failure removes what was made (SANDBOX_FAILED), and `dispose` removes it once
  * the command has ended.
  */
-export async function launchSandboxed(plan: Extract<SandboxPlan, { kind: 'sandboxed' }>, program: string, args: readonly string[], cwd: string, extraEnv: Record<string, string>): Promise<SandboxLaunch> {
+export async function launchSandboxed(plan: SandboxPlan, program: string, args: readonly string[], cwd: string, extraEnv: Record<string, string>): Promise<SandboxLaunch> {
+  if (plan.kind === 'unsandboxed') {
+    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+    return { program, args: [...args], env: { ...env, ...extraEnv }, sandboxed: false, blockedHosts: () => [], dispose: () => undefined };
+  }
   let own: string | undefined;
   let filter: NetworkFilter | undefined;
   try {

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ArborError } from '../errors';
 import type { SandboxAvailability } from './availability';
@@ -26,7 +27,7 @@ export const PROTECTED_IN_RUN_FOLDER = ['.git/hooks', '.git/config', '.gitmodule
  * The plan of a command in `folders` on a machine whose sandbox is `available` (the mode is not
  * off): without a sandbox, unsandboxed in `preferred` mode and SANDBOX_UNAVAILABLE in `required`.
  */
-export function planOn(available: SandboxAvailability, folders: readonly string[], settings: SandboxSettings, extraDeny: readonly string[], home: string): SandboxPlan {
+export function planOn(available: SandboxAvailability, folders: readonly string[], settings: SandboxSettings, extraDeny: readonly string[], home = os.homedir()): SandboxPlan {
   if (available.ok) return sandboxedPlan(folders, settings, available, extraDeny, home);
   if (settings.mode === 'required') {
     throw new ArborError('SANDBOX_UNAVAILABLE', `Not run: arbor.sandbox.mode is "required" and this machine has no sandbox: ${available.missing}.`, { missing: available.missing });
