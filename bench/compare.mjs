@@ -37,6 +37,8 @@ const FIGURES = [
   { key: 'turnOverheadUs', label: 'overhead per one-call turn', unit: 'µs', target: '< 15 µs' },
   { key: 'turnOverheadCpuUs', label: 'overhead per one-call turn, CPU time', unit: 'µs', target: '' },
   { key: 'durableOnDiskRatio', label: 'durable / in-memory fan-out, until every session on disk', unit: 'x', digits: 2, target: '<= 1.5x' },
+  { key: 'durableFloorRatio', label: 'the disk alone: in memory + creating 1,001 files, / in memory', unit: 'x', digits: 2, target: '' },
+  { key: 'durableOverFloor', label: 'durable until on disk / that floor', unit: 'x', digits: 2, target: '' },
   { key: 'durableIdleRatio', label: 'durable / in-memory fan-out, until the root is idle', unit: 'x', digits: 2, target: '' },
   { key: 'idleAgentBytes', label: 'heap per live idle agent (W3)', unit: 'KiB', scale: KIB, digits: 2, target: '<= 3 KiB' },
   { key: 'pausedAgentBytes', label: 'heap per paused (stopped) agent', unit: 'KiB', scale: KIB, digits: 2, target: '<= 2 KiB' },
@@ -75,10 +77,18 @@ function median(values) {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/**
+ * Where the durable workload's session folders go, removed only after the last run: deleting
+ * thousands of files slows the files created in the next seconds on a disk that discards freed
+ * blocks, which would charge one run for the cleanup of the one before (bench/workloads/fanOut.ts).
+ */
+const SCRATCH = path.join(os.tmpdir(), 'arbor-bench-compare', `scratch-${process.pid}`);
+
 /** One run of one workload against one tree, in a fresh process: its figures, or its error. */
 function runWorkload(root, workload) {
   const t0 = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', '--require', TSX, RUN, root, workload], { cwd: root, encoding: 'utf8', timeout: 300_000 });
+  const env = { ...process.env, ARBOR_BENCH_SCRATCH: SCRATCH };
+  const run = spawnSync(process.execPath, ['--expose-gc', '--require', TSX, RUN, root, workload], { cwd: root, encoding: 'utf8', timeout: 300_000, env });
   const last = (run.stdout || '').trim().split('\n').pop();
   if (run.status === 0 && last) return { ...JSON.parse(last), [`${workload}Seconds`]: (Date.now() - t0) / 1000 };
   return { error: `${workload} failed (${run.status ?? run.signal}): ${(run.stderr || '').trim().split('\n').slice(0, 3).join(' ')}` };
@@ -190,4 +200,6 @@ try {
 } catch (err) {
   console.error(`bench:compare: ${err.message}`);
   process.exitCode = 2;
+} finally {
+  fs.rmSync(SCRATCH, { recursive: true, force: true });
 }

@@ -98,6 +98,18 @@ interface FanOutRound {
   cpu: number;
 }
 
+/**
+ * Session folders are removed when the process exits, not after each round: on a disk that
+ * discards freed blocks (ext4 mounted with `discard`, as on the benchmark machine) deleting a
+ * thousand files makes the files created in the next seconds several times slower, and each
+ * durable round would pay for the cleanup of the round before.
+ */
+const leftFolders: string[] = [];
+function leaveUntilExit(dir: string): void {
+  if (leftFolders.length === 0) process.on('exit', () => leftFolders.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  leftFolders.push(dir);
+}
+
 async function fanOutRound(k: number, durable: boolean): Promise<FanOutRound> {
   const model = new ScriptedModel(fanOutScript(k));
   const dir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-')) : undefined;
@@ -123,7 +135,7 @@ async function fanOutRound(k: number, durable: boolean): Promise<FanOutRound> {
   if (store && dir) {
     await store.dispose();
     await checkWritten(dir, k);
-    fs.rmSync(dir, { recursive: true, force: true });
+    leaveUntilExit(dir);
   }
   return { wall: ms(wall), written: ms(written), overhead: (us(wall) - us(base)) / modelCalls, heapGrowth: sampled - before, cpu: (cpu.user + cpu.system) / 1000 };
 }
@@ -215,7 +227,7 @@ async function fileCreationBaseline(files: number): Promise<number> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   const wall = ms(process.hrtime.bigint() - t0);
-  fs.rmSync(dir, { recursive: true, force: true });
+  leaveUntilExit(dir);
   return wall;
 }
 
@@ -250,7 +262,7 @@ async function stopSettle(k: number): Promise<void> {
     await runtime.dispose();
     if (store && dir) {
       await store.dispose();
-      fs.rmSync(dir, { recursive: true, force: true });
+      leaveUntilExit(dir);
     }
     return settled;
   };

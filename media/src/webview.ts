@@ -31,6 +31,7 @@ const el = {
   state: byId('state'),
   conversation: byId('conversation'),
   queue: byId('queue'),
+  plan: byId('plan'),
   error: byId('error'),
   message: byId<HTMLTextAreaElement>('message'),
   hint: byId('hint'),
@@ -140,7 +141,27 @@ function applyState(next: ConversationState): void {
   el.message.disabled = !next.canSend;
   el.stop.textContent = next.phase === 'stopping' ? 'Stopping…' : 'Stop';
   renderQueue(next);
+  renderPlan(next);
   updateButtons();
+}
+
+/** The agent's plan as a checklist, replaced whole with each state (a plan is replaced whole). */
+function renderPlan(next: ConversationState): void {
+  const plan = next.plan ?? [];
+  el.plan.hidden = plan.length === 0;
+  if (plan.length === 0) {
+    el.plan.replaceChildren();
+    return;
+  }
+  const done = plan.filter((i) => i.status === 'done').length;
+  const list = h('ul', 'plan-list');
+  for (const item of plan) {
+    const li = h('li', `plan-item plan-${item.status}`);
+    li.dataset.status = item.status;
+    li.append(h('span', 'plan-mark', item.status === 'done' ? '☑' : item.status === 'in_progress' ? '▶' : '☐'), h('span', 'plan-step', item.step));
+    list.append(li);
+  }
+  el.plan.replaceChildren(h('div', 'plan-title', `Plan · ${done}/${plan.length} done`), list);
 }
 
 function renderStateLine(): void {

@@ -72,6 +72,10 @@ export type ArborErrorCode =
   | 'SESSION_EVENT_INVALID'
   | 'SESSION_FILE_LOST'
   | 'INPUT_INVALID'
+  // agent definitions (.arbor/agents and the formats Arbor reads)
+  | 'DEFINITION_INVALID'
+  | 'DEFINITION_UNKNOWN'
+  | 'TOOL_NOT_ALLOWED'
   // installation
   | 'PART_LOAD_FAILED'
   | 'INTERNAL';

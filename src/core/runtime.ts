@@ -10,6 +10,10 @@ import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
+import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
+import { definedAgentsPart } from './parts';
+import { AgentDefinitions } from './definitions/definitionSet';
+import type { AgentDefinition } from './definitions/types';
 import { ArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunInteractionPolicy } from './interaction';
@@ -31,6 +35,7 @@ import { builtinTools } from './tools/builtinTools';
 import { ToolCatalog } from './tools/catalog';
 import type { RuntimeTool, RuntimeToolContext } from './tools/context';
 import type { ToolResult } from './tools/types';
+import { errorResult } from './tools/catalog';
 import { isToolVisible } from './tools/visibility';
 import { ChangeSets, MemoryChangeSetStorage } from './workspace/changeSets';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
@@ -73,6 +78,9 @@ export class Runtime implements AgentHost {
   readonly approvals: ApprovalService;
   private readonly ownsInteraction: boolean;
   private readonly tools = new ToolCatalog<RuntimeToolContext>();
+  /** The agent definitions in use; the editor replaces them as their files change. */
+  readonly definitions = new AgentDefinitions();
+  private readonly resolveModel: ModelResolver | undefined;
   /** The tools offered under each policy, with and without plan mode, as of a version of the tools. */
   private readonly offered = new WeakMap<RunInteractionPolicy, { version: number; plan?: readonly ToolSpec[]; work?: readonly ToolSpec[] }>();
   /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
@@ -104,6 +112,7 @@ export class Runtime implements AgentHost {
   constructor(options: RuntimeOptions) {
     this.onProblem = options.onProblem ?? warnProcess;
     this.model = options.model;
+    this.resolveModel = options.resolveModel;
     this.store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.basePrompt = options.systemPrompt ?? BASE_PROMPT;
@@ -126,7 +135,7 @@ export class Runtime implements AgentHost {
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
-      createContinuable: (parent, label, resume, engine) => this.createChild(parent, 'continuable', label, resume, engine),
+      createContinuable: (parent, label, resume, engine, definition) => this.createChild(parent, 'continuable', label, resume, engine, definition),
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
@@ -141,6 +150,11 @@ export class Runtime implements AgentHost {
     return { dispose: () => this.tools.remove(tool) };
   }
 
+  /** The names of the tools offered now (what a definition's `tools` may name). */
+  toolNames(): string[] {
+    return this.tools.names();
+  }
+
   /** The limits runs started from now on get unless they bring their own (a bad value throws and changes nothing). */
   setDefaultLimits(limits: RunLimitsInput | undefined): void {
     this.defaultLimits = resolveLimits(limits);
@@ -152,8 +166,9 @@ export class Runtime implements AgentHost {
     const policy = resolveInteractionPolicy(options.context);
     const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
-    const label = options.label?.trim() || labelFromPrompt(options.prompt);
-    const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine });
+    const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
+    const defined = this.definedSpec(undefined, options.definition);
+    const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -194,8 +209,9 @@ export class Runtime implements AgentHost {
       const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
       const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
       const run = new Run(limits, policy, options.model, undefined, this.budgets.newRunBudget());
+      const defined = this.definedSpec(undefined, this.definitionOf(log.header));
       const past = readSessionSnapshot(log, { resumeWaiting: true });
-      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past, engine });
+      const agent = this.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
       this.agents.add(agent);
       // A question or approval open when the session stopped is asked again before anything else.
       if (past.waiting) agent.continueWaitingCall(past.waiting.call);
@@ -262,9 +278,9 @@ export class Runtime implements AgentHost {
     agent.send(text, { from: 'user' });
   }
 
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome> {
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
     this.checkDelegation(parent);
-    const child = this.createChild(parent, 'one-shot', label);
+    const child = this.createChild(parent, 'one-shot', label, undefined, undefined, definition);
     this.agents.add(child, { owner: parent });
     return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
@@ -275,10 +291,10 @@ export class Runtime implements AgentHost {
     if (!this.agents.remove(done)) this.agentLeft(done);
   };
 
-  /** Start a continuable child of `parent`; with an engine it is an external agent. */
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
+  /** Start a continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
     this.checkDelegation(parent);
-    return this.manager.start(parent, label, prompt, engine);
+    return this.manager.start(parent, label, prompt, engine, definition);
   }
 
   /**
@@ -325,17 +341,25 @@ export class Runtime implements AgentHost {
     let lists = this.offered.get(policy);
     if (!lists || lists.version !== this.tools.version) this.offered.set(policy, (lists = { version: this.tools.version }));
     const key = agent.planMode ? 'plan' : 'work';
-    return (lists[key] ??= this.tools.specs((def) => isToolVisible(agent, def)));
+    const specs = (lists[key] ??= this.tools.specs((def) => isToolVisible(agent, def)));
+    // Definitions cost nothing (their part is not even loaded) until one is in use.
+    if (!agent.bounds && this.definitions.list().length === 0) return specs;
+    const part = definedAgentsPart();
+    return part.withDefinitionsListed(part.boundedSpecs(specs, agent.bounds), this.definitions);
   }
 
   runTool(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
     const policy = agent.run.policy;
+    // A tool its definitions leave out is refused by name, not reported as unknown.
+    const refusal = agent.bounds && this.tools.get(call.name) ? definedAgentsPart().toolRefusal(agent.bounds, call.name) : undefined;
+    if (refusal) return Promise.resolve(errorResult(refusal));
     const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: this, policy, interaction: this.interaction, approvals: this.approvals };
     return this.tools.execute(call, ctx, visibleInContext);
   }
 
   systemPrompt(agent: Agent): string {
-    return systemPromptFor(this.basePrompt, agent, agent.run.policy);
+    const prompt = systemPromptFor(this.basePrompt, agent, agent.run.policy);
+    return agent.definition ? definedAgentsPart().withDefinitionPrompt(prompt, agent.definition) : prompt;
   }
 
   /** The agent's one output: put on the event channel (the continuation manager hears turn ends there). */
@@ -357,8 +381,9 @@ export class Runtime implements AgentHost {
     checkDelegationLimits(parent, this.agents);
   }
 
-  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>): Agent {
-    const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine });
+  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+    const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
+    const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
     if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
   }
@@ -369,6 +394,20 @@ export class Runtime implements AgentHost {
     this.approvals.forgetAgent(agent);
     // A turn aborted by the disposal still records its end: the log is closed after that.
     if (this.store) this.endedLogs.agentEnded(agent);
+  }
+
+  /**
+   * The definition a reopened session was started with, as it is now: it goes on under the same
+   * name's bounds. One whose definition is gone is not reopened unbounded (DEFINITION_UNKNOWN).
+   */
+  private definitionOf(header: { definition?: { name: string } }): AgentDefinition | undefined {
+    return header.definition ? this.definitions.get(header.definition.name) : undefined;
+  }
+
+  /** What a new agent takes from its definition and its parent's bounds and model (nothing, without either). */
+  private definedSpec(parent: Agent | undefined, definition: AgentDefinition | undefined): DefinedAgentSpec {
+    if (!definition && !parent?.bounds && !parent?.model) return {};
+    return definedAgentsPart().definedAgentSpec(parent, definition, this.resolveModel);
   }
 
   private assertOpen(): void {

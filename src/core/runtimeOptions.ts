@@ -1,4 +1,5 @@
 import type { Agent, RunWorkspace, TurnEngine } from './agents/agent';
+import type { AgentDefinition } from './definitions/types';
 import type { DurableSessionStore } from './agents/endedAgentLogs';
 import type { ApprovalRuleStore, RunContext, UserInteractionService } from './interaction';
 import type { PriceTable, RunawaySettingsInput } from './budgets';
@@ -33,6 +34,8 @@ export interface RuntimeOptions {
    * an event listener that threw); process warnings by default. The editor sends them to its log.
    */
   onProblem?: OnProblem;
+  /** The model an agent definition names, when it is available here (see definitions/definedAgents.ts). */
+  resolveModel?: (id: string) => ModelProvider | undefined;
   /** Tools offered in addition to the subagent tools. */
   tools?: RuntimeTool[];
   /** Remembered approval rules (the editor keeps them per workspace and user); in memory when omitted. */
@@ -78,6 +81,8 @@ export interface StartRootOptions {
   workspace?: RunWorkspace;
   /** Runs the root's turns instead of the model loop: an external agent (see src/core/external). */
   engine?: TurnEngine<Agent>;
+  /** The agent definition the root is started with: its instructions, tools, limits and model apply. */
+  definition?: AgentDefinition;
 }
 
 export interface ResumeRootOptions {

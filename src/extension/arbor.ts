@@ -24,14 +24,17 @@ import { hostRuntime } from './runtimeHost';
 import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
+import { AgentDefinitionFiles } from './definitions/definitionFiles';
 import { once } from '../core';
 import {
   HISTORY_COMMANDS,
   MANAGE_APPROVALS_COMMAND,
   MODEL_COMMANDS,
+  NEW_DEFINITION_COMMAND,
   WORKTREE_BASE_SCHEME,
   WORKTREE_COMMANDS,
   commandsOnFirstUse,
+  definitionsPart,
   historyCommandsPart,
   manageApprovalsPart,
   modelCommandsPart,
@@ -75,6 +78,9 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
   // Made by the first link followed (its part loads then).
   const links = once(() => new (runLinksPart().RunLinkHandler)(log, (request) => runs.start(request, 'interactive'), previews));
   const usageBar = new UsageStatusBar(runtime);
+  const definitionFiles = new AgentDefinitionFiles(runtime, log, (resolved) => {
+    if (resolved.definitions.some((d) => d.model !== undefined)) void host.definitionModels.refresh();
+  });
 
   context.subscriptions.push(
     vscode.window.registerUriHandler({ handleUri: (uri) => links().handleUri(uri) }),
@@ -90,7 +96,12 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
     ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
-    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits) => runs.start(request, mode, undefined, limits), startDemo: runs.startDemo }),
+    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo }),
+    definitionFiles,
+    ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({
+      // The new file is read at once, not only when the file watcher reports it.
+      [NEW_DEFINITION_COMMAND]: (name?: unknown) => definitionsPart().newAgentDefinition(log, name).then((file) => definitionFiles.reload().then(() => file)),
+    })),
     // Chat agents (Copilot's agent mode, other extensions) hand tasks to Arbor as autonomous runs.
     ...registerArborTools({ runtime, log, startDelegated: (request) => runs.start(request, 'autonomous') }),
   );
@@ -106,7 +117,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles }) });
   return api;
 }
 

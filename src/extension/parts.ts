@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { partOnFirstUse } from '../core';
 import type * as BudgetNotifications from './budgets/budgetNotifications';
 import type * as ConversationViews from './conversation/conversationPanels';
+import type * as Definitions from './definitions/definitionsPart';
 import type * as Demo from './demo/demoScript';
 import type * as TranscriptRenderer from './conversation/transcriptRenderer';
 import type * as ManageApprovals from './approvals/manageApprovals';
@@ -50,6 +51,10 @@ export const schedulesPart = partOnFirstUse('scheduled runs (dist/schedules.js)'
 
 /** The agents' conversation views (webviews): their model, wire schemas and handlers. */
 export const conversationsPart = partOnFirstUse('the conversation views (dist/conversationPanels.js)', (): typeof ConversationViews => require('./conversation/conversationPanels') as typeof ConversationViews);
+
+/** Agent definition files: the parser and its YAML library, their problems, Run Agent...'s pick, New Agent Definition... (once a definition file exists). */
+export const definitionsPart = partOnFirstUse('agent definition files (dist/definitionsPart.js)', (): typeof Definitions => require('./definitions/definitionsPart') as typeof Definitions);
+export const NEW_DEFINITION_COMMAND = 'arbor.newAgentDefinition';
 
 /** Review, Keep and Undo of what an agent changed. */
 export const reviewPart = partOnFirstUse('Review, Keep and Undo (dist/changeReview.js)', (): typeof Review => require('./review/changeReview') as typeof Review);

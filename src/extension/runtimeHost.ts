@@ -13,6 +13,7 @@ import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
 import { sandboxSettingsPart } from './parts';
+import { DefinitionModels } from './definitions/definitionModels';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
 
@@ -30,6 +31,8 @@ export interface RuntimeHost {
   approvalRules: EditorApprovalRuleStore;
   /** The settings as last read (they are read again whenever an `arbor.*` setting changes). */
   settings(): ArborSettings;
+  /** The models agent definitions may name (see definitions/definitionModels.ts). */
+  definitionModels: DefinitionModels;
 }
 
 export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RuntimeHost {
@@ -59,6 +62,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     log.info(rg ? `Agents search with ${rg}` : `No ripgrep under ${vscode.env.appRoot}: agents search by reading the files one by one`);
     return rg;
   };
+  const definitionModels = new DefinitionModels(model, log);
+  context.subscriptions.push(definitionModels);
   // Read at the first command, not while the editor starts. Commands cannot read the editor's
   // storage: its user data folder (settings, the state that holds the secret store, every
   // extension's storage, Arbor's sessions and worktrees) and this workspace's storage.
@@ -69,6 +74,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const runtime = new Runtime({
     model,
+    resolveModel: (id) => definitionModels.resolve(id),
     limits: settings.limits,
     prices: settings.prices,
     runaway: settings.runaway,
@@ -106,5 +112,5 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       log.info(`Model for new turns: ${model.label}`);
     }),
   );
-  return { runtime, model, store, apiKeys, approvalRules, settings: () => settings };
+  return { runtime, model, store, apiKeys, approvalRules, settings: () => settings, definitionModels };
 }

@@ -25,6 +25,7 @@ import type { RuntimeHost } from './runtimeHost';
 import type { ScheduledRuns } from './schedules';
 import type { UsageStatusBar } from './budgets';
 import type { ExternalAgents } from './external';
+import type { AgentDefinitionFiles } from './definitions/definitionFiles';
 import type { ArborViews } from './views';
 import type { WorktreeRuns } from './worktrees';
 
@@ -111,6 +112,8 @@ export interface ArborTesting {
   schedules: ScheduledRuns;
   /** External agents: their settings and starting one as a root (tests bring the test agent). */
   externalAgents: ExternalAgents;
+  /** The agent definition files, their diagnostics and the set in the runtime. */
+  definitionFiles: AgentDefinitionFiles;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
 }
@@ -130,9 +133,10 @@ export interface TestingParts {
   schedules: () => ScheduledRuns;
   usageBar: UsageStatusBar;
   externalAgents: ExternalAgents;
+  definitionFiles: AgentDefinitionFiles;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [], historyReads: 0 };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -164,6 +168,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
       return schedules();
     },
     externalAgents,
+    definitionFiles,
     startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new (scriptedModelPart().ScriptedModel)(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

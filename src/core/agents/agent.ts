@@ -4,9 +4,11 @@
 // the rest. What a hold is and how it is said lives in holds.ts.
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
+import type { AgentBounds } from '../definitions/bounds';
+import type { AgentDefinition } from '../definitions/types';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import { unwrapLog } from '../sessions/observedLog';
-import type { AgentKind, SessionEvent, SessionLog } from '../sessions/types';
+import type { AgentKind, PlanItem, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
 import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
@@ -71,6 +73,12 @@ export interface AgentInit {
   lastQueueId?: number;
   /** Runs the turns instead of the model turn loop (an external agent). */
   engine?: TurnEngine<Agent>;
+  /** The definition it was started with (name and file) and what definitions allow it (definitions/bounds.ts). */
+  definition?: AgentDefinition;
+  bounds?: AgentBounds;
+  /** Its definition's model, used instead of the run's. */
+  model?: ModelProvider;
+  plan?: readonly PlanItem[];
 }
 
 /** Changes without data are shared, not allocated per notification. */
@@ -106,6 +114,14 @@ export class Agent implements HoldTarget {
   sessionProblem: ArborError | undefined;
   /** Set for an external agent: what runs its turns instead of Arbor's model loop. */
   readonly engine: TurnEngine<Agent> | undefined;
+  /** The definition it was started with; undefined for an agent started without one. */
+  readonly definition: AgentDefinition | undefined;
+  /** What definitions allow it (its own and its ancestors'); undefined when none bounds it. */
+  readonly bounds: AgentBounds | undefined;
+  /** Its definition's model, used instead of the run's; undefined for the run's. */
+  readonly model: ModelProvider | undefined;
+  /** Its latest plan (update_plan, an external agent's plan); set as its log records it (plans/plan.ts). */
+  plan: readonly PlanItem[] | undefined;
 
   private readonly host: AgentHost;
   private readonly inbox: Inbox;
@@ -141,6 +157,10 @@ export class Agent implements HoldTarget {
     this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
     if (init.pending?.length) this.putHold(newHold('reload'));
     this.engine = init.engine;
+    this.definition = init.definition;
+    this.bounds = init.bounds;
+    this.model = init.model;
+    this.plan = init.plan;
   }
 
   /** The creation order under its former name; it was never a time. */

@@ -3,6 +3,9 @@ import { isoNow } from '../clock';
 import { isArborError } from '../errors';
 import { SESSION_FORMAT_VERSION, type AgentKind, type SessionHeader, type SessionLog, type SessionLogFactory } from '../sessions/types';
 import { Agent, type AgentHost, type AgentRun, type TurnEngine } from './agent';
+import type { AgentBounds } from '../definitions/bounds';
+import type { AgentDefinition } from '../definitions/types';
+import type { ModelProvider } from '../models/types';
 import type { SessionSnapshot } from './sessionSnapshot';
 
 export interface AgentSpec {
@@ -16,6 +19,10 @@ export interface AgentSpec {
   past?: SessionSnapshot;
   /** Runs the agent's turns instead of the model loop (an external agent). */
   engine?: TurnEngine<Agent>;
+  /** The definition it is started with, and what it and the parent's bounds allow. */
+  definition?: AgentDefinition;
+  bounds?: AgentBounds;
+  model?: ModelProvider;
 }
 
 /**
@@ -54,18 +61,27 @@ export class AgentFactory {
       pending: past?.pending,
       lastQueueId: past?.lastQueueId,
       engine: spec.engine,
+      definition: spec.definition,
+      bounds: spec.bounds,
+      model: spec.model,
+      plan: past?.plan,
     });
     if (past?.usage) agent.addUsage(past.usage.inputTokens, past.usage.outputTokens);
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;
     return agent;
   }
 
-  private header({ label, kind, run, parent, engine }: AgentSpec): SessionHeader {
+  private header({ label, kind, run, parent, engine, definition }: AgentSpec): SessionHeader {
     const id = this.newId(label);
     // The string events of the same millisecond share (clock.ts), not one per agent.
     const createdAt = isoNow(this.now);
     const delegationDepth = parent ? parent.delegationDepth + 1 : 0;
     const [parentSession, workspace, interactionMode] = [parent?.id, this.workspace, run.policy.mode];
+    if (definition) {
+      const header: SessionHeader = { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode, definition: { name: definition.name, file: definition.file } };
+      if (engine) header.external = engine.name;
+      return header;
+    }
     // Written out whole (no spread): a header is kept for the session's life, at its size.
     return engine
       ? { type: 'header', version: SESSION_FORMAT_VERSION, id, createdAt, parentSession, delegationDepth, kind, label, workspace, interactionMode, external: engine.name }

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../models/types';
 import { conversationFromEvents } from '../sessions/conversationFromEvents';
 import { pendingQueueFromEvents, type PendingMessage } from '../sessions/pendingQueue';
 import { pendingHumanWait, type PendingHumanWait } from '../sessions/pendingWait';
-import type { SessionLog } from '../sessions/types';
+import type { PlanItem, SessionLog } from '../sessions/types';
 import type { TurnEnd } from './agent';
 
 /**
@@ -24,6 +24,8 @@ export interface SessionSnapshot {
   lastQueueId?: number;
   /** The question or approval left open when the session stopped, for an agent that asks it again. */
   waiting?: PendingHumanWait;
+  /** The last plan the session recorded. */
+  plan?: PlanItem[];
 }
 
 /**
@@ -38,6 +40,7 @@ export function readSessionSnapshot(log: SessionLog, options: { resumeWaiting?: 
   let outputTokens = 0;
   let lastText = '';
   let lastTurnEnd: TurnEnd | undefined;
+  let plan: PlanItem[] | undefined;
   for (const event of log.events) {
     switch (event.type) {
       case 'turn_start':
@@ -54,6 +57,9 @@ export function readSessionSnapshot(log: SessionLog, options: { resumeWaiting?: 
       case 'usage':
         inputTokens += event.inputTokens;
         outputTokens += event.outputTokens;
+        break;
+      case 'plan':
+        plan = event.items;
         break;
       case 'user_message':
       case 'queued':
@@ -79,5 +85,6 @@ export function readSessionSnapshot(log: SessionLog, options: { resumeWaiting?: 
     lastTurnEnd,
     pending: queue.pending,
     lastQueueId: queue.lastId,
+    ...(plan ? { plan } : {}),
   };
 }

@@ -1,5 +1,7 @@
 import { isoNow } from '../clock';
 import { abortCauseOf, asArborError, isArborError, messageOf, type ArborErrorCode, type CancelCause } from '../errors';
+import { agentLimit } from '../definitions/agentLimit';
+import type { AgentBounds } from '../definitions/bounds';
 import type { RunBudget } from '../limits';
 import { parseModelChunk } from '../models/modelChunk';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -31,6 +33,10 @@ export interface TurnOwner {
   readonly id: string;
   readonly label: string;
   readonly run: { readonly budget: RunBudget; readonly model?: ModelProvider };
+  /** A definition's model, used instead of the run's. */
+  readonly model?: ModelProvider;
+  /** A definition's per-agent limits, tighter than the run's (definitions/bounds.ts). */
+  readonly bounds?: AgentBounds;
   readonly conversation: ChatMessage[];
   addUsage(inputTokens: number, outputTokens: number): void;
   append(event: SessionEvent): void;
@@ -97,14 +103,16 @@ export class TurnLoop<O extends TurnOwner> {
         unanswered = [first.resumedCall];
         await this.runTools([first.resumedCall], signal, unanswered);
       }
-      if (turn > budget.limits.maxTurns) {
-        throw new BudgetExceeded(`the run allows at most ${budget.limits.maxTurns} turns per agent`);
+      const maxTurns = agentLimit(this.owner.bounds, 'maxTurns', budget.limits.maxTurns);
+      if (turn > maxTurns.value) {
+        throw new BudgetExceeded(maxTurns.by ? `the agent definition "${maxTurns.by}" allows at most ${maxTurns.value} turns` : `the run allows at most ${maxTurns.value} turns per agent`);
       }
       for (let step = 1; ; step++) {
         if (this.abort.aborted) throw signal.reason;
         for (const item of this.inbox.claimAtNextStep()) this.claim(item);
-        if (step > budget.limits.maxStepsPerTurn) {
-          throw new BudgetExceeded(`a turn may make at most ${budget.limits.maxStepsPerTurn} model calls`);
+        const maxSteps = agentLimit(this.owner.bounds, 'maxStepsPerTurn', budget.limits.maxStepsPerTurn);
+        if (step > maxSteps.value) {
+          throw new BudgetExceeded(maxSteps.by ? `the agent definition "${maxSteps.by}" allows a turn at most ${maxSteps.value} model calls` : `a turn may make at most ${maxSteps.value} model calls`);
         }
         this.checkGate('modelCall');
         const reply = await this.callModel(turn, step, signal);
@@ -180,7 +188,7 @@ export class TurnLoop<O extends TurnOwner> {
 
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
     const owner = this.owner;
-    const model = owner.run.model ?? this.host.model;
+    const model = owner.model ?? owner.run.model ?? this.host.model;
     owner.run.budget.modelCallsUsed++;
     const stream = model.stream({
       agentId: owner.id,

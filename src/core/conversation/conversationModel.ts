@@ -1,7 +1,7 @@
 // The conversation view's model: session events in, the items and state the view renders out.
 // Pure (no 'vscode' import, no DOM), so it is unit-tested in plain Node.
 import { describeHold, lapsesWhenEmpty, type Hold } from '../agents/holds';
-import type { AgentKind, SessionEvent, TurnEndReason } from '../sessions/types';
+import type { AgentKind, PlanItem, SessionEvent, TurnEndReason } from '../sessions/types';
 import type { CancelCause } from '../errors';
 import { readReport, reportTitle } from '../subagents/report';
 import { MAX_ITEM_TEXT, MAX_QUEUED_SHOWN, type ConversationItem, type ConversationState } from './conversationWire';
@@ -27,6 +27,8 @@ export class ConversationModel {
   /** Messages queued and not yet claimed or dropped, by queue id, in arrival order. */
   private readonly queue = new Map<number, { from: MessageSource; text: string }>();
   private changedFrom = Number.POSITIVE_INFINITY;
+  /** The agent's latest plan: shown above the conversation as a checklist, replaced in place. */
+  private currentPlan: readonly PlanItem[] | undefined;
 
   /** `notice`: shown before the conversation (what a damaged session left out). */
   constructor(events: readonly SessionEvent[] = [], notice?: string) {
@@ -36,6 +38,10 @@ export class ConversationModel {
 
   get items(): readonly ConversationItem[] {
     return this.list;
+  }
+
+  get plan(): readonly PlanItem[] | undefined {
+    return this.currentPlan;
   }
 
   /** The first queued messages, oldest first, clipped for the view. */
@@ -115,6 +121,9 @@ export class ConversationModel {
         this.openCalls.clear();
         this.push({ kind: 'turn_end', turn: event.turn, reason: event.reason, text: turnEndText(event.turn, event.reason, event.cause, event.message) });
         break;
+      case 'plan':
+        this.currentPlan = event.items;
+        break;
       case 'usage':
       case 'external_session':
         break;
@@ -173,6 +182,8 @@ export interface ConversationStateInput {
   hold?: Hold;
   queued: Array<{ from: MessageSource; text: string }>;
   tokens: number;
+  /** Its latest plan, shown as a checklist that updates in place. */
+  plan?: readonly PlanItem[];
 }
 
 /**
@@ -183,7 +194,7 @@ export interface ConversationStateInput {
  * subagents have neither: the agent waiting for their result owns them.
  */
 export function conversationState(input: ConversationStateInput): ConversationState {
-  const base = { pending: input.pendingCount, queued: input.queued, tokens: input.tokens };
+  const base = { pending: input.pendingCount, queued: input.queued, tokens: input.tokens, ...(input.plan?.length ? { plan: input.plan.map((i) => ({ step: clip(i.step, 300), status: i.status })) } : {}) };
   if (!input.live) {
     return {
       ...base,

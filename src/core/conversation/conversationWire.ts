@@ -107,6 +107,8 @@ export const conversationStateSchema = once(() =>
     /** One line under the message box: what Send does now, or why there is no Send or Stop. */
     hint: z.string(),
     tokens: z.number().int().nonnegative(),
+    /** The agent's latest plan (update_plan, an external agent's plan), at most 50 steps. */
+    plan: z.array(z.strictObject({ step: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })).max(50).optional(),
   }));
 export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 

@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/agent';
+import type { AgentDefinition } from '../definitions/types';
 import { ArborError } from '../errors';
 import type { SessionEvent, SessionLog } from '../sessions/types';
 import { notResumable } from './acpErrors';
@@ -16,6 +17,8 @@ export interface ExternalStartOptions {
   secretEnv?: Record<string, string>;
   stopGraceMs?: number;
   startTimeoutMs?: number;
+  /** The agent definition whose instructions it got (its name is recorded with the session). */
+  definition?: AgentDefinition;
 }
 
 /** How a past external session is reopened: the agent to run (as configured now) and its secrets. */
@@ -83,7 +86,7 @@ export function startExternalRoot(runtime: Runtime, options: ExternalStartOption
  */
 export function startExternalChild(runtime: Runtime, parent: Agent, options: ExternalStartOptions): Agent {
   const engine = engineFor(runtime, options, parent.run.workspace?.folder ?? runtime.workspaceFolder);
-  return runtime.startContinuable(parent, options.label ?? options.config.name, options.prompt, engine);
+  return runtime.startContinuable(parent, options.label ?? options.config.name, options.prompt, engine, options.definition);
 }
 
 /** The external agent's engine when `agent` is one. */

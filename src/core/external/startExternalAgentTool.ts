@@ -8,6 +8,23 @@ import { defineTool } from '../tools/defineTool';
 import type { Agent } from '../agents/agent';
 import { findExternalAgent, type ExternalAgentConfig } from './config';
 import type { ExternalStartOptions } from './startExternal';
+import type { AgentDefinition } from '../definitions/types';
+import { ArborError } from '../errors';
+
+/**
+ * A definition given to an external agent: its instructions go ahead of the task and its name
+ * is the node's, but the agent runs its own tools on its own model, which Arbor cannot bound.
+ * So a definition that would bound them is refused rather than half applied.
+ */
+function externalDefinition(definition: AgentDefinition): AgentDefinition {
+  const bounds = (['tools', 'limits', 'model'] as const).filter((k) => definition[k] !== undefined);
+  if (bounds.length === 0) return definition;
+  throw new ArborError(
+    'DEFINITION_INVALID',
+    `The agent definition "${definition.name}" sets ${bounds.join(', ')}, which an external agent (its own tools and model) cannot be held to; give it a definition without them, or use delegate_task or start_subagent.`,
+    { definition: definition.name },
+  );
+}
 
 /** Starts an external agent as a continuable child of `parent` (startExternalChild, or what loads it on first use). */
 export type ExternalChildStarter = (runtime: Runtime, parent: Agent, options: ExternalStartOptions) => Agent;
@@ -24,6 +41,7 @@ export const startExternalAgentArgsSchema = once(() =>
     agent: z.string().trim().min(1).max(64).describe('The name of a configured external agent (the setting arbor.externalAgents), such as "Gemini".'),
     task: z.string().trim().min(1).max(100_000).describe('The complete task: the external agent sees nothing of your conversation.'),
     label: z.string().trim().min(1).max(60).optional().describe('A short name shown in the Agents view (defaults to the agent\'s name).'),
+    definition: z.string().trim().min(1).max(64).optional().describe('The name of an agent definition whose instructions the external agent gets before the task.'),
   }),
 );
 
@@ -46,9 +64,11 @@ export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgen
     async run(args, ctx) {
       try {
         const config = findExternalAgent(directory.list(), args.agent);
+        const definition = args.definition === undefined ? undefined : externalDefinition(runtime.definitions.get(args.definition));
         const secretEnv = await directory.secrets(config);
-        const child = startChild(runtime, ctx.agent, { config, prompt: args.task, label: args.label, secretEnv });
-        return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, status: 'started' });
+        const prompt = definition ? `${definition.prompt}\n\n---\n\n${args.task}` : args.task;
+        const child = startChild(runtime, ctx.agent, { config, prompt, label: args.label ?? definition?.name, secretEnv, definition });
+        return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, ...(definition ? { definition: definition.name } : {}), status: 'started' });
       } catch (err) {
         if (isArborError(err)) return errorResult(err);
         throw err;

@@ -1,6 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Agent, EngineTurn as AnyEngineTurn } from '../agents/agent';
 import { isoNow } from '../clock';
+import { MAX_PLAN_ITEMS, MAX_PLAN_STEP_CHARS, recordPlan } from '../plans/plan';
+import type { PlanItem } from '../sessions/types';
 
 type EngineTurn = AnyEngineTurn<Agent>;
 
@@ -74,8 +76,9 @@ export class TurnTranscript {
         this.toolUpdate(update);
         return;
       case 'plan':
+        // The agent's plan is shown as Arbor agents' plans are (plans/plan.ts), capped alike.
         this.flush();
-        this.append({ type: 'assistant_text', at: isoNow(), text: `Plan:\n${update.entries.map((e) => `${PLAN_MARK[e.status]} ${e.content}`).join('\n')}` });
+        recordPlan(this.agent, externalPlan(update.entries));
         return;
       // What the agent says about itself rather than the turn: not part of the transcript.
       case 'available_commands_update':
@@ -164,5 +167,13 @@ export class TurnTranscript {
 }
 
 const LIVE_TEXT_MS = 250;
+const PLAN_STATUS: Record<acp.PlanEntryStatus, PlanItem['status']> = { pending: 'pending', in_progress: 'in_progress', completed: 'done' };
+
+/** An ACP plan as an Arbor plan: its first MAX_PLAN_ITEMS entries, each step clipped, an unknown status read as pending. */
+export function externalPlan(entries: readonly acp.PlanEntry[]): PlanItem[] {
+  return entries.slice(0, MAX_PLAN_ITEMS).map((e) => {
+    const step = String(e.content).replace(/\s+/g, ' ').trim();
+    return { step: (step.length > MAX_PLAN_STEP_CHARS ? `${step.slice(0, MAX_PLAN_STEP_CHARS - 1)}…` : step) || '(no description)', status: PLAN_STATUS[e.status] ?? 'pending' };
+  });
+}
 const isEmptyObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
-const PLAN_MARK: Record<acp.PlanEntryStatus, string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' };

@@ -93,6 +93,7 @@ export function conversationFromEvents(events: readonly SessionEvent[], options:
       case 'approval':
       case 'usage':
       case 'external_session':
+      case 'plan':
         break;
     }
   }

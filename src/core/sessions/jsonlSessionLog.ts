@@ -158,6 +158,8 @@ export class JsonlSessionLog implements SessionLog {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    // What it writes now is its last batch: the new file's identity need not be read (logFileWrite).
+    this.writer.closeStarted();
     try {
       await this.flush();
     } catch (e) {

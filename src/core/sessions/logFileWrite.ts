@@ -16,6 +16,11 @@ import { close, fstat, fsync, mkdir, open, readStart, rename, rm, stat, statWhil
  *   (same device and inode) holding exactly the bytes before that offset; a file deleted,
  *   replaced, cut or grown is written again whole from the log's events, to a temporary file
  *   moved over the path in one step, and reported as SESSION_FILE_LOST.
+ * - A new file's identity is read while its first batch is written, except when that batch is
+ *   the log's last (it is closing and the batch holds every line): no later write has to tell
+ *   its file from another, and a one-shot subagent's session costs one file operation less. Should
+ *   a write follow after all, it takes the file at the path as the log's own when it holds
+ *   exactly the bytes written, and reads its identity then.
  * - A write that is no longer current (the synchronous flush overtook it) writes nothing more,
  *   and a rewrite it made is dropped with its temporary file.
  * - Every handle opened is closed, whatever failed.
@@ -35,6 +40,12 @@ export interface LogFile {
   fileIdentity(): FileIdentity | undefined;
   /** The file's identity, learned by a write. */
   learned(identity: FileIdentity): void;
+  /** Whether the log created its file and wrote it without reading its identity (its last write, as it seemed). */
+  createdUnseen(): boolean;
+  /** The log's first batch was written into the file it created, its identity not read. */
+  wroteUnseen(): void;
+  /** Whether the batch ending before line `linesUpTo` is the last the log writes: it is closing and nothing else waits. */
+  isLastWrite(linesUpTo: number): boolean;
   /** Whether the write being made now is fsynced (`rewrite`: a lost file written again whole). */
   syncs(rewrite: boolean): boolean;
   /** The file as it should be with its first `lines` lines: the header and the events before. */
@@ -57,8 +68,10 @@ export interface BatchBytes {
 export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => boolean): Steps<number | undefined> {
   const { data, offset } = batch;
   const known = w.fileIdentity();
+  // A file this log created without reading its identity is reopened like a known one.
+  const exists = known !== undefined || w.createdUnseen();
   let file: OpenFile;
-  if (known) {
+  if (exists) {
     try {
       file = yield* open(w.file, fs.constants.O_WRONLY);
     } catch (e) {
@@ -70,22 +83,30 @@ export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => b
   }
   let lost: string | undefined;
   try {
-    if (!known) {
+    if (!exists) {
       // The synchronous flush took the file this create made and wrote it meanwhile.
       if (!current()) return undefined;
-      // Just created here, empty: nothing to check before writing, so its identity (for the
-      // checks of later writes) is read while the first batch is written.
-      const first = yield* statWhileWriting(file, data, offset);
-      if (first.stat) {
-        w.learned({ dev: first.stat.dev, ino: first.stat.ino });
-        createHeard(w);
+      if (w.isLastWrite(batch.linesUpTo)) {
+        yield* writeAll(file, data, offset);
+        w.wroteUnseen();
+      } else {
+        // Just created here, empty: nothing to check before writing, so its identity (for the
+        // checks of later writes) is read while the first batch is written.
+        const first = yield* statWhileWriting(file, data, offset);
+        if (first.stat) {
+          w.learned({ dev: first.stat.dev, ino: first.stat.ino });
+          createHeard(w);
+        }
+        if (first.failed) throw first.error;
       }
-      if (first.failed) throw first.error;
       if (w.syncs(false)) yield* fsync(file);
     } else {
       const now = yield* fstat(file);
-      lost = lostBecause(now, w.fileIdentity() ?? known, offset);
+      // Without an identity read before, the file at the path is the log's when it holds exactly what was written.
+      const identity = w.fileIdentity() ?? { dev: now.dev, ino: now.ino };
+      lost = lostBecause(now, identity, offset);
       if (lost === undefined) {
+        if (!w.fileIdentity()) w.learned(identity);
         if (!current()) return undefined;
         yield* writeAll(file, data, offset);
         if (w.syncs(false)) yield* fsync(file);

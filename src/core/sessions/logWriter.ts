@@ -2,7 +2,7 @@ import type { ArborError } from '../errors';
 import { runAsync, runSync } from './fileSteps';
 import type { FilePool } from './filePool';
 import type { FlushScheduler, FlushTarget } from './flushScheduler';
-import { writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
+import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
 import { LogLines } from './logLines';
 import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
 import type { SessionLock } from './sessionLock';
@@ -86,7 +86,10 @@ export class LogWriter implements FlushTarget, LogFile {
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
-  private identity: FileIdentity | undefined;
+  /** The file it wrote; 'unseen' when it created and wrote it without reading that (its last write, as it seemed). */
+  private identity: FileIdentity | 'unseen' | undefined;
+  /** The log is closing: what it writes now is meant to be its last. */
+  private closing = false;
   private inFlight: Batch | undefined;
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
@@ -167,6 +170,11 @@ export class LogWriter implements FlushTarget, LogFile {
     this.retryTimer.unref();
   }
 
+  /** The log is being closed: nothing more is meant to be appended. */
+  closeStarted(): void {
+    this.closing = true;
+  }
+
   /** Withdraws from the store's timer and drops the next retry (a write starts, or the log is let go). */
   stop(): void {
     this.scheduler.cancel(this);
@@ -230,11 +238,25 @@ export class LogWriter implements FlushTarget, LogFile {
   // What the write steps ask of this log (LogFile).
 
   fileIdentity(): FileIdentity | undefined {
-    return this.identity;
+    return this.identity === 'unseen' ? undefined : this.identity;
   }
 
   learned(identity: FileIdentity): void {
     this.identity = identity;
+  }
+
+  createdUnseen(): boolean {
+    return this.identity === 'unseen';
+  }
+
+  /** Its last batch is written, so no later write needs the file's identity: its create has answered. */
+  wroteUnseen(): void {
+    this.identity ??= 'unseen';
+    createHeard(this);
+  }
+
+  isLastWrite(linesUpTo: number): boolean {
+    return this.closing && linesUpTo === this.appendedLines;
   }
 
   /** Always, or when a flush waits for this write (a rewrite: only always). */

@@ -55,6 +55,7 @@ export function pendingHumanWait(events: readonly SessionEvent[]): PendingHumanW
       case 'approval':
       case 'usage':
       case 'external_session':
+      case 'plan':
         break;
     }
   }

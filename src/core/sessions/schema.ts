@@ -25,6 +25,7 @@ export const sessionHeaderSchema = once(() => z.object({
   interactionMode: z.enum(['interactive', 'scheduled', 'webhook', 'autonomous']),
   resumedFrom: z.string().min(1).optional(),
   external: z.string().min(1).optional(),
+  definition: z.object({ name: z.string().min(1), file: z.string() }).optional(),
 }));
 
 const toolCallSchema = once(() => z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
@@ -108,6 +109,7 @@ export const sessionEventSchema = once(() => z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('usage'), at: isoTimestamp(), inputTokens: count(), outputTokens: count() }),
   z.object({ type: z.literal('external_session'), at: isoTimestamp(), sessionId: z.string().min(1), loadSession: z.boolean() }),
+  z.object({ type: z.literal('plan'), at: isoTimestamp(), items: z.array(z.object({ step: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
 ]));
 
 /** Just enough of a header to decide whether this build can read the file at all. */

@@ -23,6 +23,8 @@ export interface SessionHeader {
   resumedFrom?: string;
   /** Set when an external agent (an Agent Client Protocol process) ran it: the agent's configured name. */
   external?: string;
+  /** The agent definition it was started with: its name and the file it came from. */
+  definition?: { name: string; file: string };
 }
 
 /**
@@ -95,7 +97,16 @@ export type SessionEvent =
    * An external agent opened (or reopened) its protocol session: the agent's own id for it, and
    * whether the agent can load it again later (`session/load`), which is what Resume needs.
    */
-  | { type: 'external_session'; at: string; sessionId: string; loadSession: boolean };
+  | { type: 'external_session'; at: string; sessionId: string; loadSession: boolean }
+  /** The agent's plan, replaced whole (update_plan, or an external agent's plan update). */
+  | { type: 'plan'; at: string; items: PlanItem[] };
+
+export type PlanStatus = 'pending' | 'in_progress' | 'done';
+/** One step of an agent's plan. */
+export interface PlanItem {
+  step: string;
+  status: PlanStatus;
+}
 
 export type SessionEventType = SessionEvent['type'];
 

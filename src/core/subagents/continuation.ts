@@ -1,3 +1,4 @@
+import type { AgentDefinition } from '../definitions/types';
 import { ArborError } from '../errors';
 import type { Agent, TurnEnd, TurnEngine } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
@@ -29,7 +30,7 @@ export interface ContinuationHost {
   /** The core's one event channel: the manager reacts to turn ends and to removals. */
   onEvent(listener: (event: RuntimeEvent) => void): Disposable;
   /** Creates (but does not start) a live continuable agent for `parent`. */
-  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>): Agent;
+  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent;
   /**
    * Durable sessions, when the runtime has them: the settled continuable child `targetId` of
    * `caller`, taken over for writing, or undefined when the store holds no continuable session
@@ -92,11 +93,11 @@ export class ContinuationManager {
    * Start a continuable child of `parent` on `prompt`; returns the child at once. The parent
    * must be live and not ending (AGENT_DISPOSED), so every child has a parent and an ancestry.
    */
-  start(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>): Agent {
+  start(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
     if (this.disposed || !this.host.agents.isLive(parent) || parent.disposed || this.isEnding(parent)) {
       throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
     }
-    const child = this.host.createContinuable(parent, label, undefined, engine);
+    const child = this.host.createContinuable(parent, label, undefined, engine, definition);
     this.activate(parent, child);
     sendFrom(parent, child, prompt);
     return child;

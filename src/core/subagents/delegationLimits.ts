@@ -1,5 +1,6 @@
 import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
+import { agentLimit } from '../definitions/agentLimit';
 import { limitExceeded } from '../errors';
 
 /**
@@ -9,11 +10,13 @@ import { limitExceeded } from '../errors';
  */
 export function checkDelegationLimits(parent: Agent, agents: Pick<AgentRegistry, 'liveChildCount'>): void {
   const limits = parent.run.budget.limits;
-  if (parent.delegationDepth + 1 > limits.maxDelegationDepth) {
-    throw limitExceeded(`delegation may go at most ${limits.maxDelegationDepth} levels deep`);
+  const depth = agentLimit(parent.bounds, 'maxDelegationDepth', limits.maxDelegationDepth);
+  if (parent.delegationDepth + 1 > depth.value) {
+    throw limitExceeded(`${depth.by ? `the agent definition "${depth.by}" lets delegation` : 'delegation may'} go at most ${depth.value} levels deep`);
   }
-  if (agents.liveChildCount(parent) >= limits.maxLiveChildren) {
-    throw limitExceeded(`an agent may have at most ${limits.maxLiveChildren} live subagents at once`);
+  const children = agentLimit(parent.bounds, 'maxLiveChildren', limits.maxLiveChildren);
+  if (agents.liveChildCount(parent) >= children.value) {
+    throw limitExceeded(`${children.by ? `the agent definition "${children.by}" lets an agent have` : 'an agent may have'} at most ${children.value} live subagents at once`);
   }
   if (limits.maxLiveSubagents > 0 && parent.run.budget.liveSubagents >= limits.maxLiveSubagents) {
     throw limitExceeded(`the run may have at most ${limits.maxLiveSubagents} live subagents at once`);

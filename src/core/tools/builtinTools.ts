@@ -3,6 +3,7 @@ import type { RuntimeTool } from './context';
 import { exitPlanModeTool } from './exitPlanMode';
 import { runCommandTool } from './runCommand';
 import { subagentTools } from './subagentTools';
+import { updatePlanTool } from './updatePlan';
 import { waitTool } from './waitTool';
 import { workspaceTools } from './workspaceTools';
 
@@ -18,4 +19,5 @@ export const builtinTools: readonly RuntimeTool[] = [
   runCommandTool,
   ...workspaceTools,
   waitTool,
+  updatePlanTool,
 ];

@@ -1,5 +1,7 @@
 import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
+import type { AgentDefinitions } from '../definitions/definitionSet';
+import type { AgentDefinition } from '../definitions/types';
 import type { ApprovalService, RunInteractionPolicy, UserInteractionService } from '../interaction';
 import type { AgentKind, SessionLog } from '../sessions/types';
 import type { InterruptAuthority, InterruptResult } from '../subagents/continuation';
@@ -34,8 +36,10 @@ export interface BaseToolContext {
 
 /** Start subagents on a task; the runtime checks the caller is live and the run's limits. */
 export interface Delegation {
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal): Promise<OneShotOutcome>;
-  startContinuable(parent: Agent, label: string, prompt: string): Agent;
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome>;
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition): Agent;
+  /** The agent definitions a delegation may name (`agent: "<name>"`). */
+  readonly definitions: Pick<AgentDefinitions, 'get' | 'list'>;
 }
 
 /** Messages and interrupts to continuable subagents, authorised by the caller's exact identity. */

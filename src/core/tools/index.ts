@@ -21,6 +21,7 @@ export { subagentTools, delegateTaskTool, startSubagentTool, sendMessageTool, li
 export { askUserQuestionTool, type AskUserQuestionContext } from './askUserQuestion';
 export { exitPlanModeTool, type ExitPlanModeContext } from './exitPlanMode';
 export { runCommandTool, runCommandArgsSchema } from './runCommand';
+export { updatePlanTool, updatePlanArgsSchema, UPDATE_PLAN_TOOL } from './updatePlan';
 export { waitTool, waitArgsSchema, WAIT_TOOL, MIN_WAIT_SECONDS, MAX_WAIT_SECONDS } from './waitTool';
 export {
   workspaceTools,

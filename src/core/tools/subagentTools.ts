@@ -22,8 +22,15 @@ const taskArgs = once(() => z
       .optional()
       .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
     prompt: prompt(),
+    agent: definitionArg(),
   })
-  .transform(({ label, prompt }) => ({ label: shortLabel(label?.trim() || prompt), prompt })));
+  // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
+  .transform(({ label, prompt, agent }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
+
+/** The `agent` argument every delegation tool takes: an agent definition's name. */
+export const definitionArg = once(() =>
+  z.string().trim().min(1).max(64).optional().describe('The name of an agent definition to start: its instructions, tools and limits then apply to the subagent.'),
+);
 
 /** Whitespace collapsed and cut to the label length at a word boundary where there is one. */
 function shortLabel(text: string): string {
@@ -44,7 +51,8 @@ export const delegateTaskTool = defineTool({
   readOnly: false,
   // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
   run(args, ctx) {
-    return ctx.runtime.runOneShot(ctx.agent, args.label, args.prompt, ctx.signal).then(oneShotResult);
+    const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
+    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition).then(oneShotResult);
   },
 });
 
@@ -60,8 +68,9 @@ export const startSubagentTool = defineTool({
   schema: taskArgs,
   readOnly: false,
   run(args, ctx) {
-    const child = ctx.runtime.startContinuable(ctx.agent, args.label, args.prompt);
-    return jsonResult({ agent_id: child.id, label: child.label, status: 'started' });
+    const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition);
+    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started' });
   },
 });
 const sendMessageArgs = once(() => z.object({ agent_id: agentId(), message: z.string().trim().min(1).max(100_000) }));

@@ -7,6 +7,8 @@ import { parsePublicRunRequestFrom, type PublicRunRequest } from '../../core/int
 import { parseAgentArgument, parseClearEndedArgument, parseRunStartOptions } from '../commandArguments';
 import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
+import type { AgentDefinition } from '../../core/definitions';
+import { definitionsPart } from '../parts';
 import type { QuestionPicker } from '../questions/questionPicker';
 import { pickItemOf } from './agentPresentation';
 import type { AgentsTreeProvider } from './agentsTree';
@@ -18,7 +20,7 @@ export interface AgentCommandDeps {
   transcripts: TranscriptProvider;
   log: vscode.LogOutputChannel;
   /** `limits`: this run's own limits over the `arbor.limits` setting. */
-  startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous', limits?: RunLimitsInput): Agent;
+  startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous', limits?: RunLimitsInput, definition?: AgentDefinition): Agent;
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
 }
@@ -108,6 +110,9 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
   const runFromPrompt = async (title: string, mode: 'interactive' | 'autonomous', request?: unknown, options?: unknown): Promise<string | undefined> => {
     try {
       const limits = parseRunStartOptions(title, options);
+      // Asked only of a person at the palette: a request from another extension names no definition.
+      const definition = request === undefined && runtime.definitions.list().length > 0 ? await definitionsPart().pickDefinition(runtime, title) : null;
+      if (definition === undefined) return undefined;
       const parsed = await askPrompt(
         title,
         request,
@@ -116,7 +121,7 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
           : undefined,
       );
       if (!parsed) return undefined;
-      const agent = deps.startRun(parsed, mode, limits);
+      const agent = deps.startRun(parsed, mode, limits, definition ?? undefined);
       void vscode.commands.executeCommand('arbor.agents.focus');
       return agent.id;
     } catch (err) {

@@ -4,6 +4,7 @@
 import { activityOf, describeHold, describeTurnEnd, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry, type TurnEndTone } from '../../core/agents';
 import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/conversation';
+import { planLines, planSummary } from '../../core/plans';
 import { usageText } from '../budgets/usageText';
 import type { EndedHow, EndedSubagent } from './endedSubagents';
 
@@ -145,7 +146,8 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   // A one-shot node has no Stop; its description says whose it is, so the missing action explains itself.
   const kind = agent.kind === 'one-shot' ? `one-shot${holder ? ` for ${holder}` : ''}, no Stop` : kindText(agent.kind);
   const budget = usageText(agent, treeCost ?? 0, now);
-  const parts = [kind, stateText, tokens, ...budget.parts];
+  const plan = planSummary(agent.plan);
+  const parts = [kind, ...(agent.definition && agent.definition.name !== agent.label ? [agent.definition.name] : []), stateText, ...(plan ? [plan] : []), tokens, ...budget.parts];
   if (agent.engine) parts.push(`external: ${agent.engine.name}`);
   if (agent.engine?.notice) parts.push(agent.engine.notice.text);
   if (agent.run.workspace) parts.push('in worktree');
@@ -158,6 +160,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     `- Session: \`${agent.id}\``,
   ];
   if (agent.log.header.parentSession) lines.push(`- Parent session: \`${agent.log.header.parentSession}\``);
+  if (agent.definition) lines.push(`- Definition: **${escapeMarkdown(agent.definition.name)}** from \`${agent.definition.file}\``);
   lines.push(
     `- Turns: ${agent.turnCount}${agent.lastTurnEnd ? ` (last ended: ${agent.lastTurnEnd.reason}${agent.lastTurnEnd.cause ? `, ${agent.lastTurnEnd.cause}` : ''})` : ''}`,
     `- Tokens: ${agent.usage.inputTokens} in, ${agent.usage.outputTokens} out${descendants > 0 ? `; ${treeTokens} with its ${descendants} live subagent(s)` : ''}`,
@@ -177,6 +180,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     lines.push('', 'Stop ends only its current turn: it keeps its conversation and queued messages, and its subagents keep running.');
   }
   lines.push(...budget.lines);
+  if (agent.plan?.length) lines.push('', `**Plan** (${plan ?? ''})`, '', ...planLines(agent.plan).map((l) => `- ${escapeMarkdown(l)}`));
 
   return {
     state,

@@ -3,6 +3,7 @@
 import type * as vscode from 'vscode';
 import type { RunLimitsInput, Runtime } from '../../core';
 import type { Agent, RunWorkspace } from '../../core/agents';
+import type { AgentDefinition } from '../../core/definitions';
 import type { PublicRunRequest } from '../../core/interaction';
 import { scriptedModelPart, type ModelProvider } from '../../core/models';
 import { demoPart } from '../parts';
@@ -11,7 +12,7 @@ import { demoPart } from '../parts';
 export type RunMode = 'interactive' | 'autonomous' | 'scheduled';
 
 export interface AgentRuns {
-  start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace): Agent;
+  start(request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace, definition?: AgentDefinition): Agent;
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
   /** A root on a scripted model the caller brings (its script is parsed like a script file). */
@@ -20,7 +21,7 @@ export interface AgentRuns {
 
 /** `beforeStart` runs before every root starts (the bridge offers tools registered since the last run). */
 export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, beforeStart: () => void = () => undefined): AgentRuns {
-  const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace): Agent => {
+  const start = (request: PublicRunRequest, mode: RunMode, model?: ModelProvider, limits?: RunLimitsInput, workspace?: RunWorkspace, definition?: AgentDefinition): Agent => {
     beforeStart();
     const agent = runtime.startRoot({
       prompt: request.prompt,
@@ -29,8 +30,9 @@ export function createAgentRuns(runtime: Runtime, log: vscode.LogOutputChannel, 
       context: mode === 'interactive' ? undefined : { interactionMode: mode },
       model,
       workspace,
+      definition,
     });
-    log.info(`Started ${mode} agent "${agent.label}" (${agent.id})`);
+    log.info(`Started ${mode} agent "${agent.label}" (${agent.id})${definition ? ` as the definition ${definition.name} (${definition.file})` : ''}`);
     return agent;
   };
   return {

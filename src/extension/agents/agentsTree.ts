@@ -107,7 +107,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         this.ended.observe(e);
         if (e.type === 'agent_changed') {
           const change = e.change;
-          if (change.type === 'log' || change.type === 'disposed') return;
+          // Of the log, only a new plan changes the row (its description says where the plan is).
+          if ((change.type === 'log' && change.event.type !== 'plan') || change.type === 'disposed') return;
           // A parent's token total catches up at its next own change (see the class comment).
           if (change.type === 'usage' && this.hasChildren(e.agent)) return;
           this.markChanged(e.agent);

@@ -28,6 +28,7 @@ export function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   <div class="title"><span id="agent-label" class="agent-label"></span><span id="agent-kind" class="kind"></span></div>
   <div id="state" class="state" role="status" aria-live="polite"></div>
 </header>
+<section id="plan" class="plan" aria-label="Plan" aria-live="polite" hidden></section>
 <main id="conversation" class="conversation" aria-label="Conversation"><p class="empty">Loading the conversation…</p></main>
 <section id="queue" class="queue" aria-label="Queued messages" hidden></section>
 <footer class="composer">

@@ -178,6 +178,7 @@ export class ConversationPanel extends Disposable implements ConversationView {
         parentOffline: false,
         queued: this.model.queued(),
         tokens: agent.usage.inputTokens + agent.usage.outputTokens,
+        plan: this.model.plan,
       });
     }
     const parent = runtime.agents.parentOf(agent);
@@ -198,6 +199,7 @@ export class ConversationPanel extends Disposable implements ConversationView {
       hold: primaryHold(agent.holds),
       queued: this.model.queued(),
       tokens: agent.usage.inputTokens + agent.usage.outputTokens,
+      plan: this.model.plan,
     });
   }
 

@@ -11,6 +11,7 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
   out.push('');
   const facts = [`${header.kind} agent`, `session \`${header.id}\``, `mode ${header.interactionMode}`, `started ${header.createdAt}`];
   if (header.parentSession) facts.push(`parent \`${header.parentSession}\``);
+  if (header.definition) facts.push(`definition "${header.definition.name}" (${header.definition.file})`);
   out.push(facts.join(' · '));
   out.push(live ? `Status: **${live.status}**` : 'Status: **ended** (this agent is no longer live)');
   if (warning) out.push('', `> **Warning:** ${warning}`);
@@ -58,6 +59,9 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
         break;
       case 'queue_dropped':
         out.push(`_${e.ids.length} queued message${e.ids.length === 1 ? ' was' : 's were'} dropped._`, '');
+        break;
+      case 'plan':
+        out.push('**Plan:**', '', ...e.items.map((i) => `- [${i.status === 'done' ? 'x' : ' '}] ${i.step}${i.status === 'in_progress' ? ' _(in progress)_' : ''}`), '');
         break;
       case 'queued': // shown when a turn takes it up, as a message
       case 'usage':

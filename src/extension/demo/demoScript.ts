@@ -21,6 +21,12 @@ export const DEMO_EDIT = Object.freeze({
  * on its diff; a message you send to the stopped Watcher resumes its parked queue in order. It
  * means to show no warning: the Watcher polls with waits, so no runaway guard warns about it.
  */
+/** The lead's plan after `done` of its steps (update_plan; the node and the conversation view show it). */
+function leadPlan(done: number): { name: string; arguments: Record<string, unknown> } {
+  const steps = ['split the work', 'ask how to report', 'fix the error message', 'have it reviewed'];
+  return { name: 'update_plan', arguments: { items: steps.map((step, i) => ({ step, status: i < done ? 'done' : i === done ? 'in_progress' : 'pending' })) } };
+}
+
 export const demoScript: ModelScript = {
   version: 1,
   agents: {
@@ -43,6 +49,7 @@ export const demoScript: ModelScript = {
           {
             text: 'I will split this up: a Researcher for the prices, a Watcher for the build, and a one-shot Summarizer for the shopping list.',
             toolCalls: [
+              leadPlan(0),
               { name: 'start_subagent', arguments: { label: 'Researcher', prompt: 'Compare the prices in data/prices.csv and report the cheapest options.' } },
               { name: 'start_subagent', arguments: { label: 'Watcher', prompt: 'Watch the build and tell me when anything changes.' } },
             ],
@@ -56,6 +63,7 @@ export const demoScript: ModelScript = {
           },
           {
             toolCalls: [
+              leadPlan(1),
               {
                 name: 'ask_user_question',
                 arguments: {
@@ -95,9 +103,26 @@ export const demoScript: ModelScript = {
               },
             ],
           },
+          {
+            text: 'Asking the Reviewer (an agent definition in .arbor/agents of the demo workspace) to check the edit: it may only read.',
+            toolCalls: [leadPlan(3), { name: 'delegate_task', arguments: { agent: 'Reviewer', prompt: 'Review the change to the "no price" error in src/shoppingList.js.' } }],
+          },
+          { toolCalls: [leadPlan(4)] },
           { text: 'Done. The Researcher and the Watcher keep working: stop either one from the Agents view.' },
         ],
         [{ text: 'Noted the report from my subagent.' }],
+      ],
+      afterLastTurn: 'repeat-last',
+    },
+    // The demo workspace's .arbor/agents/reviewer.md: started by name, it may only read (and keep its plan).
+    Reviewer: {
+      turns: [
+        [
+          { delayMs: 500, toolCalls: [{ name: 'update_plan', arguments: { items: [{ step: 'read the change', status: 'in_progress' }, { step: 'report', status: 'pending' }] } }] },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'src/shoppingList.js', start_line: 18, end_line: 26 } }] },
+          { toolCalls: [{ name: 'update_plan', arguments: { items: [{ step: 'read the change', status: 'done' }, { step: 'report', status: 'in_progress' }] } }] },
+          { delayMs: 500, text: 'Review: the error now says where prices come from. No problems found.' },
+        ],
       ],
       afterLastTurn: 'repeat-last',
     },

@@ -35,7 +35,11 @@ describe('external agents over the Agent Client Protocol (a real child process)'
     await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
     assert.deepStrictEqual(turnEnds(agent).map((e) => e.reason), ['completed']);
     // Text is written as it streams, possibly in several pieces: what matters is what and in which order.
-    assert.strictEqual(texts(agent).join(''), 'Thinking: about itPlan:\n[x] Read the file\n[~] Change it\n[ ] Check the resultall done here');
+    assert.strictEqual(texts(agent).join(''), 'Thinking: about itall done here');
+    // The agent's plan is the agent's plan, as an Arbor agent's is: recorded in the session and shown under its node.
+    const plan = [{ step: 'Read the file', status: 'done' }, { step: 'Change it', status: 'in_progress' }, { step: 'Check the result', status: 'pending' }];
+    assert.deepStrictEqual(agent.plan, plan);
+    assert.deepStrictEqual(agent.log.events.filter((e) => e.type === 'plan').map((e) => e.items), [plan]);
     assert.strictEqual(agent.lastTurnEnd?.finalText, 'all done here');
   });
 

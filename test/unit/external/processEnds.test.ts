@@ -70,10 +70,12 @@ describe('external agents that misbehave end cleanly (a real child process)', fu
     const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'odd-updates' });
     const end = await nextEnd(agent, 1);
     assert.strictEqual(end.reason, 'completed', JSON.stringify(end));
-    const told = agent.log.events.flatMap((e) => (e.type === 'assistant_text' ? [e.text] : e.type === 'tool_call' ? [`call ${e.call.name}`] : e.type === 'tool_result' ? [`result ${e.isError ? 'error' : 'ok'}`] : []));
+    const told = agent.log.events.flatMap((e) =>
+      e.type === 'assistant_text' ? [e.text] : e.type === 'tool_call' ? [`call ${e.call.name}`] : e.type === 'tool_result' ? [`result ${e.isError ? 'error' : 'ok'}`] : e.type === 'plan' ? [`plan ${e.items.map((i) => `${i.status} ${i.step}`).join(', ')}`] : [],
+    );
     // The tool call's unknown status is not a start: it stays open (and unwritten, its input may
     // still come) until the turn ends; the unknown update kind is skipped.
-    assert.deepStrictEqual(told, ['Plan:\n[x] Known step', 'still talking', 'call Teleport', 'result error']);
+    assert.deepStrictEqual(told, ['plan done Known step', 'still talking', 'call Teleport', 'result error']);
   });
 
   it('an agent that closes its output but keeps running is ended; the next message starts it again', async () => {

@@ -38,7 +38,7 @@ describe('defineTool', () => {
     const names = builtinTools.map((t) => t.name);
     assert.deepEqual(names, [
       'delegate_task', 'start_subagent', 'send_message', 'list_agents', 'interrupt_agent', 'ask_user_question', 'exit_plan_mode', 'run_command',
-      'read_file', 'list_files', 'search_text', 'get_diagnostics', 'edit_file', 'create_file', 'wait',
+      'read_file', 'list_files', 'search_text', 'get_diagnostics', 'edit_file', 'create_file', 'wait', 'update_plan',
     ]);
   });
 });

@@ -72,7 +72,7 @@ describe('tool schemas accept what models send and refuse what is really invalid
 
       it(`${tool.name}: a sentence-long label is shortened at a word, not refused`, () => {
         const parsed = tool.schema().parse({ label: 'A researcher who reads every file in the repository and summarises the architecture', prompt: 'go' });
-        assert.ok(parsed.label.length <= 60, parsed.label);
+        assert.ok(parsed.label !== undefined && parsed.label.length <= 60, parsed.label);
         assert.ok(parsed.label.endsWith('…'));
         assert.ok(parsed.label.startsWith('A researcher who reads every file'));
       });
