@@ -22,6 +22,7 @@ import type * as Schedules from './schedules';
 import type * as Testing from './testing';
 import type * as WorktreeCommands from './worktrees/worktreeCommands';
 import type * as WorktreeRuns from './worktrees/worktreeRuns';
+import type * as SandboxSettings from './sandboxSettings';
 
 /**
  * Registers a part's commands at start (the editor runs a contributed command only once it is
@@ -88,3 +89,6 @@ export const budgetNotificationsPart = partOnFirstUse('the budget notifications 
 
 /** Links such as vscode://arbor.arbor/run?prompt=...: confirming and starting the run a link asks for. */
 export const runLinksPart = partOnFirstUse('the run links (dist/runLinks.js)', (): typeof RunLinks => require('./api/runLinks') as typeof RunLinks);
+
+/** The sandbox settings (arbor.sandbox.*), read at the first command and when they change. */
+export const sandboxSettingsPart = partOnFirstUse('the sandbox settings (dist/sandboxSettings.js)', (): typeof SandboxSettings => require('./sandboxSettings') as typeof SandboxSettings);
