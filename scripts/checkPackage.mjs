@@ -52,7 +52,7 @@ const ENTRY_BUDGET_KIB = 4;
 // delegation tools' `agent` 1.5, the rest in the views); reading and parsing the files with their
 // YAML library (dist/definitionsPart.js, 56) and enforcing a definition (dist/definedAgents.js, 4)
 // are parts.
-const BUNDLE_BUDGET_KIB = 350;
+const BUNDLE_BUDGET_KIB = 352;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;
