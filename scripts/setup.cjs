@@ -34,6 +34,8 @@ const PACKAGES = [
     purposes: ['test', 'start'],
     onlyToInstallCodeServer: true,
   },
+  { name: 'bubblewrap', why: "the sandbox agents' commands run in (bwrap); its tests run in CI, not skipped", purposes: ['test'] },
+  { name: 'socat', why: "the sandboxed command's only way to the network filter (a Unix socket bridged to its loopback)", purposes: ['test'] },
 ];
 
 /**

@@ -46,6 +46,9 @@ export type ArborErrorCode =
   | 'NOT_A_GIT_REPOSITORY'
   | 'GIT_FAILED'
   | 'WORKTREE_CONFLICT'
+  // command sandbox
+  | 'SANDBOX_UNAVAILABLE'
+  | 'SANDBOX_FAILED'
   // interaction
   | 'ASK_ABORTED'
   | 'EMPTY_QUESTIONS'

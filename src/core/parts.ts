@@ -13,6 +13,7 @@ import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
 import type * as PlanApproval from './tools/planApproval';
 import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
+import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -38,3 +39,6 @@ export const restorePart = partOnFirstUse('the restore of the Agents tree (dist/
 
 /** Applying agent definitions to the agents that use one: their bounds, tool lists and globs, model, instructions, and the list the delegation tools show. */
 export const definedAgentsPart = partOnFirstUse('agent definitions (dist/definedAgents.js)', () => require('./definitions/definedAgents') as typeof DefinedAgents);
+
+/** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
+export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);

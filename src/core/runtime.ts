@@ -21,6 +21,7 @@ import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
 import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
+import { CommandSandbox } from './sandbox';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import type { RestoreLiveOptions, RestoreReport } from './restore';
 import { LiveRecords } from './restore/liveRecords';
@@ -101,6 +102,8 @@ export class Runtime implements AgentHost {
   readonly workspace: WorkspacePort | undefined;
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
+  /** What bounds the commands agents run; off unless the options give one (the editor does). */
+  readonly sandbox: CommandSandbox;
   private disposed = false;
   private readonly shutdownWaitMs: number;
   /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
@@ -124,6 +127,7 @@ export class Runtime implements AgentHost {
     this.folder = options.workspace;
     this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
+    this.sandbox = options.sandbox ?? new CommandSandbox();
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
     this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.ownsInteraction = !options.interaction;

@@ -6,6 +6,7 @@ import type { PriceTable, RunawaySettingsInput } from './budgets';
 import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { OnProblem } from './problems';
+import type { CommandSandbox } from './sandbox';
 import type { SessionLog, SessionLogFactory } from './sessions/types';
 import type { RuntimeTool } from './tools/context';
 import type { ChangeSetStorage } from './workspace/changeSets';
@@ -55,6 +56,8 @@ export interface RuntimeOptions {
   liveRecordsFolder?: string;
   /** How long changes gather before the live-state records are written (1 s by default). */
   liveRecordDelayMs?: number;
+  /** The sandbox agents' commands run in (`arbor.sandbox.*`); off when omitted. */
+  sandbox?: CommandSandbox;
   /** Session ids; unique across reloads by default. */
   newId?: (label: string) => string;
   /**

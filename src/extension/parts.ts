@@ -23,6 +23,7 @@ import type * as Schedules from './schedules';
 import type * as Testing from './testing';
 import type * as WorktreeCommands from './worktrees/worktreeCommands';
 import type * as WorktreeRuns from './worktrees/worktreeRuns';
+import type * as SandboxSettings from './sandboxSettings';
 
 /**
  * Registers a part's commands at start (the editor runs a contributed command only once it is
@@ -92,3 +93,6 @@ export const runLinksPart = partOnFirstUse('the run links (dist/runLinks.js)', (
 
 /** Putting the Agents tree of the last window back when Arbor starts (after activation, never in its way). */
 export const restoreAtStartPart = partOnFirstUse('the restore of the Agents tree (dist/restoreAtStart.js)', (): typeof RestoreAtStart => require('./agents/restoreAtStart') as typeof RestoreAtStart);
+
+/** The sandbox settings (arbor.sandbox.*), read at the first command and when they change. */
+export const sandboxSettingsPart = partOnFirstUse('the sandbox settings (dist/sandboxSettings.js)', (): typeof SandboxSettings => require('./sandboxSettings') as typeof SandboxSettings);

@@ -2,7 +2,9 @@
 // session store, and the settings themselves, kept current. Deactivation disposes the runtime
 // and closes every session file.
 import * as vscode from 'vscode';
+import * as path from 'node:path';
 import { messageOf, Runtime } from '../core';
+import { CommandSandbox } from '../core/sandbox';
 import { SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
 import { FileChangeSetStorage } from '../core/workspace';
@@ -10,6 +12,7 @@ import { EditorApprovalRuleStore } from './approvals/ruleStore';
 import { openSessionStore } from './history/sessionStorage';
 import { ApiKeyStore } from './models/apiKeys';
 import { ModelChoice } from './models/modelChoice';
+import { sandboxSettingsPart } from './parts';
 import { DefinitionModels } from './definitions/definitionModels';
 import { readSettings, type ArborSettings } from './settings';
 import { VsCodeWorkspace, findRipgrep } from './workspace';
@@ -47,10 +50,11 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   });
   const model = new SwitchableModel(models.providerFor(settings));
   const store = openSessionStore(context, log);
-  const approvalRules = new EditorApprovalRuleStore(context, (problem) => {
+  const warn = (problem: string): void => {
     log.warn(problem);
     void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-  });
+  };
+  const approvalRules = new EditorApprovalRuleStore(context, warn);
   context.subscriptions.push(approvalRules);
   // Looked up when an agent first lists or searches files: activation does not wait on the disk.
   const ripgrep = (): string | undefined => {
@@ -60,6 +64,14 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
   };
   const definitionModels = new DefinitionModels(model, log);
   context.subscriptions.push(definitionModels);
+  // Read at the first command, not while the editor starts. Commands cannot read the editor's
+  // storage: its user data folder (settings, the state that holds the secret store, every
+  // extension's storage, Arbor's sessions and worktrees) and this workspace's storage.
+  const sandbox = new CommandSandbox({
+    settings: () => sandboxSettingsPart().readSandboxSettings(warn),
+    denyRead: [path.dirname(path.dirname(context.globalStorageUri.fsPath)), ...(context.storageUri ? [context.storageUri.fsPath] : [])],
+    onUnsandboxed: (reason) => warn(`Agents' commands run unsandboxed: ${reason}.`),
+  });
   const runtime = new Runtime({
     model,
     resolveModel: (id) => definitionModels.resolve(id),
@@ -73,6 +85,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     // Each live root's live-state record beside the sessions: the next window puts the tree back from it.
     liveRecordsFolder: store?.root,
     approvalRules,
+    sandbox,
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });
 
@@ -89,10 +102,9 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     models,
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('arbor')) return;
-      settings = readSettings((problem) => {
-        log.warn(problem);
-        void vscode.window.showWarningMessage(`Arbor: ${problem}`);
-      });
+      // A change is read (and a bad value reported) at once.
+      if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(sandboxSettingsPart().readSandboxSettings(warn));
+      settings = readSettings(warn);
       // Only a change of the model's own settings picks the model again (and `auto` lists the chat models again).
       if (!MODEL_SETTINGS.some((section) => e.affectsConfiguration(section))) return;
       model.use(models.providerFor(settings));

@@ -15,9 +15,17 @@ describe('Command Palette for a new user', function () {
     for (const agent of t.runtime.agents.all()) if (agent.kind === 'root') await t.runtime.end(agent);
   });
 
+  /** Where agent definitions exist, a run first offers them, "No definition" first: Enter takes that. */
+  async function passDefinitionPick(): Promise<void> {
+    if (t.runtime.definitions.list().length === 0) return;
+    assert.ok(await ui.pageHasText('No definition'), 'the run offers the agent definitions, "No definition" first');
+    await ui.pressKeys('Enter');
+  }
+
   it('"Arbor: Run Agent" then Enter starts an interactive run that may ask you questions', async function () {
     ui.requireBrowser(this);
     await runFromPalette('Arbor: Run Agent');
+    await passDefinitionPick();
     assert.ok(await ui.pageHasText('What should the agent do?'), 'the task box of Run Agent opened');
     assert.strictEqual(await ui.pageHasText('It will not ask you anything', { timeoutMs: 500 }), false, 'not the unattended run');
     const before = new Set(t.runtime.agents.all().map((a) => a.id));
@@ -38,6 +46,7 @@ describe('Command Palette for a new user', function () {
       assert.ok(!/\bRun\b.*\bAgent\b/.test(title), `"${title}" must not hold the words of Run Agent`);
     }
     await runFromPalette('Arbor: Start Unattended Run');
+    await passDefinitionPick();
     assert.ok(await ui.pageHasText('It will not ask you anything'), 'the task box says the run will not ask');
     await ui.pressKeys('Escape');
   });

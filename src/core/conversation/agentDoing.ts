@@ -14,23 +14,25 @@ export interface DoingInput {
    * continuable children while it is idle (their reports wake it).
    */
   waitingOn?: readonly string[];
+  /** Its commands run in the sandbox (`arbor.sandbox.mode`, and this machine has one). */
+  commandsSandboxed?: boolean;
 }
 
 /** Longest piece of a command, path or query shown before it is cut. */
 const MAX_SUBJECT = 48;
 
 /**
- * "thinking", "running: npm test", "reading src/a.ts", "editing src/a.ts", "waiting for your
+ * "thinking", "running: npm test" (or "running (sandboxed): npm test"), "reading src/a.ts", "editing src/a.ts", "waiting for your
  * approval", "waiting for Researcher"; undefined when it is doing nothing worth a word (idle,
  * waiting on no one). A turn running several tools names the first and counts the others.
  */
-export function describeDoing({ activity, waitingFor, waitingOn = [] }: DoingInput): string | undefined {
+export function describeDoing({ activity, waitingFor, waitingOn = [], commandsSandboxed = false }: DoingInput): string | undefined {
   if (waitingFor) return waitingFor === 'approval' ? 'waiting for your approval' : 'waiting for you';
   if (activity.kind === 'idle') return waitingOn.length > 0 ? `waiting for ${names(waitingOn)}` : undefined;
   if (activity.kind === 'thinking') return 'thinking';
   const [first, ...rest] = activity.calls;
   if (first.name === 'delegate_task' && waitingOn.length > 0) return `waiting for ${names(waitingOn)}`;
-  const text = describeCall(first);
+  const text = describeCall(first, commandsSandboxed);
   return rest.length > 0 ? `${text} (+${rest.length} more)` : text;
 }
 
@@ -39,7 +41,7 @@ const callSubject = once(() =>
   z.object({ command: z.string(), path: z.string(), query: z.string(), label: z.string(), prompt: z.string(), seconds: z.unknown() }).partial(),
 );
 
-function describeCall(call: ToolCall): string {
+function describeCall(call: ToolCall, sandboxed: boolean): string {
   let args: z.infer<ReturnType<typeof callSubject>> = {};
   try {
     const parsed = callSubject().safeParse(JSON.parse(call.arguments));
@@ -49,7 +51,7 @@ function describeCall(call: ToolCall): string {
   }
   switch (call.name) {
     case 'run_command':
-      return args.command ? `running: ${cut(args.command)}` : 'running a command';
+      return args.command ? `running${sandboxed ? ' (sandboxed)' : ''}: ${cut(args.command)}` : `running a command${sandboxed ? ' (sandboxed)' : ''}`;
     case 'read_file':
       return args.path ? `reading ${cut(args.path)}` : 'reading a file';
     case 'edit_file':

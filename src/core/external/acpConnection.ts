@@ -6,6 +6,8 @@ import { AgentProcess, type ProcessExit } from './agentProcess';
 import { withSubagentUpdates, type SubagentUpdate } from './acpSubagents';
 import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
+import { processesPart } from '../parts';
+import type { CommandSandbox, SandboxLaunch } from '../sandbox';
 
 /**
  * The client side of the Agent Client Protocol over one external agent's process, built on the
@@ -62,6 +64,8 @@ export interface AcpSessionOptions {
   cwd: string;
   /** Extra environment (secrets from the editor's secret storage). */
   env?: Record<string, string>;
+  /** Where the process starts when its configuration asks for the sandbox (`sandbox: true`). */
+  sandbox?: CommandSandbox;
   handlers: AcpClientHandlers;
   /** How long `initialize` and `session/new` (or `session/load`) may take together. */
   startTimeoutMs?: number;
@@ -96,7 +100,7 @@ export class AcpSession {
 
   /** Starts the agent's process and opens one protocol session in `cwd`. */
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
-    const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env });
+    const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env, launch: await sandboxedStart(config, options) });
     const app = clientApp(options.handlers, () => proc.childGone);
     const { subagentUpdate } = options.handlers;
     const stream = sdk().ndJsonStream(proc.input, proc.output);
@@ -273,4 +277,17 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
     }
     throw err;
   }
+}
+
+/**
+ * The sandbox's start of an agent whose configuration asks for it (never unsandboxed: without a
+ * sandbox this is SANDBOX_UNAVAILABLE), or undefined for an agent that runs as it is.
+ */
+async function sandboxedStart(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<(SandboxLaunch & { tag: string }) | undefined> {
+  if (!config.sandbox) return undefined;
+  if (!options.sandbox) throw new ArborError('SANDBOX_UNAVAILABLE', `The external agent ${config.name} is configured to run sandboxed, but Arbor has no sandbox here.`, { name: config.name });
+  const plan = await options.sandbox.plan([options.cwd], { required: true });
+  const { tag, env } = processesPart().newProcessTag();
+  const launch = await options.sandbox.launch(plan, config.command, config.args, options.cwd, { ...config.env, ...options.env, ...env });
+  return { ...launch, tag };
 }

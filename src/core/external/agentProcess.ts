@@ -3,6 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import { ArborError } from '../errors';
 import { processesPart } from '../parts';
 import type { FoundProcesses, ProcessRoot } from '../processTree';
+import type { SandboxLaunch } from '../sandbox';
 import { commandLineOf, type ExternalAgentConfig } from './config';
 
 /** Between SIGTERM and SIGKILL when an external agent's process group is ended. */
@@ -29,6 +30,11 @@ export interface AgentProcessOptions {
   cwd: string;
   /** Merged over the editor's environment; secrets arrive here, never from settings. */
   env?: Record<string, string>;
+  /**
+   * The agent's process as the sandbox starts it (its program, arguments and whole environment,
+   * which carries `tag`); its files are removed once the process has exited.
+   */
+  launch?: SandboxLaunch & { tag: string };
 }
 
 /**
@@ -68,10 +74,11 @@ export class AgentProcess {
     readonly config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args' | 'env'>,
     options: AgentProcessOptions,
   ) {
-    const { tag, env } = processesPart().newProcessTag();
-    this.child = spawn(config.command, config.args, {
+    const { launch } = options;
+    const { tag, env } = launch ? { tag: launch.tag, env: {} } : processesPart().newProcessTag();
+    this.child = spawn(launch ? launch.program : config.command, launch ? launch.args : config.args, {
       cwd: options.cwd,
-      env: { ...process.env, ...config.env, ...options.env, ...env },
+      env: launch ? launch.env : { ...process.env, ...config.env, ...options.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -90,6 +97,7 @@ export class AgentProcess {
         clearTimeout(drain);
         if (this.exitInfo) return;
         this.exitInfo = { code, signal, stderr: this.stderr.trim(), killed: this.killed };
+        launch?.dispose();
         resolve(this.exitInfo);
       };
       this.child.once('error', (err) => {

@@ -4,7 +4,8 @@ import { isoNow } from '../clock';
 import { ArborError, isArborError } from '../errors';
 import type { ApprovalAction, ApprovalService } from '../interaction/approvals';
 import { commandSubject } from '../interaction/commandLine';
-import { workspaceToolRunsPart } from '../parts';
+import { processesPart, workspaceToolRunsPart } from '../parts';
+import type { CommandSandbox, SandboxPlan } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
@@ -34,7 +35,9 @@ export type { ShownEdit } from './permissions';
  * - a permission is answered once-only (see permissions.ts), never with an "always" option;
  * - delegated and unattended agents are answered by rules or denied, never left waiting (the
  *   seam's policy), and a cancelled turn answers pending permissions with `cancelled`;
- * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved.
+ * - a path outside the workspace is refused (PATH_OUTSIDE_WORKSPACE), whatever was approved;
+ * - a terminal's command runs in the same sandbox as run_command (writes only in the agent's run
+ *   folder); the person asked sees how it will run, and `required` without a sandbox runs nothing.
  */
 /** How a subagent of an external agent joins the tree: a continuable child of that agent's node. */
 export type StartChild = (parent: Agent, label: string, prompt: string, engine: TurnEngine<Agent>) => Agent;
@@ -46,6 +49,8 @@ export interface ExternalAgentServices {
   workspace(agent: Agent): WorkspacePort | undefined;
   /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
   readonly startChild?: StartChild;
+  /** What bounds its terminals' commands, as it bounds Arbor's own (run_command); unbounded without it. */
+  readonly sandbox?: CommandSandbox;
 }
 
 /** Kinds of tool call that only read: allowed without asking, as Arbor's own reading tools are. */
@@ -195,18 +200,22 @@ export class ExternalAgentClient {
       this.record('run-command', JSON.stringify(command, null, 2), reason);
       throw new ArborError('TOOL_FAILED', `Not run: ${reason}`, { code: 'APPROVAL_DENIED', command: params.command });
     }
+    const sandbox = this.services.sandbox;
+    const plan: SandboxPlan = sandbox ? await sandbox.plan([folder]) : { kind: 'unsandboxed', reason: 'no sandbox is configured' };
     if (!this.granted.has(`run-command:${subject.subject}`)) {
-      const detail = `${subject.detail}${params.cwd ? `\nIn: ${params.cwd}` : ''}`;
-      const outcome = await this.ask('run-command', subject.subject, detail, this.combined(signal));
+      const detail = `${subject.detail}${params.cwd ? `\nIn: ${params.cwd}` : ''}${sandbox ? `\n${sandbox.describe(plan)}` : ''}`;
+      const outcome = await this.ask('run-command', subject.subject, detail, this.combined(signal), plan.kind === 'sandboxed' && plan.settings.autoAllow);
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not run: ${outcome.reason}`, { code: 'APPROVAL_DENIED', command: subject.subject });
     }
     const env = Object.fromEntries(command.env.map((v) => [v.name, v.value]));
-    return { terminalId: this.terminals.create(command.program, command.args, cwd, env, params.outputByteLimit) };
+    const tagged = processesPart().newProcessTag();
+    const launch = sandbox ? await sandbox.launch(plan, command.program, command.args, cwd, { ...env, ...tagged.env }) : undefined;
+    return { terminalId: this.terminals.create(command.program, command.args, cwd, env, params.outputByteLimit, launch && { ...launch, tag: tagged.tag }) };
   }
 
   /** The approval seam's decision on one action of this agent's. */
-  private ask(action: ApprovalAction, subject: string | undefined, detail: string, signal: AbortSignal) {
-    return this.services.approvals.request({ agent: this.agent, isSubagent: this.agent.kind !== 'root', policy: this.agent.run.policy, action, subject, detail, signal, log: this.agent.log });
+  private ask(action: ApprovalAction, subject: string | undefined, detail: string, signal: AbortSignal, sandboxAutoAllow = false) {
+    return this.services.approvals.request({ agent: this.agent, isSubagent: this.agent.kind !== 'root', policy: this.agent.run.policy, action, subject, detail, signal, log: this.agent.log, sandboxAutoAllow });
   }
 
   /** A decision Arbor took without the approval seam, recorded as the seam records its own. */

@@ -20,6 +20,11 @@ export const externalAgentConfigSchema = once(() =>
     env: z.record(envName(), z.string().max(10_000)).default({}),
     /** Variables whose values come from the editor's secret storage, never from settings. */
     secretEnv: z.array(envName()).max(20).default([]),
+    /**
+     * Start the agent's own process in the command sandbox (writes only in its run folder, the
+     * network through the filter). Opt-in: the agent then never starts without a sandbox.
+     */
+    sandbox: z.boolean().optional(),
   }),
 );
 

@@ -277,6 +277,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       return await AcpSession.open(this.options.config, {
         cwd: this.options.cwd,
         env: this.options.secretEnv,
+        sandbox: this.options.services.sandbox,
         handlers: this.handlersOf(client),
         startTimeoutMs: this.options.startTimeoutMs,
         loadSessionId: loading,

@@ -1,9 +1,8 @@
 import type { Agent } from '../agents/agent';
-import { ArborError } from '../errors';
 import type { Runtime } from '../runtime';
 import type { SessionLog } from '../sessions/types';
 import { ExternalAgentEngine, type ExternalStart } from './externalEngine';
-import { lastExternalSession, runtimeServices, type ExternalResumeOptions } from './startExternal';
+import { engineFor, lastExternalSession, type ExternalResumeOptions } from './startExternal';
 
 /**
  * An external (Agent Client Protocol) agent that was live when the window went away, put back by
@@ -35,17 +34,8 @@ export interface ExternalRestoreOptions extends ExternalResumeOptions {
 }
 
 export function externalEngineForRestore(runtime: Runtime, log: Pick<SessionLog, 'header' | 'events'>, options: ExternalRestoreOptions): ExternalAgentEngine {
-  const folder = options.folder ?? runtime.workspaceFolder;
-  if (!folder) throw new ArborError('WORKSPACE_NONE', `Open a folder first: the external agent ${options.config.name} works in the workspace folder.`);
   const opened = lastExternalSession(log.events);
-  return new ExternalAgentEngine({
-    config: options.config,
-    services: runtimeServices(runtime),
-    cwd: folder,
-    secretEnv: options.secretEnv,
-    stopGraceMs: options.stopGraceMs,
-    startTimeoutMs: options.startTimeoutMs,
-    loadSessionId: opened?.loadSession ? opened.sessionId : undefined,
+  return engineFor(runtime, { ...options, loadSessionId: opened?.loadSession ? opened.sessionId : undefined }, options.folder ?? runtime.workspaceFolder, {
     whenNotLoadable: 'fresh',
     replay: 'skip',
     freshMemory: opened && !opened.loadSession ? 'this agent cannot load its earlier session (it does not offer session/load)' : undefined,

@@ -7,7 +7,7 @@ import type { RunContext } from '../interaction';
 import type { Runtime } from '../runtime';
 import type { ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
-import { ExternalAgentEngine } from './externalEngine';
+import { ExternalAgentEngine, type ExternalEngineOptions } from './externalEngine';
 
 export interface ExternalStartOptions {
   config: ExternalAgentConfig;
@@ -29,12 +29,19 @@ export function runtimeServices(runtime: Runtime): ExternalAgentServices {
   return {
     approvals: runtime.approvals,
     changes: runtime.changes,
+    sandbox: runtime.sandbox,
     workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace,
     startChild: (parent, label, prompt, engine) => runtime.startContinuable(parent, label, prompt, engine),
   };
 }
 
-function engineFor(runtime: Runtime, options: ExternalResumeOptions & { loadSessionId?: string }, folder: string | undefined): ExternalAgentEngine {
+/** The engine of an external agent working in `folder`; `more` adds what a restore asks of it. */
+export function engineFor(
+  runtime: Runtime,
+  options: ExternalResumeOptions & { loadSessionId?: string },
+  folder: string | undefined,
+  more: Pick<ExternalEngineOptions, 'whenNotLoadable' | 'replay' | 'freshMemory'> = {},
+): ExternalAgentEngine {
   if (!folder) throw new ArborError('WORKSPACE_NONE', `Open a folder first: the external agent ${options.config.name} works in the workspace folder.`);
   return new ExternalAgentEngine({
     config: options.config,
@@ -44,6 +51,7 @@ function engineFor(runtime: Runtime, options: ExternalResumeOptions & { loadSess
     stopGraceMs: options.stopGraceMs,
     startTimeoutMs: options.startTimeoutMs,
     loadSessionId: options.loadSessionId,
+    ...more,
   });
 }
 

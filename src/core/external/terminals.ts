@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ArborError } from '../errors';
 import { processesPart } from '../parts';
 import type { ProcessRoot } from '../processTree';
+import type { SandboxLaunch } from '../sandbox';
 import { OutputTail } from './outputTail';
 
 /** The most output one terminal keeps (its tail) when the agent names no limit. */
@@ -17,6 +18,8 @@ interface Terminal {
   output: OutputTail;
   exit: Promise<{ exitCode: number | null; signal: string | null }>;
   exitStatus: { exitCode: number | null; signal: string | null } | undefined;
+  /** The sandbox it runs in, when it does. */
+  launch?: SandboxLaunch;
 }
 
 /**
@@ -32,12 +35,20 @@ export class TerminalSet {
   private readonly terminals = new Map<string, Terminal>();
   private next = 0;
 
-  create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null): string {
+  /**
+   * Starts `command`; with `launch` (the sandbox's), the launch's program, arguments and
+   * environment are what run (its environment already carries `launch.tag`), and the sandbox's
+   * own files are removed once the terminal is released.
+   */
+  create(command: string, args: readonly string[], cwd: string, env: Record<string, string>, outputByteLimit?: number | null, launch?: SandboxLaunch & { tag: string }): string {
     const id = `term-${++this.next}`;
-    const tagged = processesPart().newProcessTag();
-    const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env, ...tagged.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const tagged = launch ? { tag: launch.tag, env: {} } : processesPart().newProcessTag();
+    const child = launch
+      ? spawn(launch.program, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' })
+      : spawn(command, [...args], { cwd, env: { ...process.env, ...env, ...tagged.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const terminal: Terminal = {
       child,
+      launch,
       root: processesPart().rootOf(child.pid, tagged.tag),
       output: new OutputTail(outputLimit(outputByteLimit)),
       exitStatus: undefined,
@@ -92,6 +103,7 @@ export class TerminalSet {
     const t = this.terminals.get(id);
     if (!t) return;
     killGroup(t);
+    t.launch?.dispose();
     this.terminals.delete(id);
   }
 

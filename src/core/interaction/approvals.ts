@@ -26,6 +26,11 @@ export interface ApprovalRequest {
    * with it, so a session resumed while the prompt was open asks again for that call.
    */
   toolCallId?: string;
+  /**
+   * The action is a command that will run sandboxed and `arbor.sandbox.autoAllow` is on: when no
+   * rule allows it, it is allowed without asking (in every kind of run), since the sandbox bounds it.
+   */
+  sandboxAutoAllow?: boolean;
 }
 
 export interface ApprovalOutcome {
@@ -135,6 +140,9 @@ export class ApprovalService {
     const matched = this.matchingRule(req);
     if (matched) {
       return { decision: 'allow-rule', reason: `Allowed without asking by the ${SCOPE_WORDING[matched.scope]} rule "${formatApprovalRule(matched)}".`, rule: matched };
+    }
+    if (req.sandboxAutoAllow && req.action === 'run-command') {
+      return { decision: 'allow-rule', reason: 'Allowed without asking: it runs sandboxed (arbor.sandbox.autoAllow).'};
     }
     const offered = ruleForSubject(req.action, req.subject);
     const suggestedRule = offered ? formatApprovalRule(offered) : undefined;

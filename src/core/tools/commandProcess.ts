@@ -1,12 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { newProcessTag, rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
+import { rootOf, signalProcesses, type FoundProcesses, type ProcessRoot } from '../processTree';
 
 /**
- * The process of one run_command call (runCommand.ts decides whether and where it runs), part
- * of the processes part (src/core/processes.ts), loaded by the first command that runs.
+ * The process of one run_command call (runCommand.ts decides whether, where and in which sandbox
+ * it runs), part of the processes part (src/core/processes.ts), loaded by the first command that runs.
  */
 
 const MAX_OUTPUT = 64 * 1024;
+
+/** How a command is started: a shell line (`shell`), or a program and its arguments (the sandbox's). */
+export interface CommandStart {
+  program: string;
+  args: string[];
+  shell: boolean;
+  /** The whole environment, carrying `tag` (see processTree). */
+  env: Record<string, string>;
+  tag: string;
+}
 
 export interface CommandOutcome {
   status: 'exited' | 'timed-out' | 'failed-to-start';
@@ -32,13 +42,15 @@ export const KILL_GRACE_MS = 2_000;
  * "Every process" is what processTree.ts finds: the tree, the group and session, and whatever
  * carries the command's tag in its environment, so a process that a subshell moved to a session
  * of its own (`(setsid cmd &)`) is ended too. Limit: one that also started with a cleared
- * environment cannot be found; its output is no longer read and the tool still returns.
+ * environment cannot be found; its output is no longer read and the tool still returns. A
+ * sandboxed command has no such limit: its processes live in a PID namespace of their own, and
+ * all of them end when its first process (bubblewrap's) does.
  */
-export function execute(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
+export function execute(start: CommandStart, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const { tag, env } = newProcessTag();
-    const child = spawn(command, { cwd, shell: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const { tag } = start;
+    const child = spawn(start.program, start.args, { cwd, shell: start.shell, env: start.env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const root = rootOf(child.pid, tag);
     let output = '';
     let truncated = false;

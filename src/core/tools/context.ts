@@ -6,6 +6,7 @@ import type { ApprovalService, RunInteractionPolicy, UserInteractionService } fr
 import type { AgentKind, SessionLog } from '../sessions/types';
 import type { InterruptAuthority, InterruptResult } from '../subagents/continuation';
 import type { OneShotOutcome } from '../subagents/oneShot';
+import type { CommandSandbox } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
 import type { WorkspacePort } from '../workspace/port';
 import type { ToolDefinition } from './types';
@@ -74,6 +75,8 @@ export interface ToolHost extends Delegation, WorkspaceFolder {
   readonly changes: ChangeSets;
   readonly agents: AgentRegistry;
   readonly subagents: SubagentMessaging;
+  /** What bounds the commands agents run (see src/core/sandbox); commands run as they are without it. */
+  readonly sandbox?: CommandSandbox;
 }
 
 /** What every runtime tool handler receives. */

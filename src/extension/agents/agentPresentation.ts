@@ -35,6 +35,8 @@ export interface PresentationInput {
   waitingFor?: 'answer' | 'approval';
   /** The subagents it waits on (see DoingInput.waitingOn). */
   waitingOn?: readonly string[];
+  /** Its commands run sandboxed (see DoingInput.commandsSandboxed). */
+  commandsSandboxed?: boolean;
   /** What this agent and every live agent below it cost (0 when no model had a price). */
   treeCost?: number;
   /**
@@ -50,7 +52,7 @@ export interface PresentationInput {
  * subagents it waits on (the one-shot agents its turn holds, or, while it is idle, its running
  * continuable children, whose reports wake it).
  */
-export function doingOf(agent: Agent, agents: Pick<AgentRegistry, 'childrenOf'>, pending: OpenPrompts): DoingInput {
+export function doingOf(agent: Agent, agents: Pick<AgentRegistry, 'childrenOf'>, pending: OpenPrompts, commandsSandboxed = false): DoingInput {
   const prompt = pending.find((p) => p.agent?.id === agent.id);
   const running = agent.status === 'running';
   const waitingOn = agents
@@ -61,6 +63,7 @@ export function doingOf(agent: Agent, agents: Pick<AgentRegistry, 'childrenOf'>,
     activity: activityOf(agent),
     waitingFor: prompt ? (prompt.intent === 'approval' ? 'approval' : 'answer') : undefined,
     waitingOn: agent.isHeld ? [] : waitingOn,
+    commandsSandboxed,
   };
 }
 
@@ -76,11 +79,11 @@ export type LiveAgents = Pick<AgentRegistry, 'isLive' | 'childrenOf' | 'ownerOf'
  * rows with it (once per repaint, agentRows.ts) and pickers describe agents with it, so a
  * picker never reads, or disturbs, what the view has shown.
  */
-export function presentLiveAgent(agent: Agent, agents: LiveAgents, pending: OpenPrompts, options: { now?: number; time?: PresentationInput['time'] } = {}): AgentPresentation {
+export function presentLiveAgent(agent: Agent, agents: LiveAgents, pending: OpenPrompts, options: { now?: number; time?: PresentationInput['time']; commandsSandboxed?: boolean } = {}): AgentPresentation {
   const { tokens, count, cost } = treeUsage(agent, agents);
   const holder = agent.kind === 'one-shot' ? agents.ownerOf(agent)?.label : undefined;
   const { waitingFor, waitingOn } = doingOf(agent, agents, pending);
-  return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: options.now ?? Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time: options.time });
+  return presentAgent({ agent, waiting: waitingFor !== undefined, treeTokens: tokens, descendants: count, now: options.now ?? Date.now(), holder, waitingFor, waitingOn, treeCost: cost, time: options.time, commandsSandboxed: options.commandsSandboxed });
 }
 
 /** An agent as a quick pick names it: its name, its path from its top-level ancestor ("Lead › Researcher"), what it is doing. */
@@ -110,7 +113,7 @@ function treeUsage(agent: Agent, agents: LiveAgents): { tokens: number; count: n
   return { tokens, count, cost };
 }
 
-export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost, time = 'elapsed' }: PresentationInput): AgentPresentation {
+export function presentAgent({ agent, waiting, treeTokens, descendants, now, holder, waitingFor, waitingOn, treeCost, time = 'elapsed', commandsSandboxed }: PresentationInput): AgentPresentation {
   const state: AgentState = waiting
     ? 'waiting'
     : agent.stopping
@@ -124,7 +127,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   const queueHold = holdAt(agent.holds, 'claim');
   const stopped = queueHold ? describeHold(queueHold).text : 'stopped';
   const own = agent.usage.inputTokens + agent.usage.outputTokens;
-  const doing = describeDoing({ activity: activityOf(agent), waitingFor: waiting ? (waitingFor ?? 'answer') : undefined, waitingOn });
+  const doing = describeDoing({ activity: activityOf(agent), waitingFor: waiting ? (waitingFor ?? 'answer') : undefined, waitingOn, commandsSandboxed });
   const stateText =
     state === 'waiting'
       ? (doing ?? 'waiting for you')

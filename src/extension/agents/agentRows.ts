@@ -27,6 +27,8 @@ export interface RowSources {
   endedCount(agent: Agent): number;
   /** The files the agent changed, as listed under it. */
   filesCount(agent: Agent): number;
+  /** Whether commands run sandboxed now ("running (sandboxed): npm test"). */
+  commandsSandboxed?(): boolean;
 }
 
 export interface AgentRow {
@@ -44,7 +46,7 @@ export interface AgentRow {
 export function buildRow(agent: Agent, sources: RowSources, now = Date.now()): AgentRow {
   const subagents = (sources.agents.isLive(agent) ? sources.agents.liveChildCount(agent) : 0) + sources.endedCount(agent);
   const files = sources.filesCount(agent);
-  const presentation = presentLiveAgent(agent, sources.agents, sources.pending(), { now, time: subagents + files > 0 ? 'started' : 'elapsed' });
+  const presentation = presentLiveAgent(agent, sources.agents, sources.pending(), { now, time: subagents + files > 0 ? 'started' : 'elapsed', commandsSandboxed: sources.commandsSandboxed?.() });
   return {
     presentation,
     description: files > 0 ? `${presentation.description} · ${filesChangedText(files)}` : presentation.description,

@@ -88,6 +88,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         pending: () => interaction.pending(),
         endedCount: (a) => this.ended.count(a),
         filesCount: (a) => this.filesOf(a).length,
+        commandsSandboxed: () => this.runtime.sandbox.sandboxesCommands,
       }),
     );
     this._register(

@@ -182,7 +182,7 @@ export class ConversationPanel extends Disposable implements ConversationView {
       });
     }
     const parent = runtime.agents.parentOf(agent);
-    const doing = describeDoing(doingOf(agent, runtime.agents, interaction.pending()));
+    const doing = describeDoing(doingOf(agent, runtime.agents, interaction.pending(), runtime.sandbox.sandboxesCommands));
     return conversationState({
       kind: agent.kind,
       live: runtime.agents.isLive(agent),

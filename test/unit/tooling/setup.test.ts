@@ -23,8 +23,8 @@ const names = (pkgs: Pkg[]) => pkgs.map((p) => p.name);
 
 describe('fresh-machine set-up (scripts/setup.cjs)', () => {
   describe('which Debian packages a command needs', () => {
-    it('the tests need chromium, openssh-server, libkrb5-dev and ripgrep on a bare machine', () => {
-      assert.deepEqual(names(setup.missingPackages('test', bare)), ['chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep']);
+    it('the tests need chromium, openssh-server, libkrb5-dev, ripgrep, bubblewrap and socat on a bare machine', () => {
+      assert.deepEqual(names(setup.missingPackages('test', bare)), ['chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep', 'bubblewrap', 'socat']);
     });
 
     it('npm start needs no browser, only what installing code-server needs', () => {
@@ -32,12 +32,12 @@ describe('fresh-machine set-up (scripts/setup.cjs)', () => {
     });
 
     it('once code-server is installed, its build packages are no longer needed', () => {
-      assert.deepEqual(names(setup.missingPackages('test', { ...bare, codeServerInstalled: true })), ['chromium', 'openssh-server']);
+      assert.deepEqual(names(setup.missingPackages('test', { ...bare, codeServerInstalled: true })), ['chromium', 'openssh-server', 'bubblewrap', 'socat']);
       assert.deepEqual(names(setup.missingPackages('start', { ...bare, codeServerInstalled: true })), []);
     });
 
     it('installed packages and a Chromium at CHROMIUM_PATH count as present', () => {
-      assert.deepEqual(names(setup.missingPackages('test', { ...bare, isInstalled: (n) => n === 'ripgrep' || n === 'openssh-server', chromiumPresent: true })), ['libkrb5-dev']);
+      assert.deepEqual(names(setup.missingPackages('test', { ...bare, isInstalled: (n) => ['ripgrep', 'openssh-server', 'bubblewrap', 'socat'].includes(n), chromiumPresent: true })), ['libkrb5-dev']);
     });
 
     it('says why each package is needed', () => {
@@ -57,7 +57,7 @@ describe('fresh-machine set-up (scripts/setup.cjs)', () => {
       assert.equal(plan.kind, 'install');
       assert.deepEqual(plan.kind === 'install' && plan.commands, [
         ['apt-get', 'update', '-q'],
-        ['apt-get', 'install', '-y', '-q', 'chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep'],
+        ['apt-get', 'install', '-y', '-q', 'chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep', 'bubblewrap', 'socat'],
       ]);
     });
 
@@ -66,14 +66,14 @@ describe('fresh-machine set-up (scripts/setup.cjs)', () => {
       assert.equal(plan.kind, 'install');
       if (plan.kind !== 'install') return;
       for (const command of plan.commands) assert.deepEqual(command.slice(0, 2), ['sudo', '-n']);
-      assert.deepEqual(plan.packages, ['chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep']);
+      assert.deepEqual(plan.packages, ['chromium', 'openssh-server', 'libkrb5-dev', 'ripgrep', 'bubblewrap', 'socat']);
     });
 
     it('a user who cannot install is told the exact one-line command and why each package is needed', () => {
       const plan = setup.planSystemPackages(missing, { hasApt: true, isRoot: false, passwordlessSudo: false });
       assert.equal(plan.kind, 'manual');
       if (plan.kind !== 'manual') return;
-      assert.match(plan.message, /^ {2}sudo apt-get update && sudo apt-get install -y -q chromium openssh-server libkrb5-dev ripgrep$/m);
+      assert.match(plan.message, /^ {2}sudo apt-get update && sudo apt-get install -y -q chromium openssh-server libkrb5-dev ripgrep bubblewrap socat$/m);
       for (const pkg of missing) assert.ok(plan.message.includes(`${pkg.name}: ${pkg.why}`), pkg.name);
     });
 
