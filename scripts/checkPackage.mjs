@@ -51,8 +51,11 @@ const ENTRY_BUDGET_KIB = 4;
 // definition files 3.6, update_plan and plan summaries 1.8, the set of definitions and the
 // delegation tools' `agent` 1.5, the rest in the views); reading and parsing the files with their
 // YAML library (dist/definitionsPart.js, 56) and enforcing a definition (dist/definedAgents.js, 4)
-// are parts.
-const BUNDLE_BUDGET_KIB = 352;
+// are parts. The restore of the Agents tree adds 4.4 KiB (the recorder's front every window
+// keeps, the runtime's restore and resume entry points, the ended rows put back); the recorder,
+// reading the records and putting the tree back are parts (dist/restorePart.js 14,
+// dist/restoreAtStart.js 3).
+const BUNDLE_BUDGET_KIB = 357;
 const kib = (file) => {
   const at = path.join(ROOT, file);
   return fs.existsSync(at) ? fs.statSync(at).size / 1024 : Infinity;

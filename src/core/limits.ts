@@ -109,6 +109,16 @@ export class RunBudget {
     return this.agentWarnings?.get(agentId);
   }
 
+  /** What a run put back after a reload had used before it (restore/): its figures and each agent's cost. */
+  carryOver(used: { tokensUsed: number; turnsUsed: number; modelCallsUsed: number; cost: number; unpricedTokens: number }, costs: Iterable<readonly [string, number]>): void {
+    this.tokensUsed = used.tokensUsed;
+    this.turnsUsed = used.turnsUsed;
+    this.modelCallsUsed = used.modelCallsUsed;
+    this.cost = used.cost;
+    this.unpricedTokens = used.unpricedTokens;
+    for (const [id, cost] of costs) if (cost > 0) (this.costs ??= new Map()).set(id, cost);
+  }
+
   warnAgent(agentId: string, warning: string | undefined): void {
     if (warning === undefined) this.agentWarnings?.delete(agentId);
     else (this.agentWarnings ??= new Map()).set(agentId, warning);

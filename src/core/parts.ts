@@ -12,6 +12,7 @@ import type * as ScriptedModel from './models/scriptedModel';
 import type * as WorkspaceToolRuns from './tools/workspaceToolRuns';
 import type * as PlanApproval from './tools/planApproval';
 import type * as Processes from './processes';
+import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 
@@ -32,6 +33,9 @@ export const processesPart = partOnFirstUse('process control (dist/processes.js)
 
 /** What exit_plan_mode does: asking the human to approve a plan. */
 export const planApprovalPart = partOnFirstUse('plan approval (dist/planApproval.js)', () => require('./tools/planApproval') as typeof PlanApproval);
+
+/** Each live root's live-state record, and putting the Agents tree back from them when a window starts (Runtime.restoreLive). */
+export const restorePart = partOnFirstUse('the restore of the Agents tree (dist/restorePart.js)', () => require('./restore/restorePart') as typeof Restore);
 
 /** Applying agent definitions to the agents that use one: their bounds, tool lists and globs, model, instructions, and the list the delegation tools show. */
 export const definedAgentsPart = partOnFirstUse('agent definitions (dist/definedAgents.js)', () => require('./definitions/definedAgents') as typeof DefinedAgents);

@@ -11,10 +11,10 @@ import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnaps
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
 import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
-import { definedAgentsPart } from './parts';
+import { definedAgentsPart, restorePart } from './parts';
 import { AgentDefinitions } from './definitions/definitionSet';
 import type { AgentDefinition } from './definitions/types';
-import { ArborError } from './errors';
+import { ArborError, asArborError } from './errors';
 import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy, type RunInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
@@ -23,6 +23,8 @@ import { warnProcess, type OnProblem } from './problems';
 import { Run } from './run';
 import { CommandSandbox } from './sandbox';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
+import type { RestoreLiveOptions, RestoreReport } from './restore';
+import { LiveRecords } from './restore/liveRecords';
 import { memorySessionLogs } from './sessions/memoryLog';
 import type { AgentKind } from './sessions/types';
 import { stopBranches, type BranchStopResult } from './subagents/branchStop';
@@ -46,6 +48,9 @@ export type { SubagentService };
 export type { ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions };
 export type { RuntimeEvent };
 export type { BranchStopResult };
+
+/** The note a turn the window cut short is continued with (Runtime.resumeInterrupted). */
+export const INTERRUPTED_NOTE = '[Arbor] The window closed while your last turn was running. Continue where you left off.';
 
 /**
  * The agent runtime: the composition root that creates agents, hosts their turns, and owns
@@ -103,6 +108,9 @@ export class Runtime implements AgentHost {
   private readonly shutdownWaitMs: number;
   /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
   readonly onProblem: OnProblem;
+  /** Keeps each live root's live-state record, when the runtime has durable sessions and a place for them. */
+  readonly liveRecords: LiveRecords | undefined;
+  private readonly liveRecordsFolder: string | undefined;
 
   /** The folder commands run in and paths are relative to; none when no folder is open. */
   get workspaceFolder(): string | undefined {
@@ -139,6 +147,22 @@ export class Runtime implements AgentHost {
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
+    const folder = (this.liveRecordsFolder = this.store ? options.liveRecordsFolder : undefined);
+    const records = (this.liveRecords =
+      folder === undefined
+        ? undefined
+        : new LiveRecords(() => {
+            const part = restorePart();
+            return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: this.agents, onEvent: this.onEvent, onBudgetEvent: this.budgets.onEvent, pauseOf: (a) => this.budgets.holdOf(a.run), onProblem: this.onProblem, delayMs: options.liveRecordDelayMs });
+          }));
+    // The recorder starts with the first agent that goes live (that agent's record included).
+    if (records) {
+      const first = this.events.on((event) => {
+        if (event.type !== 'agent_added') return;
+        first.dispose();
+        records.changed(event.agent);
+      });
+    }
   }
 
   /**
@@ -225,6 +249,56 @@ export class Runtime implements AgentHost {
   }
 
   /**
+   * Puts back every root that was live in this folder when its window last went away (a reload,
+   * a quit, a crash), each with its live subtree, states, queues, usage and holds, from the
+   * live-state records and the sessions' logs (restore/restoreLive.ts). Never throws: what
+   * cannot be put back is in the report's problems. Without durable sessions and live-state
+   * records there is nothing to restore.
+   */
+  restoreLive(options: RestoreLiveOptions = {}): Promise<RestoreReport> {
+    const store = this.store;
+    const folder = this.liveRecordsFolder;
+    if (!store || folder === undefined || this.disposed) return Promise.resolve({ roots: [], interrupted: [], problems: [], agents: [] });
+    let part: ReturnType<typeof restorePart>;
+    try {
+      part = restorePart();
+    } catch (err) {
+      // A damaged installation: nothing is put back, and the report says why.
+      const error = asArborError(err, 'INTERNAL');
+      return Promise.resolve({ roots: [], interrupted: [], problems: [{ code: error.code, message: error.message }], agents: [] });
+    }
+    return part.restoreLive(
+      {
+        store,
+        folder,
+        agents: this.agents,
+        onProblem: this.onProblem,
+        defaultLimits: () => this.defaultLimits,
+        newRunBudget: () => this.budgets.newRunBudget(),
+        restorePause: (run, hold) => this.budgets.restorePause(run, hold),
+        makeRoot: (label, run, past, planMode, engine) => this.factory.create({ label, kind: 'root', run, past, planMode, engine }),
+        makeChild: (parent, label, past, engine) => this.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
+        addRoot: (agent) => this.agents.add(agent),
+        adoptChild: (parent, child) => this.manager.adopt(parent, child),
+        isOpen: () => !this.disposed,
+        workspaceFor: (folder) => new NodeWorkspace({ folders: [folder] }),
+      },
+      options,
+    );
+  }
+
+  /**
+   * Continues an agent whose turn the window cut short (held `reload`, interrupted): the hold
+   * comes off and a turn starts with a note to go on, after any queued messages. Any waking
+   * send does the same with its own message. An agent not held so is left as it is.
+   */
+  resumeInterrupted(agent: Agent): void {
+    if (!this.agents.isLive(agent)) throw new ArborError('AGENT_DISPOSED', `"${agent.label}" is no longer live.`);
+    if (!agent.holds.some((h) => h.reason === 'reload' && h.interrupted)) return;
+    agent.send(INTERRUPTED_NOTE, { from: 'system', wake: true });
+  }
+
+  /**
    * The user's Stop: ends only this agent's current turn; its queue is parked and its
    * children keep running. The exact live agent is the authority (interruptLive); a caller
    * with only an id and a parent address uses `subagents.interrupt`. One-shot children belong
@@ -306,6 +380,8 @@ export class Runtime implements AgentHost {
    */
   dispose(): Promise<void> {
     if (this.disposed) return Promise.resolve();
+    // First, while turns still run: a turn in flight is recorded as one, so the next window holds it interrupted.
+    this.liveRecords?.flushSync();
     this.disposed = true;
     this.budgets.dispose();
     this.manager.dispose();

@@ -49,6 +49,13 @@ export interface RuntimeOptions {
   workspaceFiles?: WorkspacePort;
   /** Where each agent's change set is kept (in memory by default; the editor keeps it beside the sessions). */
   changeSets?: ChangeSetStorage;
+  /**
+   * The sessions folder, where each live root's live-state record is kept (`live/`), so the next
+   * window puts the tree back (Runtime.restoreLive); none by default. Used only with a DurableSessionStore.
+   */
+  liveRecordsFolder?: string;
+  /** How long changes gather before the live-state records are written (1 s by default). */
+  liveRecordDelayMs?: number;
   /** The sandbox agents' commands run in (`arbor.sandbox.*`); off when omitted. */
   sandbox?: CommandSandbox;
   /** Session ids; unique across reloads by default. */

@@ -24,6 +24,9 @@ import { hostRuntime } from './runtimeHost';
 import { schedulesOnDemand } from './schedules/schedulesOnDemand';
 import { registerExternalAgents } from './external';
 import { createViews } from './views';
+import { reportError } from './errorReporting';
+import { scriptedModelPart } from '../core/models';
+import type { WorktreeRuns } from './worktrees/worktreeRuns';
 import { AgentDefinitionFiles } from './definitions/definitionFiles';
 import { once } from '../core';
 import {
@@ -34,10 +37,12 @@ import {
   WORKTREE_BASE_SCHEME,
   WORKTREE_COMMANDS,
   commandsOnFirstUse,
+  demoPart,
   definitionsPart,
   historyCommandsPart,
   manageApprovalsPart,
   modelCommandsPart,
+  restoreAtStartPart,
   runLinksPart,
   testingPart,
   worktreeCommandsPart,
@@ -72,8 +77,9 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
   context.subscriptions.push({ dispose: () => approvals?.dispose() }, ...commandsOnFirstUse([MANAGE_APPROVALS_COMMAND], () => ({ [MANAGE_APPROVALS_COMMAND]: () => manageApprovals().show() })), vscodeTools);
   // Tools another extension registered since the last run (an MCP server that started) join at each start.
   const runs = createAgentRuns(runtime, log, () => vscodeTools.sync());
-  // Made the first time a worktree command runs: only then does its part load.
-  const worktrees = once(() => new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log));
+  // Made the first time a worktree command runs (or a restored root had a worktree): only then does its part load.
+  let worktreeRuns: WorktreeRuns | undefined;
+  const worktrees = once(() => (worktreeRuns = new (worktreesPart().WorktreeRuns)(runtime, runs, vscode.Uri.joinPath(context.globalStorageUri, 'worktrees').fsPath, log)));
   const externalAgents = registerExternalAgents(context, runtime, log);
   // Made by the first link followed (its part loads then).
   const links = once(() => new (runLinksPart().RunLinkHandler)(log, (request) => runs.start(request, 'interactive'), previews));
@@ -117,7 +123,34 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     startInteractive: (request, limits) => runs.start(request, 'interactive', undefined, limits),
     subscriptions: context.subscriptions,
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles }) });
+  // The tree the window had when it last went away comes back by itself, after the start (its part loads then).
+  const restored = new Promise<void>((resolve) => setImmediate(resolve)).then(() => restoreAtStartPart().restoreAtStart({
+    runtime,
+    ended: tree.ended,
+    worktreeOf: (root) => worktreeRuns?.get(root.id)?.worktree,
+    adoptWorktree: (root, worktree) => worktrees().adopt(root, worktree),
+    log,
+    warn: (message) => void vscode.window.showWarningMessage(message),
+    // Only the demo's own run gets its scripted model back (its part loads then); other runs use the window's model.
+    modelFor: (run, label) => {
+      if (run.model !== 'scripted') return undefined;
+      const demo = demoPart();
+      return label === demo.DEMO_ROOT_LABEL ? new (scriptedModelPart().ScriptedModel)(demo.demoScript) : undefined;
+    },
+    externalEngine: (past, run) => externalAgents.engineForRestore(past, run.folder),
+    onRestored: (agent) => void externalAgents.restartProcess(agent),
+    afterReload: {
+      setting: () => host.settings().afterReload,
+      notifications: vscode.window,
+      reveal: async (agent) => {
+        await treeView.reveal(agent, { select: true, focus: true });
+      },
+    },
+  })).catch((err: unknown) => {
+    reportError(log, 'Could not put back the agents of the last window', err);
+    return undefined;
+  });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored }) });
   return api;
 }
 

@@ -18,6 +18,7 @@ import type * as ExternalRuns from './external/externalRuns';
 import type * as HistoryCommands from './history/historyCommands';
 import type * as ModelCommands from './models/modelCommands';
 import type * as Review from './review/changeReview';
+import type * as RestoreAtStart from './agents/restoreAtStart';
 import type * as Schedules from './schedules';
 import type * as Testing from './testing';
 import type * as WorktreeCommands from './worktrees/worktreeCommands';
@@ -89,6 +90,9 @@ export const budgetNotificationsPart = partOnFirstUse('the budget notifications 
 
 /** Links such as vscode://arbor.arbor/run?prompt=...: confirming and starting the run a link asks for. */
 export const runLinksPart = partOnFirstUse('the run links (dist/runLinks.js)', (): typeof RunLinks => require('./api/runLinks') as typeof RunLinks);
+
+/** Putting the Agents tree of the last window back when Arbor starts (after activation, never in its way). */
+export const restoreAtStartPart = partOnFirstUse('the restore of the Agents tree (dist/restoreAtStart.js)', (): typeof RestoreAtStart => require('./agents/restoreAtStart') as typeof RestoreAtStart);
 
 /** The sandbox settings (arbor.sandbox.*), read at the first command and when they change. */
 export const sandboxSettingsPart = partOnFirstUse('the sandbox settings (dist/sandboxSettings.js)', (): typeof SandboxSettings => require('./sandboxSettings') as typeof SandboxSettings);

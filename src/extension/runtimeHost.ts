@@ -82,6 +82,8 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     sessions: store,
     workspaceFiles: new VsCodeWorkspace(ripgrep),
     changeSets: store ? new FileChangeSetStorage(store.root) : undefined,
+    // Each live root's live-state record beside the sessions: the next window puts the tree back from it.
+    liveRecordsFolder: store?.root,
     approvalRules,
     sandbox,
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { priceTableSchema, runawaySettingsSchema, runLimitsSchema, type PriceTable, type RunawaySettingsInput, type RunLimitsInput } from '../core';
-import { parseAfterReloadSetting, type AfterReloadSetting } from './sessions/afterReload';
+import { parseAfterReloadSetting, type AfterReloadSetting } from './sessions/afterReloadSetting';
 import { timeoutMs } from './timeoutSetting';
 
 /** Settings are a trust boundary too: a bad value is reported and a safe default is used. */

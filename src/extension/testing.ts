@@ -3,7 +3,7 @@
 // reads, what conversation views were sent) and what they read of open prompts is kept here,
 // from the events the parts fire, so no production class keeps a tally or an accessor for them.
 import type * as vscode from 'vscode';
-import type { RunLimitsInput, Runtime } from '../core';
+import type { RestoreReport, RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
 import { scriptedModelPart, type SwitchableModel } from '../core/models';
 import type { JsonlSessionStore } from '../core/sessions';
@@ -116,6 +116,8 @@ export interface ArborTesting {
   definitionFiles: AgentDefinitionFiles;
   /** Dispose everything Arbor registered, exactly as deactivation does. */
   deactivate(): void;
+  /** Settles when the tree of the last window is put back (undefined when that failed as a whole). */
+  restored: Promise<RestoreReport | undefined>;
 }
 
 export interface TestingParts {
@@ -133,10 +135,11 @@ export interface TestingParts {
   schedules: () => ScheduledRuns;
   usageBar: UsageStatusBar;
   externalAgents: ExternalAgents;
+  restored: Promise<RestoreReport | undefined>;
   definitionFiles: AgentDefinitionFiles;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [], historyReads: 0 };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -168,6 +171,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
       return schedules();
     },
     externalAgents,
+    restored,
     definitionFiles,
     startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new (scriptedModelPart().ScriptedModel)(script)),
     deactivate: () => {

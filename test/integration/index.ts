@@ -28,10 +28,11 @@ export type ResultRecord =
 
 /**
  * Suites that leave questions on screen until the reload (they would stand in front of other
- * suites' prompts) or tear Arbor down (deactivation disposes every agent and command): they run
- * after every other suite of the phase, whatever their names, in this order.
+ * suites' prompts), leave agents live for the reload to put back (another suite's cleanup would
+ * end them) or tear Arbor down (deactivation disposes every agent and command): they run after
+ * every other suite of the phase, whatever their names, in this order.
  */
-const LAST_SUITES = ['pendingQuestionReload.test.js', 'deactivation.test.js'];
+const LAST_SUITES = ['pendingQuestionReload.test.js', 'treeRestore.test.js', 'deactivation.test.js'];
 
 /** The window gets this long to reload before the first phase reports that it did not. */
 const RELOAD_TIMEOUT_MS = 60_000;

@@ -11,8 +11,9 @@ import type { RunBudget } from '../limits';
  *   send; `budget` with a raise of the run's limits; `runaway` with a person's message (or the
  *   person's Resume).
  * - Queue holds (`stop`, `branch`, `reload`) keep the queue from being claimed for a new turn.
- *   `stop` and `reload` lapse when the agent is idle with nothing queued; `branch` stays until a
- *   waking send, so a report that arrives later only queues.
+ *   `stop` and `reload` lapse when the agent is idle with nothing queued; `branch`, and a
+ *   `reload` that cut a turn short (the window closed), stay until a waking send, so a report
+ *   that arrives later only queues.
  * - Run holds (`budget`, `runaway`) let a turn start but end it at once, before any model call
  *   and before the tools of a reply that streamed in: the message it claimed stays in the
  *   conversation, the turn ends like a Stop.
@@ -81,9 +82,12 @@ export function isQueueHold(hold: Hold): boolean {
   return hold.reason === 'stop' || hold.reason === 'branch' || hold.reason === 'reload';
 }
 
-/** A Stop's and a reload's hold lapse when the agent is idle with nothing queued: the next message starts a turn as usual. */
+/**
+ * A Stop's and a reload's hold lapse when the agent is idle with nothing queued: the next message
+ * starts a turn as usual. A reload that cut a turn short stays until that turn is continued.
+ */
 export function lapsesWhenEmpty(hold: Hold): boolean {
-  return hold.reason === 'stop' || hold.reason === 'reload';
+  return hold.reason === 'stop' || (hold.reason === 'reload' && !hold.interrupted);
 }
 
 /** The holds that say most about the agent come first: what the person has to do before a Send is enough. */
@@ -165,7 +169,9 @@ export function describeHold(hold: Hold): HoldDescription {
     case 'stop':
       return { text: 'stopped', detail: 'Stopped: its queued messages wait, and the next message you send resumes them in order.' };
     case 'reload':
-      return { text: 'stopped', detail: 'Reopened with queued messages: they wait, and the next message you send resumes them in order.' };
+      return hold.interrupted
+        ? { text: 'interrupted (window closed)', detail: 'The window closed while it was working: what it had streamed and the tool results it had received are kept. Resume it, or send it a message, to continue.' }
+        : { text: 'stopped', detail: 'Reopened with queued messages: they wait, and the next message you send resumes them in order.' };
     case 'branch':
       return { text: 'stopped', detail: "Stopped with its branch: a subagent's report only queues, and the next message you send (or its parent sends) resumes it." };
     case 'budget':

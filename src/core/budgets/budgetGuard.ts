@@ -99,6 +99,11 @@ export class BudgetGuard {
     return this.runs.get(run)?.hold;
   }
 
+  /** A run put back after a reload was paused: its agents join it held, and a raise lifts it as before. */
+  restorePause(run: AgentRun, hold: Hold): void {
+    this.entry(run).hold = hold;
+  }
+
   /** Let an agent a runaway guard paused go on (its warning is cleared too). */
   resumeAgent(agent: Agent): void {
     this.runaway.resume(agent);

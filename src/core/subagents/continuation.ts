@@ -125,6 +125,17 @@ export class ContinuationManager {
     });
   }
 
+  /**
+   * A continuable child put back after a reload (restore/): registered under its live parent,
+   * with an Activation of its own again, so its parent's messages, its reports and Stops reach it
+   * as before. `child` is made over its reopened session and is not live yet.
+   */
+  adopt(parent: Agent, child: Agent): void {
+    if (this.disposed) throw new ArborError('AGENT_DISPOSED', 'Arbor is shutting down.');
+    this.host.agents.add(child, { parent });
+    this.activate(parent, child);
+  }
+
   /** Stop only the live target's current turn (see interruptTarget for the rules). */
   interrupt(targetSessionId: string, authority: InterruptAuthority): InterruptResult {
     return interruptTarget(targetSessionId, authority, this.host.agents, this.activations.get(targetSessionId));

@@ -139,7 +139,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
             ? time === 'started'
               ? `${doing ?? 'running'} since ${formatClock(agent.turnStartedAt ?? now)}`
               : `${doing ?? 'running'} · ${formatElapsed(now - (agent.turnStartedAt ?? now))}`
-            : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld
+            : agent.lastTurnEnd?.reason === 'aborted' || agent.isHeld || queueHold?.interrupted
               ? stopped
               : (doing ?? 'idle');
   const tokens = descendants > 0 && treeTokens !== own ? `${formatTokens(own)} tok (tree ${formatTokens(treeTokens)})` : `${formatTokens(own)} tok`;

@@ -78,6 +78,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     this.queue = new RepaintQueue<Agent>((nodes) => this.repaint(nodes), clock);
     // A parent whose list of ended subagents changed gets its row (and so its children) repainted.
     this.ended = new EndedSubagents(runtime.agents, (parent) => {
+      // The parent's live-state record keeps its ended rows (a reload puts them back).
+      runtime.liveRecords?.changed(parent);
       if (runtime.agents.isLive(parent)) this.markChanged(parent);
     }, showEndedSubagents());
     this.rows = new AgentRows((agent) =>

@@ -58,6 +58,13 @@ const ENDED_HOW: Readonly<Record<TurnOutcome, EndedHow>> = Object.freeze({
   interrupted: 'interrupted',
 });
 
+const HOWS: ReadonlySet<string> = new Set<EndedHow>([...Object.values(ENDED_HOW), 'cancelled', 'ended']);
+
+/** Whether `how` is the word of an ended row (a record read back from disk is checked with it). */
+export function isEndedHow(how: string): how is EndedHow {
+  return HOWS.has(how);
+}
+
 /** Who the records belong to: the registry's view of parents. */
 export interface EndedSubagentsHost {
   isLive(agent: Agent): boolean;
@@ -122,6 +129,18 @@ export class EndedSubagents {
       this.onChanged(p);
     }
     return forgotten;
+  }
+
+  /**
+   * Puts back the records a live parent had when the window went away (restore): the same rows
+   * under the restored parent, its live children's ids left out. Nothing is kept while turned off.
+   */
+  restore(parent: Agent, rows: readonly Omit<EndedSubagent, 'type'>[]): void {
+    if (!this.enabled || rows.length === 0 || !this.host.isLive(parent)) return;
+    const list = rows.slice(-MAX_ENDED_PER_PARENT).map((row): EndedSubagent => ({ type: 'ended-subagent', id: row.id, label: row.label, kind: row.kind, how: row.how, tokens: row.tokens, cost: row.cost, creationOrder: row.creationOrder }));
+    for (const node of list) this.parents.set(node, parent);
+    this.byParent.set(parent, list);
+    this.onChanged(parent);
   }
 
   /** Turned off, nothing is kept (and what was is forgotten); turned on, subagents that end from now on are. */

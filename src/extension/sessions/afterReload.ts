@@ -1,5 +1,4 @@
-import * as z from 'zod';
-import { once } from '../../core';
+import type { AfterReloadSetting } from './afterReloadSetting';
 
 /**
  * What happens to the agents a restore found interrupted (a turn was running when the window
@@ -30,18 +29,7 @@ import { once } from '../../core';
  * - One agent's failed resume is reported and does not keep the others from resuming.
  */
 
-export const AFTER_RELOAD_SETTING = 'arbor.sessions.afterReload';
-export const afterReloadSchema = once(() => z.enum(['ask', 'resume', 'keepStopped']));
-export type AfterReloadSetting = z.infer<ReturnType<typeof afterReloadSchema>>;
-
-/** The setting's value, checked; unset is `ask`, and a bad value is reported and read as `ask`. */
-export function parseAfterReloadSetting(value: unknown, onProblem: (message: string) => void): AfterReloadSetting {
-  if (value === undefined || value === null) return 'ask';
-  const parsed = afterReloadSchema().safeParse(value);
-  if (parsed.success) return parsed.data;
-  onProblem(`${AFTER_RELOAD_SETTING} must be one of ${afterReloadSchema().options.join(', ')}; using ask.`);
-  return 'ask';
-}
+export { AFTER_RELOAD_SETTING, afterReloadSchema, parseAfterReloadSetting, type AfterReloadSetting } from './afterReloadSetting';
 
 /** What this module reads of an agent: its name and whether a person attends its run. */
 export interface InterruptedAgent {

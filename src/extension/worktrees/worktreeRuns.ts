@@ -61,6 +61,11 @@ export class WorktreeRuns implements vscode.TextDocumentContentProvider {
     return agent;
   }
 
+  /** A root put back after a reload, with the worktree it worked in: Review, Keep and Discard list it again. */
+  adopt(agent: Agent, worktree: GitWorktree): void {
+    this.entries.set(agent.id, { agent, worktree });
+  }
+
   get(agentId: string): WorktreeEntry | undefined {
     return this.entries.get(agentId);
   }
