@@ -1,3 +1,5 @@
+import * as path from 'node:path';
+import * as fs from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, isArborError, messageOf } from '../errors';
 import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
@@ -286,8 +288,30 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
 async function sandboxedStart(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<(SandboxLaunch & { tag: string }) | undefined> {
   if (!config.sandbox) return undefined;
   if (!options.sandbox) throw new ArborError('SANDBOX_UNAVAILABLE', `The external agent ${config.name} is configured to run sandboxed, but Arbor has no sandbox here.`, { name: config.name });
-  const plan = await options.sandbox.plan([options.cwd], { required: true });
+  const planned = await options.sandbox.plan([options.cwd], { required: true });
+  const plan = planned.kind === 'sandboxed' ? { ...planned, programs: programFoldersUnderTmp([config.command, ...config.args]) } : planned;
   const { tag, env } = processesPart().newProcessTag();
   const launch = await options.sandbox.launch(plan, config.command, config.args, options.cwd, { ...config.env, ...options.env, ...env });
   return { ...launch, tag };
+}
+
+/**
+ * The folders under /tmp that hold the agent's program or a script it is given (an agent
+ * installed or checked out there): the first folder below /tmp of each existing absolute path,
+ * so the program's own files and packages beside it stay readable in the sandbox's fresh /tmp.
+ */
+export function programFoldersUnderTmp(paths: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const p of paths) {
+    if (!path.isAbsolute(p)) continue;
+    let real: string;
+    try {
+      real = fs.realpathSync(p);
+    } catch {
+      continue; // not a path on this machine: an argument like any other
+    }
+    const parts = real.split(path.sep);
+    if (parts[1] === 'tmp' && parts.length > 3) folders.add(path.join('/tmp', parts[2]));
+  }
+  return [...folders];
 }

@@ -37,6 +37,8 @@ export interface BwrapPlan {
    * sandbox later (git hooks and config, the editor's folder settings and tasks, Arbor's schedules).
    */
   readOnly?: readonly string[];
+  /** Real folders under /tmp that hold the program: bound read-only over the sandbox's own /tmp, before anything else. */
+  programs?: readonly string[];
   /** Existing real paths the command may not read, each with whether it is a folder. */
   denyRead: ReadonlyArray<{ path: string; folder: boolean }>;
   /** Real path of the working folder (inside a writable folder). */
@@ -89,6 +91,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     '--tmpfs',
     '/tmp',
   ];
+  // First, so a run folder or a mask inside one of them still goes over it.
+  for (const p of plan.programs ?? []) args.push('--ro-bind', p, p);
   // A mask over a run folder stays writable until the folder is bound in it (bubblewrap makes the
   // folders on the way), and is made read-only after.
   for (const d of covering) args.push(...(d.folder ? ['--tmpfs', d.path] : mask(d)));

@@ -26,7 +26,7 @@ export async function launchSandboxed(plan: SandboxPlan, program: string, args: 
     const socket = path.join(own, 'net.sock');
     filter = new NetworkFilter({ allow: plan.settings.networkAllow, allowLoopback: plan.settings.allowLoopback });
     await filter.listen(socket);
-    const options = bwrapArgs({ writable: plan.writable, denyRead: plan.denyRead, readOnly: plan.readOnly, cwd, proxySocket: socket, disableUserns: plan.available.disableUserns });
+    const options = bwrapArgs({ writable: plan.writable, denyRead: plan.denyRead, readOnly: plan.readOnly, programs: plan.programs, cwd, proxySocket: socket, disableUserns: plan.available.disableUserns });
     const { env } = filterSecrets(process.env, plan.settings.envAllow);
     const inside = { ...env, TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', ...proxyEnv(), ...extraEnv };
     const dir = own;

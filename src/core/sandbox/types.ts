@@ -10,6 +10,11 @@ export type SandboxPlan =
       denyRead: Array<{ path: string; folder: boolean }>;
       /** Existing real paths inside the writable folders that stay read-only (see sandboxPlan.ts). */
       readOnly: string[];
+      /**
+       * Real folders under /tmp that hold the program itself (an external agent installed or
+       * checked out there): shown read-only, since the sandbox's own /tmp would hide them.
+       */
+      programs?: string[];
       settings: SandboxSettings;
       available: Extract<SandboxAvailability, { ok: true }>;
     }
