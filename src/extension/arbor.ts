@@ -102,7 +102,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
     ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
-    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo }),
+    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo, readDefinitions: () => definitionFiles.reload() }),
     definitionFiles,
     ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({
       // The new file is read at once, not only when the file watcher reports it.

@@ -23,6 +23,8 @@ export interface AgentCommandDeps {
   startRun(request: PublicRunRequest, mode: 'interactive' | 'autonomous', limits?: RunLimitsInput, definition?: AgentDefinition): Agent;
   /** The demo always plays on the scripted model, whatever the model setting. */
   startDemo(): Agent;
+  /** Reads the agent definition files as they are now (a run a person starts offers what is on disk, watched or not). */
+  readDefinitions?: () => Promise<void>;
 }
 
 export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable[] {
@@ -111,6 +113,7 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
     try {
       const limits = parseRunStartOptions(title, options);
       // Asked only of a person at the palette: a request from another extension names no definition.
+      if (request === undefined) await deps.readDefinitions?.();
       const definition = request === undefined && runtime.definitions.list().length > 0 ? await definitionsPart().pickDefinition(runtime, title) : null;
       if (definition === undefined) return undefined;
       const parsed = await askPrompt(

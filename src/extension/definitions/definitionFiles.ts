@@ -109,8 +109,11 @@ export class AgentDefinitionFiles extends Disposable {
   private rewatch(): void {
     this.watching?.dispose();
     const patterns: vscode.GlobPattern[] = [];
-    // The folders too: when one is deleted whole, the editor reports only the folder's deletion.
-    const globs = `{${this.sources().flatMap((s) => [s.dir, `${s.dir}/*${s.suffix}`]).join(',')}}`;
+    // The folders too: when one is deleted whole, the editor reports only the folder's deletion;
+    // and the top folder (`.arbor`, `.claude`, `.github`): made with its files in one go, the
+    // editor may report only that folder, its files written before it watched inside.
+    const tops = [...new Set(this.sources().map((s) => s.dir.split('/')[0]))];
+    const globs = `{${[...tops, ...this.sources().flatMap((s) => [s.dir, `${s.dir}/*${s.suffix}`])].join(',')}}`;
     for (const folder of vscode.workspace.workspaceFolders ?? []) patterns.push(new vscode.RelativePattern(folder, globs));
     const user = vscode.Uri.file(userDefinitionsFolder());
     patterns.push(new vscode.RelativePattern(vscode.Uri.joinPath(user, '..'), path.basename(user.fsPath)), new vscode.RelativePattern(user, '*.md'));
