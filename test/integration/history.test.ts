@@ -266,7 +266,8 @@ if (windowReload.phase() === 'before') {
       // VS Code restores a background webview when it is shown: leave only that tab.
       await vscode.window.tabGroups.close(tabs.filter((tab) => !isConversation(tab)));
       await waitFor(() => t.conversations.isOpen(recorded.leadId), 'the conversation view to be restored');
-      await waitFor(() => (t.conversations.stats(recorded.leadId)?.snapshots ?? 0) > 0, 'the restored view to load');
+      // A restored webview loads its page when first shown; on a cold editor just after a reload that can take a while.
+      await waitFor(() => (t.conversations.stats(recorded.leadId)?.snapshots ?? 0) > 0, 'the restored view to load', 60_000);
       const [refused] = t.conversations.receive(recorded.leadId, { type: 'send', text: 'are you there?' });
       assert.ok(refused?.type === 'error' && refused.code === 'AGENT_DISPOSED' && /History/.test(refused.message), 'read-only until resumed');
       if (ui.available) {
