@@ -3,7 +3,7 @@
 // from it, disposal aborts the turn. Split apart, every transition would reach across files for
 // the rest. What a hold is and how it is said lives in holds.ts.
 import { isoNow } from '../clock';
-import { ArborError, type CancelCause } from '../errors';
+import { ArborError, messageOf, type CancelCause } from '../errors';
 import type { AgentBounds } from '../definitions/bounds';
 import type { AgentDefinition } from '../definitions/types';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
@@ -14,6 +14,7 @@ import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, 
 import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
 import type { AgentRun } from './agentRun';
 import { AgentLog, turnEndEvent } from './agentLog';
+import type { DeferredPast } from './deferredPast';
 import { TurnAbort, whenAborted } from './turnAbort';
 import { runEngineTurn, type TurnEngine } from './turnEngine';
 import { TurnLoop, type TurnEnd } from './turnLoop';
@@ -79,6 +80,8 @@ export interface AgentInit {
   /** Its definition's model, used instead of the run's. */
   model?: ModelProvider;
   plan?: readonly PlanItem[];
+  /** A restored agent whose log is still unread (deferredPast.ts): read before its next turn. */
+  deferred?: DeferredPast;
 }
 
 /** Changes without data are shared, not allocated per notification. */
@@ -135,6 +138,9 @@ export class Agent implements HoldTarget {
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Stops the session log's problem reports to this agent. */
   private stopProblemReports: (() => void) | undefined;
+  /** A restored agent's unread log (deferredPast.ts), and its read under way. */
+  private deferred: DeferredPast | undefined;
+  private pastRead: Promise<void> | undefined;
 
   constructor(init: AgentInit) {
     this.id = init.id;
@@ -161,6 +167,7 @@ export class Agent implements HoldTarget {
     this.bounds = init.bounds;
     this.model = init.model;
     this.plan = init.plan;
+    this.deferred = init.deferred;
   }
 
   /** The creation order under its former name; it was never a time. */
@@ -205,6 +212,37 @@ export class Agent implements HoldTarget {
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
     return this.current?.stopping;
+  }
+  /** The ids of the queued messages, oldest first, and the last queue id used (the live-state record keeps them). */
+  get queue(): { ids: readonly number[]; lastId: number } {
+    return this.inbox.state;
+  }
+  /**
+   * Resolves once the conversation is in memory: at once, but for a restored agent whose log is
+   * still unread (deferredPast.ts), which opening its conversation or its next turn reads.
+   * Rejects when the log cannot be read (a later call tries again).
+   */
+  /** True for a restored agent whose log is still unread (see loadPast). */
+  get hasUnreadPast(): boolean {
+    return this.deferred !== undefined;
+  }
+  loadPast(): Promise<void> {
+    const deferred = this.deferred;
+    if (!deferred) return Promise.resolve();
+    return (this.pastRead ??= deferred.load().then(
+      (past) => {
+        [this.deferred, this.pastRead] = [undefined, undefined];
+        // No turn ran before its past was read: the conversation was empty until now.
+        this.messages = past.conversation;
+        if (past.unread.size > 0) this.inbox.retain((item) => !past.unread.has(item.id));
+        if (!this.current && past.lastTurnEnd) this.lastTurnEnd = past.lastTurnEnd;
+        this.host.agentChanged(this, STATUS_CHANGED);
+      },
+      (err: unknown) => {
+        this.pastRead = undefined;
+        throw err;
+      },
+    ));
   }
   get turnCount(): number {
     return this.turns;
@@ -385,6 +423,12 @@ export class Agent implements HoldTarget {
     const [abort, turn] = [new TurnAbort(), ++this.turns];
     this.current = { turn, startedAt: Date.now(), abort };
     this.host.agentChanged(this, STATUS_CHANGED);
+    // A restored agent's log is read before its first turn runs (deferredPast.ts).
+    if (this.deferred) return this.loadPast().then(() => this.runTurn(first, turn, abort), (err: unknown) => this.finishTurn({ turn, reason: 'error', message: `Its session could not be read back: ${messageOf(err)}`, finalText: '' }));
+    return this.runTurn(first, turn, abort);
+  }
+
+  private runTurn(first: InboxItem | { resumedCall: ToolCall }, turn: number, abort: TurnAbort): Promise<void> {
     if (this.engine && !('resumedCall' in first)) {
       return runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)).then((end) => this.finishTurn(end));
     }

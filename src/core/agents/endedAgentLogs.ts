@@ -18,6 +18,8 @@ export interface DurableSessionStore extends SessionLogFactory {
   create(header: SessionHeader): ClosableSessionLog;
   /** Takes an existing session over for writing, repairing a crashed turn; SESSION_IN_USE if open. */
   reopenLog(id: string): Promise<ClosableSessionLog>;
+  /** Takes a session over for a reopen to come without reading it: its lock, and its file's length (the JSONL store). */
+  reserve?(id: string): Promise<{ length: number; release(): Promise<void> }>;
   /** Reads a session without taking it over (nothing is written). */
   loadSession(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
 }

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent';
+import { unwrapLog, type Agent } from '../agents/agent';
 import { isoNow } from '../clock';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
@@ -6,7 +6,7 @@ import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
-import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
+import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, PastRecord, WorktreeLinkRecord } from './liveRecord';
 import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
 
 /** What the editor keeps of an agent that the core does not: its ended-subagent rows, its run's worktree. */
@@ -28,6 +28,14 @@ export interface LiveRecorderDeps {
 }
 
 const DEFAULT_DELAY_MS = 1_000;
+/** A last turn's final text is kept this long in a record (the log keeps it whole, and gives it back once read). */
+const FINAL_TEXT_KEPT = 2_000;
+
+/** A log that can say its file's length while everything appended is written (the JSONL log; restore/deferredLog.ts). */
+interface MeasuredLog {
+  readonly writtenLength: number | undefined;
+  flushSync?(): void;
+}
 
 /**
  * Keeps each live root's record (liveRecord.ts) current, off the agents' path: an event only
@@ -100,7 +108,17 @@ export class LiveRecorder {
     if (this.stopped) return;
     const [, ended] = this.take();
     this.stop();
-    const roots = this.deps.agents.all().filter((a) => a.kind === 'root');
+    const all = this.deps.agents.all();
+    const roots = all.filter((a) => a.kind === 'root');
+    // Written now rather than by the store's exit flush a moment later: each record can then say
+    // its logs' final length, and the next window reads none of them to put the tree back.
+    for (const agent of all) {
+      try {
+        (unwrapLog(agent.log) as Partial<MeasuredLog>).flushSync?.();
+      } catch {
+        // Not written: its record says no length, and the next window reads its log; the store's exit flush reports the failure.
+      }
+    }
     for (const id of ended) {
       try {
         this.deps.files.removeSync(id);
@@ -177,6 +195,7 @@ export class LiveRecorder {
       ...(warning !== undefined ? { warning } : {}),
       ...(ended?.length ? { ended: ended.map((row) => ({ ...row })) } : {}),
       order: agent.creationOrder,
+      ...pastOf(agent),
     };
   }
 
@@ -216,4 +235,24 @@ export class LiveRecorder {
     this.timer = undefined;
     return [roots, ended];
   }
+}
+
+/** What the tree shows of `agent`'s session, with its log's length, while everything it appended is written (liveRecord.ts). */
+function pastOf(agent: Agent): { past?: PastRecord } {
+  const log = unwrapLog(agent.log);
+  const length = (log as Partial<MeasuredLog>).writtenLength;
+  if (typeof length !== 'number') return {};
+  const end = agent.lastTurnEnd;
+  const queue = agent.queue;
+  return {
+    past: {
+      header: { ...log.header },
+      length,
+      turns: agent.turnCount,
+      tokens: { input: agent.usage.inputTokens, output: agent.usage.outputTokens },
+      ...(end ? { lastEnd: { turn: end.turn, reason: end.reason, ...(end.cause ? { cause: end.cause } : {}), ...(end.message !== undefined ? { message: end.message } : {}), finalText: end.finalText.slice(0, FINAL_TEXT_KEPT) } } : {}),
+      queue: { ids: [...queue.ids], lastId: queue.lastId },
+      ...(agent.plan ? { plan: agent.plan.map((item) => ({ ...item })) } : {}),
+    },
+  };
 }

@@ -15,6 +15,7 @@ import type { Hold } from '../agents/holds';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
+import { deferredSnapshot } from './deferredLog';
 import { LiveRecordFiles } from './liveRecordFiles';
 import { readLiveRecords, setAside } from './liveRecordReading';
 
@@ -77,11 +78,16 @@ export interface RestoreHost {
   workspaceFor(folder: string): WorkspacePort;
 }
 
-type Opened = { log: ClosableSessionLog; engine?: TurnEngine<Agent> } | { error: unknown };
+/** A session taken over: its log, read now (`past` absent) or later (`past` from its record, its log deferred). */
+type Opened = { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot } | { error: unknown };
 
 /**
  * Puts back every root that was live in this folder's windows when they went away, each with
  * its live subtree, from the live-state records (liveRecord.ts) and the sessions' own logs.
+ * A session whose log still has the length its record names is not read: the agent is built
+ * from the record and reads its log when it needs it (deferredLog.ts). Only a root whose turn
+ * was running is read at once (the question it may have been waiting on is asked again), and
+ * any session whose record is older than its log, or an external agent's.
  *
  * Invariants:
  * - Never throws: a record or session that cannot be used is a problem of its own root (or of
@@ -115,7 +121,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   mine.sort((a, b) => a.agents[0].order - b.agents[0].order);
   // Roots first, all at once (the store's pool bounds the file operations); then the children of those that opened.
-  const roots = await Promise.all(mine.map((record) => open(host, record.root, record.run, options)));
+  const roots = await Promise.all(mine.map((record) => open(host, record.agents[0], record.run, options, true)));
   const dropped: Promise<void>[] = [];
   const usable = mine.filter((record, i) => {
     const opened = roots[i];
@@ -128,7 +134,7 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   await Promise.all(dropped);
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
-  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, record.run, options)))));
+  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a, record.run, options, false)))));
   for (let i = 0; i < usable.length; i++) {
     try {
       build(host, usable[i], rootLogs[i], children[i], report, problem, options);
@@ -143,8 +149,25 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   return report;
 }
 
-async function open(host: RestoreHost, id: string, run: LiveRunRecord, options: RestoreLiveOptions): Promise<Opened> {
+async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecord, options: RestoreLiveOptions, root: boolean): Promise<Opened> {
+  const id = agent.id;
   if (host.agents.get(id)) return { error: new ArborError('SESSION_IN_USE', `Session ${id} is already live in this window.`, { id }) };
+  const past = agent.past;
+  const store = host.store;
+  if (past && store.reserve && !past.header.external && past.header.id === id && !(root && agent.running)) {
+    let reserved: { length: number; release(): Promise<void> };
+    try {
+      reserved = await store.reserve(id);
+    } catch (error) {
+      return { error };
+    }
+    // The log is as the record saw it: the record is all the tree needs, and the log waits.
+    if (reserved.length === past.length) {
+      const log = deferredSnapshot(agent, past, reserved.length, { reopen: () => store.reopenLog(id), release: reserved.release });
+      return { log: log.log as ClosableSessionLog, past: log };
+    }
+    // Written after its record (a crash, a record not yet rewritten): the log says what is true.
+  }
   let log: ClosableSessionLog;
   try {
     log = await host.store.reopenLog(id);
@@ -162,7 +185,7 @@ async function open(host: RestoreHost, id: string, run: LiveRunRecord, options: 
   }
 }
 
-function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent> }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {
+function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {
   const closeAll = (): void => {
     // Shut down while restoring: the sessions go back as they were, and the store reports a failed write.
     for (const o of [root, ...opened]) if (!('error' in o)) void o.log.close().catch(() => undefined);
@@ -170,7 +193,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
   if (!host.isOpen()) return closeAll();
   const [head] = record.agents;
   const run = newRun(host, record.run, head.label, options);
-  const past = readSessionSnapshot(root.log, { resumeWaiting: true });
+  const past = root.past ?? readSessionSnapshot(root.log, { resumeWaiting: true });
   const agent = host.makeRoot(head.label, run, past, head.planMode ?? false, root.engine);
   carryOver(run, record);
   const live = new Map<string, Agent>([[head.id, agent]]);
@@ -193,7 +216,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
       void o.log.close().catch(() => undefined);
       return;
     }
-    const snapshot = readSessionSnapshot(o.log);
+    const snapshot = o.past ?? readSessionSnapshot(o.log);
     const restored = host.makeChild(parent, child.label, snapshot, o.engine);
     settle(restored, child, snapshot, report, false);
     host.adoptChild(parent, restored);

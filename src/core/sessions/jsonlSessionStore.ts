@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isoNow } from '../clock';
-import { ArborError, messageOf } from '../errors';
+import { ArborError, errnoOf, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
@@ -10,6 +10,7 @@ import { KnownSessionFiles } from './knownSessionFiles';
 import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, WindowLock } from './sessionLock';
+import { SessionReservations, type SessionReservation } from './sessionReservations';
 import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
 import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
 import { sessionFileName } from './sessionFileName';
@@ -55,6 +56,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
   private readonly opening = new Set<string>();
+  /** Sessions claimed for a reopen to come (sessionReservations.ts). */
+  private readonly reserved: SessionReservations;
   /** The session files known to be in the folder, so that creating a session costs no look at the disk. */
   private readonly known: KnownSessionFiles;
   /** The folder read back: list, index, load, diagnostics. */
@@ -75,6 +78,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
+    this.reserved = new SessionReservations(this.locks);
     this.catalog = new SessionCatalogReader(root, this.pool, this.open, this.known);
     this.known.readSoon();
   }
@@ -136,7 +140,8 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     this.opening.add(id);
     const file = this.fileOf(id);
-    const lock = new SessionLock(this.locks, id);
+    // A reserved session's lock is held already: the reopen takes it over.
+    const lock = this.reserved.takeOver(id) ?? new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
     try {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
@@ -181,6 +186,20 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw e;
     } finally {
       this.opening.delete(id);
+    }
+  }
+
+  /** Takes session `id` over for a later `reopenLog` without reading it: its lock and its file's length (sessionReservations.ts). */
+  async reserve(id: string): Promise<SessionReservation & { length: number }> {
+    this.assertUsable();
+    if (this.open.has(id) || this.opening.has(id) || this.reserved.has(id)) throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
+    const reservation = await this.reserved.take(id);
+    try {
+      const stat = await this.pool.run(() => fs.promises.stat(this.fileOf(id)));
+      return { length: stat.size, release: reservation.release };
+    } catch (e) {
+      await reservation.release();
+      throw errnoOf(e) === 'ENOENT' ? new ArborError('SESSION_NOT_FOUND', `There is no session ${id}.`, { id }) : e;
     }
   }
 
@@ -254,6 +273,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     const errors: ArborError[] = [];
     // One write of the lock file for all the sessions let go.
     this.locks.batchSync(() => {
+      this.reserved.releaseAllSync();
       for (const log of [...this.open.values()]) {
         try {
           log.closeSync();
@@ -268,7 +288,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const results = await Promise.allSettled(this.openLogs().map((log) => log.close()));
+    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), ...this.reserved.releaseAll()]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }

@@ -117,6 +117,11 @@ export class LogWriter implements FlushTarget, LogFile {
     return this.durableLines < this.appendedLines;
   }
 
+  /** The file's length while every appended line is written (a live-state record is checked against it); undefined while some are not. */
+  get writtenLength(): number | undefined {
+    return this.dirty || this.inFlight ? undefined : this.nextOffset;
+  }
+
   /** The log appended `event` (the last of its events) to be written. */
   added(event: SessionEvent): void {
     this.enqueue(this.lines.sizeOf(event));

@@ -1,0 +1,141 @@
+import type { DeferredPast, ReadPast } from '../agents/deferredPast';
+import type { ClosableSessionLog } from '../agents/endedAgentLogs';
+import { readSessionSnapshot, type SessionSnapshot } from '../agents/sessionSnapshot';
+import { ArborError, asArborError } from '../errors';
+import type { PendingMessage } from '../sessions/pendingQueue';
+import type { SessionEvent, SessionHeader } from '../sessions/types';
+import type { LiveAgentRecord, PastRecord } from './liveRecord';
+
+/** What the deferred log needs of the store: the reopen its reservation allows, and letting the session go unread. */
+export interface DeferredOpen {
+  reopen(): Promise<ClosableSessionLog>;
+  release(): Promise<void>;
+}
+
+type Listener = (problem: ArborError | undefined) => void;
+
+/**
+ * The log of a restored agent whose tree row came from its live-state record: its file is not
+ * read until the agent needs it (its next turn, its conversation opened, an event to write), and
+ * then it is reopened as Resume reopens it (the session's lock is held from the restore on).
+ *
+ * Invariants:
+ * - Events appended before the read are kept in order and appended to the reopened log after
+ *   what the file holds; the first such event starts the read, so nothing waits on a turn to be
+ *   written. The snapshot the agent gets is the file's alone.
+ * - Until it is read, the log's length is the one its record was checked against (nothing was
+ *   written since), so a record rewritten meanwhile still lets the next window skip reading it.
+ * - The queued messages the record names are placeholders in the agent's inbox, filled in place
+ *   from the file when it is read; those the file no longer has are reported `unread`.
+ * - Closed unread with nothing appended, it only lets the session go.
+ */
+export class DeferredSessionLog implements ClosableSessionLog, DeferredPast {
+  private real: ClosableSessionLog | undefined;
+  private reading: Promise<ReadPast> | undefined;
+  private readonly early: SessionEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  private closed = false;
+
+  constructor(
+    readonly header: SessionHeader,
+    private readonly length: number,
+    private readonly placeholders: ReadonlyMap<number, PendingMessage>,
+    private readonly store: DeferredOpen,
+  ) {}
+
+  get events(): readonly SessionEvent[] {
+    return this.real?.events ?? this.early;
+  }
+
+  get writtenLength(): number | undefined {
+    if (this.real) return (this.real as { writtenLength?: number }).writtenLength;
+    return this.early.length > 0 ? undefined : this.length;
+  }
+
+  append(event: SessionEvent): void {
+    if (this.real) return this.real.append(event);
+    if (this.closed) throw new ArborError('INTERNAL', `The log of session ${this.header.id} is closed; reopen it to append.`);
+    this.early.push(event);
+    // Written soon, not when a turn needs the file: a report queued for a stopped agent is kept.
+    if (this.early.length === 1) this.load().catch(() => undefined);
+  }
+
+  load(): Promise<ReadPast> {
+    return (this.reading ??= this.read().catch((err: unknown) => {
+      this.reading = undefined;
+      const error = asArborError(err, 'SESSION_UNREADABLE');
+      for (const listener of this.listeners) listener(error);
+      throw error;
+    }));
+  }
+
+  flush(): Promise<void> {
+    if (this.real) return this.real.flush();
+    if (this.early.length === 0) return Promise.resolve();
+    return this.load().then(() => this.real!.flush());
+  }
+
+  /** The window's last moment: a read log writes what it has; an unread one has nothing written to lose but events appended in its last milliseconds. */
+  flushSync(): void {
+    (this.real as { flushSync?(): void } | undefined)?.flushSync?.();
+  }
+
+  async close(): Promise<void> {
+    if (this.real) return this.real.close();
+    if (this.early.length > 0 || this.reading) {
+      await this.load();
+      return this.real!.close();
+    }
+    this.closed = true;
+    await this.store.release();
+  }
+
+  onProblem(listener: Listener): () => void {
+    this.listeners.add(listener);
+    let inner: (() => void) | void;
+    if (this.real) inner = this.real.onProblem?.(listener);
+    return () => {
+      this.listeners.delete(listener);
+      if (inner) inner();
+    };
+  }
+
+  private async read(): Promise<ReadPast> {
+    const log = await this.store.reopen();
+    // The file's own snapshot, before the early events join it (they are the agent's already).
+    const snapshot = readSessionSnapshot(log);
+    const unread = new Set(this.placeholders.keys());
+    for (const message of snapshot.pending ?? []) {
+      const placeholder = this.placeholders.get(message.id);
+      if (!placeholder) continue;
+      Object.assign(placeholder, { text: message.text, from: message.from, atNextStep: message.atNextStep });
+      unread.delete(message.id);
+    }
+    for (const event of this.early.splice(0)) log.append(event);
+    this.real = log;
+    for (const listener of this.listeners) log.onProblem?.(listener);
+    return { conversation: snapshot.conversation, unread, ...(snapshot.lastTurnEnd ? { lastTurnEnd: snapshot.lastTurnEnd } : {}) };
+  }
+}
+
+/**
+ * The snapshot a restored agent starts with when its record's past is current: everything the
+ * tree shows, from the record, and its log deferred. A turn that was running is ended
+ * `interrupted`, as reading the log would end it.
+ */
+export function deferredSnapshot(record: LiveAgentRecord, past: PastRecord, length: number, store: DeferredOpen): SessionSnapshot {
+  const placeholders = new Map<number, PendingMessage>(past.queue.ids.map((id) => [id, { id, text: '', from: 'user', atNextStep: false }]));
+  const log = new DeferredSessionLog(past.header, length, placeholders, store);
+  const lastTurnEnd = record.running ? { turn: past.turns, reason: 'interrupted' as const, finalText: '' } : past.lastEnd;
+  return {
+    log,
+    conversation: [],
+    turns: past.turns,
+    usage: { inputTokens: past.tokens.input, outputTokens: past.tokens.output },
+    ...(lastTurnEnd ? { lastTurnEnd } : {}),
+    pending: [...placeholders.values()],
+    lastQueueId: past.queue.lastId,
+    ...(past.plan ? { plan: past.plan } : {}),
+    deferred: log,
+  };
+}
