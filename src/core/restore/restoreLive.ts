@@ -120,12 +120,17 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
     return false;
   });
   mine.sort((a, b) => a.agents[0].order - b.agents[0].order);
-  // Roots first, all at once (the store's pool bounds the file operations); then the children of those that opened.
+  // Roots first, all at once (the store's pool bounds the file operations), with the children
+  // whose logs wait (a lock and a length each, so the lock file is written once for all); then
+  // the children to read, of the roots that opened.
+  const waiting = mine.map((record) => record.agents.slice(1).map((a) => (deferrable(host, a, false) ? open(host, a, record.run, options, false) : undefined)));
   const roots = await Promise.all(mine.map((record) => open(host, record.agents[0], record.run, options, true)));
   const dropped: Promise<void>[] = [];
   const usable = mine.filter((record, i) => {
     const opened = roots[i];
     if (!('error' in opened)) return true;
+    // Not put back: its waiting children's sessions are let go unread.
+    for (const child of waiting[i]) void child?.then((o) => ('error' in o ? undefined : o.log.close())).catch(() => undefined);
     if (isArborError(opened.error, 'SESSION_NOT_FOUND')) {
       options.log?.(`Dropped the live-state record of ${record.root}: its session no longer exists.`);
       dropped.push(files.remove(record.root).catch((err: unknown) => host.onProblem(`Arbor: could not remove the live-state record of ${record.root}`, err)));
@@ -134,7 +139,8 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   await Promise.all(dropped);
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
-  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a, record.run, options, false)))));
+  const waitingOf = new Map(mine.map((record, i) => [record, waiting[i]]));
+  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a, i) => waitingOf.get(record)?.[i] ?? open(host, a, record.run, options, false)))));
   for (let i = 0; i < usable.length; i++) {
     try {
       build(host, usable[i], rootLogs[i], children[i], report, problem, options);
@@ -154,7 +160,7 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
   if (host.agents.get(id)) return { error: new ArborError('SESSION_IN_USE', `Session ${id} is already live in this window.`, { id }) };
   const past = agent.past;
   const store = host.store;
-  if (past && store.reserve && !past.header.external && past.header.id === id && !(root && agent.running)) {
+  if (past && store.reserve && deferrable(host, agent, root)) {
     let reserved: { length: number; release(): Promise<void> };
     try {
       reserved = await store.reserve(id);
@@ -183,6 +189,12 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
     void log.close().catch(() => undefined);
     return { error };
   }
+}
+
+/** The agent's record says all the tree shows of it, and its log may wait: not an external agent's, nor a root's turn that was running (its question is asked again). */
+function deferrable(host: RestoreHost, agent: LiveAgentRecord, root: boolean): boolean {
+  const past = agent.past;
+  return past !== undefined && host.store.reserve !== undefined && !past.header.external && past.header.id === agent.id && !(root && agent.running);
 }
 
 function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {

@@ -195,7 +195,8 @@ export class JsonlSessionStore implements SessionLogFactory {
     if (this.open.has(id) || this.opening.has(id) || this.reserved.has(id)) throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     const reservation = await this.reserved.take(id);
     try {
-      const stat = await this.pool.run(() => fs.promises.stat(this.fileOf(id)));
+      // Not through the pool: a stat holds no handle, and a restore makes a thousand at once.
+      const stat = await fs.promises.stat(this.fileOf(id));
       return { length: stat.size, release: reservation.release };
     } catch (e) {
       await reservation.release();
