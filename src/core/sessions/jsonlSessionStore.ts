@@ -195,8 +195,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     if (this.open.has(id) || this.opening.has(id) || this.reserved.has(id)) throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     const reservation = await this.reserved.take(id);
     try {
-      // Not through the pool: a stat holds no handle, and a restore makes a thousand at once.
-      const stat = await fs.promises.stat(this.fileOf(id));
+      const stat = await fs.promises.stat(this.fileOf(id)); // not through the pool: a stat holds no handle
       return { length: stat.size, release: reservation.release };
     } catch (e) {
       await reservation.release();

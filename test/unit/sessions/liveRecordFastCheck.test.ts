@@ -65,6 +65,8 @@ describe('restore: the quick live-state record check agrees with the schema', ()
         at = next as Record<string | number, unknown>;
       }
       const last = path[path.length - 1];
+      // A mutation before this one made an object an array: its keys (`length` among them) are gone.
+      if (Array.isArray(at) && typeof last !== 'number') return record;
       if (how === 'replace') at[last] = value;
       else if (how === 'delete') {
         if (Array.isArray(at)) at.splice(Number(last), 1);

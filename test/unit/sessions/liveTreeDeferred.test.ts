@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents/agent';
@@ -153,7 +154,7 @@ describe('restore: the tree comes from the live-state records, and transcripts l
     assert.strictEqual(loaded.events.filter((e) => e.type === 'queued' && e.text === 'and the new one').length, 1, 'the new message written once');
   });
 
-  it('a log written after its record is read at restore (the log is the truth), and so is a root that was mid-turn', async () => {
+  it('a log written after its record is read at restore (the log is the truth), and only that one', async () => {
     const before = await leaveATree();
     // The Watcher's log grew after its record was written (a crash before the record caught up).
     const file = new JsonlSessionStore(dir).fileOf(before.watcher.id);
@@ -172,6 +173,39 @@ describe('restore: the tree comes from the live-state records, and transcripts l
     const watcher = second.runtime.agents.get(before.watcher.id)!;
     assert.strictEqual(watcher.pendingCount, 1);
     assert.ok(watcher.conversation.length > 0, 'read at once');
+  });
+
+  it('a window killed with SIGKILL while a subagent is mid-turn: the next one puts the tree back from the record, the subagent interrupted, and reads its transcript when it is opened', async function () {
+    // A deadline against a hang: starting node with tsx takes seconds on a loaded machine.
+    this.timeout(120_000);
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'liveTreeKilledChild.ts'), dir], { cwd: path.join(__dirname, '..', '..', '..') });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await until(() => /^ready \S+ \S+$/m.test(output) || child.exitCode !== null, 'the other window with its worker mid-turn', 110_000);
+    const [, leadId, workerId] = /^ready (\S+) (\S+)$/m.exec(output) ?? [];
+    assert.ok(workerId, output);
+    child.kill('SIGKILL');
+    await exited;
+
+    counter = countSessionReads();
+    const next = openWindow(dir, script);
+    windows.push(next);
+    const report = await next.restore();
+    assert.deepStrictEqual(report.problems, []);
+    const lead = next.runtime.agents.get(leadId)!;
+    const worker = next.runtime.agents.get(workerId)!;
+    assert.ok(lead && worker, `the tree is back: ${report.agents.map((a) => a.agent.label).join(', ')}`);
+    assert.strictEqual(next.runtime.agents.parentOf(worker), lead);
+    assert.strictEqual(lead.status, 'idle');
+    assert.deepStrictEqual(report.interrupted, [worker]);
+    assert.strictEqual(describeHold(worker.holds.find((h) => h.reason === 'reload')!).text, 'interrupted (window closed)');
+    assert.deepStrictEqual([...counter.reads.keys()], [], 'put back from the record alone');
+    await worker.loadPast();
+    assert.ok(worker.conversation.some((m) => m.role === 'assistant' && m.content.includes('streamed before the kill')));
+    assert.ok(worker.conversation.some((m) => m.role === 'tool'), 'the tool result it had received');
+    assert.strictEqual(worker.lastTurnEnd?.reason, 'interrupted', 'the open turn closed as interrupted when read');
   });
 
   it('a transcript that cannot be read fails the turn that needs it, on that agent alone, and leaves the tree as it was', async () => {
