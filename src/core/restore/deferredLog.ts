@@ -1,7 +1,8 @@
+import * as fs from 'node:fs';
 import type { DeferredPast, ReadPast } from '../agents/deferredPast';
-import type { ClosableSessionLog } from '../agents/endedAgentLogs';
+import type { ClosableSessionLog, DurableSessionStore } from '../agents/endedAgentLogs';
 import { readSessionSnapshot, type SessionSnapshot } from '../agents/sessionSnapshot';
-import { ArborError, asArborError } from '../errors';
+import { ArborError, asArborError, errnoOf } from '../errors';
 import type { PendingMessage } from '../sessions/pendingQueue';
 import type { SessionEvent, SessionHeader } from '../sessions/types';
 import type { LiveAgentRecord, PastRecord } from './liveRecord';
@@ -138,4 +139,22 @@ export function deferredSnapshot(record: LiveAgentRecord, past: PastRecord, leng
     ...(past.plan ? { plan: past.plan } : {}),
     deferred: log,
   };
+}
+
+/**
+ * Holds session `id` for a reopen to come without reading it: its lock in the store's window (a
+ * reopen takes it over; SESSION_IN_USE when another window writes it) and its file's length
+ * (SESSION_NOT_FOUND without a file). Undefined for a store that cannot hold a session so.
+ */
+export async function reserve(store: DurableSessionStore, id: string): Promise<{ length: number; release(): Promise<void> } | undefined> {
+  if (!store.lockOf || !store.fileOf) return undefined;
+  const lock = store.lockOf(id);
+  await lock.acquire();
+  try {
+    // A stat holds no handle: a thousand at once need no pool.
+    return { length: (await fs.promises.stat(store.fileOf(id))).size, release: () => lock.release() };
+  } catch (e) {
+    await lock.release();
+    throw errnoOf(e) === 'ENOENT' ? new ArborError('SESSION_NOT_FOUND', `There is no session ${id}.`, { id }) : e;
+  }
 }

@@ -15,7 +15,7 @@ import type { Hold } from '../agents/holds';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
-import { deferredSnapshot } from './deferredLog';
+import { deferredSnapshot, reserve } from './deferredLog';
 import { LiveRecordFiles } from './liveRecordFiles';
 import { readLiveRecords, setAside } from './liveRecordReading';
 
@@ -160,15 +160,15 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
   if (host.agents.get(id)) return { error: new ArborError('SESSION_IN_USE', `Session ${id} is already live in this window.`, { id }) };
   const past = agent.past;
   const store = host.store;
-  if (past && store.reserve && deferrable(host, agent, root)) {
-    let reserved: { length: number; release(): Promise<void> };
+  if (past && deferrable(host, agent, root)) {
+    let reserved: { length: number; release(): Promise<void> } | undefined;
     try {
-      reserved = await store.reserve(id);
+      reserved = await reserve(store, id);
     } catch (error) {
       return { error };
     }
     // The log is as the record saw it: the record is all the tree needs, and the log waits.
-    if (reserved.length === past.length) {
+    if (reserved && reserved.length === past.length) {
       const log = deferredSnapshot(agent, past, reserved.length, { reopen: () => store.reopenLog(id), release: reserved.release });
       return { log: log.log as ClosableSessionLog, past: log };
     }
@@ -194,7 +194,7 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
 /** The agent's record says all the tree shows of it, and its log may wait: not an external agent's, nor a root's turn that was running (its question is asked again). */
 function deferrable(host: RestoreHost, agent: LiveAgentRecord, root: boolean): boolean {
   const past = agent.past;
-  return past !== undefined && host.store.reserve !== undefined && !past.header.external && past.header.id === agent.id && !(root && agent.running);
+  return past !== undefined && host.store.lockOf !== undefined && !past.header.external && past.header.id === agent.id && !(root && agent.running);
 }
 
 function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {

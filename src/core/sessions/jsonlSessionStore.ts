@@ -1,18 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isoNow } from '../clock';
-import { ArborError, errnoOf, messageOf } from '../errors';
+import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
-import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, WindowLock } from './sessionLock';
-import { SessionReservations, type SessionReservation } from './sessionReservations';
+import { replaceWithSalvage } from './sessionSalvage';
 import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
-import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
+import { describeDamage, interruptedTurnEnd, openTurnOf } from './sessionFileParser';
 import { sessionFileName } from './sessionFileName';
 import { SESSION_FORMAT_VERSION, type SessionHeader, type SessionLogFactory } from './types';
 import { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
@@ -56,8 +54,6 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly open = new Map<string, JsonlSessionLog>();
   /** Ids being reopened right now (the file is read before the log exists). */
   private readonly opening = new Set<string>();
-  /** Sessions claimed for a reopen to come (sessionReservations.ts). */
-  private readonly reserved: SessionReservations;
   /** The session files known to be in the folder, so that creating a session costs no look at the disk. */
   private readonly known: KnownSessionFiles;
   /** The folder read back: list, index, load, diagnostics. */
@@ -78,7 +74,6 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
-    this.reserved = new SessionReservations(this.locks);
     this.catalog = new SessionCatalogReader(root, this.pool, this.open, this.known);
     this.known.readSoon();
   }
@@ -140,8 +135,8 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     this.opening.add(id);
     const file = this.fileOf(id);
-    // A reserved session's lock is held already: the reopen takes it over.
-    const lock = this.reserved.takeOver(id) ?? new SessionLock(this.locks, id);
+    // A session held already (see lockOf) is taken over at once.
+    const lock = new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
     try {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
@@ -189,18 +184,13 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
   }
 
-  /** Takes session `id` over for a later `reopenLog` without reading it: its lock and its file's length (sessionReservations.ts). */
-  async reserve(id: string): Promise<SessionReservation & { length: number }> {
-    this.assertUsable();
-    if (this.open.has(id) || this.opening.has(id) || this.reserved.has(id)) throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
-    const reservation = await this.reserved.take(id);
-    try {
-      const stat = await fs.promises.stat(this.fileOf(id)); // not through the pool: a stat holds no handle
-      return { length: stat.size, release: reservation.release };
-    } catch (e) {
-      await reservation.release();
-      throw errnoOf(e) === 'ENOENT' ? new ArborError('SESSION_NOT_FOUND', `There is no session ${id}.`, { id }) : e;
-    }
+  /**
+   * Session `id`'s lock in this store's window, to hold a session for a `reopenLog` to come without
+   * reading it (a restored agent's, restore/deferredLog.ts): the reopen takes over a lock held so,
+   * and the end of the store lets go every one no log holds.
+   */
+  lockOf(id: string): SessionLock {
+    return new SessionLock(this.locks, id);
   }
 
   /**
@@ -273,7 +263,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     const errors: ArborError[] = [];
     // One write of the lock file for all the sessions let go.
     this.locks.batchSync(() => {
-      this.reserved.releaseAllSync();
+      for (const id of this.locks.heldIds()) if (!this.open.has(id)) this.locks.releaseSync(id);
       for (const log of [...this.open.values()]) {
         try {
           log.closeSync();
@@ -288,7 +278,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), ...this.reserved.releaseAll()]);
+    const held = this.locks.heldIds().filter((id) => !this.open.has(id));
+    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), ...held.map((id) => this.locks.release(id))]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -305,15 +296,4 @@ export class JsonlSessionStore implements SessionLogFactory {
   private assertUsable(): void {
     if (this.disposed) throw new ArborError('INTERNAL', 'The session store has been disposed.');
   }
-}
-
-/** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
-async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
-  const data = sessionFileBytes(parsed.header, parsed.events);
-  const stamp = isoNow().replace(/[:.]/g, '-');
-  await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
-  const temp = `${file}.${process.pid}-salvage.tmp`;
-  await fs.promises.writeFile(temp, data);
-  await fs.promises.rename(temp, file);
-  return data.length;
 }
