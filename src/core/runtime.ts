@@ -18,9 +18,9 @@ import { CommandSandbox } from './sandbox';
 import type { ResumeRootOptions, RuntimeOptions, StartRootOptions } from './runtimeOptions';
 import type { RestoreLiveOptions, RestoreReport } from './restore';
 import type { LiveRecords } from './restore/liveRecords';
-import { RuntimeDelegation } from './runtimeDelegation';
+import { createChild, definedSpec, runOneShotChild, startContinuableChild, type DelegationHost } from './runtimeDelegation';
 import { liveRecordsIn, restoreLive, resumeInterrupted, resumeRoot, type ResumeHost } from './runtimeResume';
-import { shutDown } from './runtimeShutdown';
+import { shutDown, type ShutdownParts } from './runtimeShutdown';
 import { userEnd, userSend, userStop, userStopAll, userStopBranch, type UserActionsHost } from './runtimeUserActions';
 import { RuntimeTools } from './runtimeTools';
 import { memorySessionLogs } from './sessions/memoryLog';
@@ -51,6 +51,8 @@ export type { BranchStopResult, ClosableSessionLog, DurableSessionStore, ResumeR
  */
 const DEFAULT_SHUTDOWN_WAIT_MS = 15_000;
 
+type RuntimeParts = DelegationHost & ResumeHost & ShutdownParts & UserActionsHost;
+
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
   private readonly events = new Emitter<RuntimeEvent>((problem, err) => this.onProblem(problem, err));
@@ -60,22 +62,15 @@ export class Runtime implements AgentHost {
   readonly model: ModelProvider;
   readonly interaction: UserInteractionService;
   readonly approvals: ApprovalService;
-  private readonly ownsInteraction: boolean;
   /** The agent definitions in use; the editor replaces them as their files change. */
   readonly definitions = new AgentDefinitions();
-  /** Set when sessions are durable: past sessions can be resumed and ended agents' logs closed. */
-  private readonly store: DurableSessionStore | undefined;
   private readonly endedLogs = new EndedAgentLogs((problem, err) => this.onProblem(problem, err));
-  private readonly factory: AgentFactory;
   private defaultLimits: RunLimits;
   /** Run budgets: what each run used, the warning at 80% and the pause at 100%, and the runaway guards. */
   readonly budgets: BudgetGuard;
-  private readonly manager: ContinuationManager;
-  /** What the user's actions reach (runtimeUserActions.ts). */
-  private readonly live: UserActionsHost;
-  private readonly delegation: RuntimeDelegation;
   private readonly tools: RuntimeTools;
-  private readonly resume: ResumeHost;
+  /** What the concept modules share of the runtime (one object, made once). */
+  private readonly parts: RuntimeParts;
   private readonly folder: string | undefined;
   /** The user's files, confined to the workspace folders; none when no folder is open. */
   readonly workspace: WorkspacePort | undefined;
@@ -84,7 +79,6 @@ export class Runtime implements AgentHost {
   /** What bounds the commands agents run; off unless the options give one (the editor does). */
   readonly sandbox: CommandSandbox;
   private disposed = false;
-  private readonly shutdownWaitMs: number;
   /** Where failures nobody awaits are reported (RuntimeOptions.onProblem). */
   readonly onProblem: OnProblem;
   /** Keeps each live root's live-state record, when the runtime has durable sessions and a place for them. */
@@ -98,18 +92,16 @@ export class Runtime implements AgentHost {
   constructor(options: RuntimeOptions) {
     this.onProblem = options.onProblem ?? warnProcess;
     this.model = options.model;
-    const store = (this.store = isDurableStore(options.sessions) ? options.sessions : undefined);
+    const store = isDurableStore(options.sessions) ? options.sessions : undefined;
     this.defaultLimits = resolveLimits(options.limits);
     this.folder = options.workspace;
-    this.shutdownWaitMs = options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS;
     this.workspace = options.workspaceFiles ?? (options.workspace ? new NodeWorkspace({ folders: [options.workspace] }) : undefined);
     this.sandbox = options.sandbox ?? new CommandSandbox();
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
-    const factory = (this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now));
-    this.ownsInteraction = !options.interaction;
+    const factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
-    const tools = (this.tools = new RuntimeTools({ toolHost: this, interaction: this.interaction, approvals: this.approvals, definitions: this.definitions, basePrompt: options.systemPrompt ?? BASE_PROMPT }));
+    const tools = (this.tools = new RuntimeTools(this, options.systemPrompt ?? BASE_PROMPT));
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) tools.catalog.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
@@ -117,19 +109,25 @@ export class Runtime implements AgentHost {
     });
     const isReadOnlyTool = (name: string): boolean => tools.catalog.get(name)?.readOnly ?? false;
     this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
-    const assertOpen = (): void => this.assertOpen();
-    const delegation = (this.delegation = new RuntimeDelegation({ agents: this.agents, factory, definitions: this.definitions, resolveModel: options.resolveModel, manager: () => this.manager, assertOpen, agentLeft: (agent) => this.agentLeft(agent) }));
-    this.manager = new ContinuationManager({
-      agents: this.agents,
+    const { agents, definitions, endedLogs, budgets, onProblem, events } = this;
+    const manager = new ContinuationManager({
+      agents,
       onEvent: this.onEvent,
-      createContinuable: (parent, label, resume, engine, definition) => delegation.createChild(parent, 'continuable', label, resume, engine, definition),
-      loadSettled: store ? settledChildLoader(store, this.agents, this.endedLogs, this.onProblem) : undefined,
+      createContinuable: (parent, label, resume, engine, definition) => createChild(this.parts, parent, 'continuable', label, resume, engine, definition),
+      loadSettled: store ? settledChildLoader(store, agents, endedLogs, onProblem) : undefined,
     });
-    this.subagents = this.manager;
-    this.live = { agents: this.agents, manager: this.manager };
+    this.subagents = manager;
     const liveRecordsFolder = store ? options.liveRecordsFolder : undefined;
-    const { agents, endedLogs, manager, budgets, onProblem } = this;
-    this.resume = { store, liveRecordsFolder, agents, endedLogs, factory, delegation, manager, budgets, onProblem, defaultLimits: () => this.defaultLimits, isOpen: () => !this.disposed, assertOpen };
+    this.parts = {
+      agents, definitions, endedLogs, budgets, onProblem, events, manager, factory, store, liveRecordsFolder,
+      resolveModel: options.resolveModel,
+      ownInteraction: options.interaction ? undefined : this.interaction,
+      waitMs: options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS,
+      defaultLimits: () => this.defaultLimits,
+      isOpen: () => !this.disposed,
+      assertOpen: () => this.assertOpen(),
+      releaseOneShot: (done) => void (agents.remove(done) || this.agentLeft(done)),
+    };
     this.liveRecords = liveRecordsFolder === undefined ? undefined : liveRecordsIn(liveRecordsFolder, this, options.liveRecordDelayMs);
   }
 
@@ -159,8 +157,8 @@ export class Runtime implements AgentHost {
     const limits = options.limits ? resolveLimits({ ...this.defaultLimits, ...options.limits }) : this.defaultLimits;
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
-    const defined = this.delegation.definedSpec(undefined, options.definition);
-    const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
+    const defined = definedSpec(this.parts, undefined, options.definition);
+    const agent = this.parts.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -173,7 +171,7 @@ export class Runtime implements AgentHost {
    * `externalEngine` (EXTERNAL_NOT_RESUMABLE). Rules and why: runtimeResume.ts.
    */
   resumeRoot(sessionId: string, options: ResumeRootOptions = {}): Promise<Agent> {
-    return resumeRoot(this.resume, sessionId, options);
+    return resumeRoot(this.parts, sessionId, options);
   }
 
   /**
@@ -182,7 +180,7 @@ export class Runtime implements AgentHost {
    * throws: what cannot be put back is in the report's problems.
    */
   restoreLive(options: RestoreLiveOptions = {}): Promise<RestoreReport> {
-    return restoreLive(this.resume, options);
+    return restoreLive(this.parts, options);
   }
 
   /**
@@ -200,7 +198,7 @@ export class Runtime implements AgentHost {
    * and a parent address uses `subagents.interrupt`. One-shot children belong to their holder.
    */
   stop(agent: Agent): InterruptResult {
-    return userStop(this.live, agent);
+    return userStop(this.parts, agent);
   }
 
   /**
@@ -209,12 +207,12 @@ export class Runtime implements AgentHost {
    * else is touched. A target not live is an accepted no-op. Rules and races: branchStop.ts.
    */
   stopBranch(target: Agent | string): BranchStopResult {
-    return userStopBranch(this.live, target);
+    return userStopBranch(this.parts, target);
   }
 
   /** The user's Stop All: every live agent is stopped and held, as by Stop All Below on each top-level node. */
   stopAll(): BranchStopResult {
-    return userStopAll(this.live);
+    return userStopAll(this.parts);
   }
 
   /**
@@ -223,7 +221,7 @@ export class Runtime implements AgentHost {
    * subagents end with the turn that holds them.
    */
   end(agent: Agent): Promise<void> {
-    return userEnd(this.live, agent);
+    return userEnd(this.parts, agent);
   }
 
   /** Queue a message from the user for a live root or continuable agent, waking it. */
@@ -233,12 +231,12 @@ export class Runtime implements AgentHost {
 
   /** Run a one-shot child of `parent` to completion inside its turn (rules: runtimeDelegation.ts). */
   runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
-    return this.delegation.runOneShot(parent, label, prompt, signal, definition);
+    return runOneShotChild(this.parts, parent, label, prompt, signal, definition);
   }
 
   /** Start a continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
   startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
-    return this.delegation.startContinuable(parent, label, prompt, engine, definition);
+    return startContinuableChild(this.parts, parent, label, prompt, engine, definition);
   }
 
   /**
@@ -253,8 +251,7 @@ export class Runtime implements AgentHost {
     // First, while turns still run: a turn in flight is recorded as one, so the next window holds it interrupted.
     this.liveRecords?.flushSync();
     this.disposed = true;
-    const { agents, events, budgets, manager, endedLogs } = this;
-    return shutDown({ agents, events, budgets, manager, endedLogs, ownInteraction: this.ownsInteraction ? this.interaction : undefined, waitMs: this.shutdownWaitMs });
+    return shutDown(this.parts);
   }
 
   get isDisposed(): boolean {
@@ -290,7 +287,7 @@ export class Runtime implements AgentHost {
     // "Allow for this agent" ends with the agent's life here: a resume asks again.
     this.approvals.forgetAgent(agent);
     // A turn aborted by the disposal still records its end: the log is closed after that.
-    if (this.store) this.endedLogs.agentEnded(agent);
+    if (this.parts.store) this.endedLogs.agentEnded(agent);
   }
 
   private assertOpen(): void {

@@ -12,17 +12,17 @@ import type { ContinuationManager } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
 
-/** What delegation needs of the runtime; the manager is asked for when used (it is made with this one's createChild). */
+/** What delegation needs of the runtime. */
 export interface DelegationHost {
   readonly agents: AgentRegistry;
   readonly factory: AgentFactory;
   readonly definitions: AgentDefinitions;
   readonly resolveModel: ModelResolver | undefined;
-  manager(): ContinuationManager;
+  readonly manager: ContinuationManager;
   /** Throws AGENT_DISPOSED once the runtime has shut down. */
   assertOpen(): void;
-  /** An agent left the registry without the channel hearing it (a one-shot child the shutdown removed). */
-  agentLeft(agent: Agent): void;
+  /** A one-shot child is done: it leaves the registry, its log closed even when the shutdown removed it first (one function per runtime, not per child). */
+  readonly releaseOneShot: (child: Agent) => void;
 }
 
 /**
@@ -35,59 +35,50 @@ export interface DelegationHost {
  * to report to and an ancestry to be stopped through; a reopened session is bounded by its
  * definition as it is now (never unbounded because the definition is gone: DEFINITION_UNKNOWN);
  * the definitions' part is loaded only when a definition or a bounded parent is involved.
+ * Functions over the runtime's parts (not a class): the start bundle carries no wrapper for them.
  */
-export class RuntimeDelegation {
-  constructor(private readonly host: DelegationHost) {}
+/** A one-shot child run to completion inside the parent's turn; it ends with that turn. */
+export function runOneShotChild(host: DelegationHost, parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
+  checkDelegation(host, parent);
+  const child = createChild(host, parent, 'one-shot', label, undefined, undefined, definition);
+  host.agents.add(child, { owner: parent });
+  return runOneShot(child, prompt, signal, host.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
+}
 
-  /** A one-shot child run to completion inside the parent's turn; it ends with that turn. */
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
-    this.checkDelegation(parent);
-    const child = this.createChild(parent, 'one-shot', label, undefined, undefined, definition);
-    this.host.agents.add(child, { owner: parent });
-    return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
+/** A continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
+export function startContinuableChild(host: DelegationHost, parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  checkDelegation(host, parent);
+  return host.manager.start(parent, label, prompt, engine, definition);
+}
+
+/** Makes a child of `parent` (a continuable one is registered under it); a reopened one keeps its definition's bounds. */
+export function createChild(host: DelegationHost, parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  const defined = definedSpec(host, parent, past ? definitionOf(host, past.log.header) : definition);
+  const agent = host.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
+  if (kind === 'continuable') host.agents.add(agent, { parent });
+  return agent;
+}
+
+/**
+ * The definition a reopened session was started with, as it is now: it goes on under the same
+ * name's bounds. One whose definition is gone is not reopened unbounded (DEFINITION_UNKNOWN).
+ */
+export function definitionOf(host: Pick<DelegationHost, 'definitions'>, header: { definition?: { name: string } }): AgentDefinition | undefined {
+  return header.definition ? host.definitions.get(header.definition.name) : undefined;
+}
+
+/** What a new agent takes from its definition and its parent's bounds and model (nothing, without either). */
+export function definedSpec(host: Pick<DelegationHost, 'resolveModel'>, parent: Agent | undefined, definition: AgentDefinition | undefined): DefinedAgentSpec {
+  if (!definition && !parent?.bounds && !parent?.model) return {};
+  return definedAgentsPart().definedAgentSpec(parent, definition, host.resolveModel);
+}
+
+function checkDelegation(host: DelegationHost, parent: Agent): void {
+  host.assertOpen();
+  // A child needs a live parent: one that has ended (or whose End has begun) would leave it
+  // with no parent to report to and no ancestry to be stopped through.
+  if (!host.agents.isLive(parent) || parent.disposed || host.manager.isEnding(parent)) {
+    throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
   }
-
-  /** A continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
-    this.checkDelegation(parent);
-    return this.host.manager().start(parent, label, prompt, engine, definition);
-  }
-
-  /** Makes a child of `parent` (a continuable one is registered under it); a reopened one keeps its definition's bounds. */
-  createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
-    const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
-    const agent = this.host.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
-    if (kind === 'continuable') this.host.agents.add(agent, { parent });
-    return agent;
-  }
-
-  /**
-   * The definition a reopened session was started with, as it is now: it goes on under the same
-   * name's bounds. One whose definition is gone is not reopened unbounded (DEFINITION_UNKNOWN).
-   */
-  definitionOf(header: { definition?: { name: string } }): AgentDefinition | undefined {
-    return header.definition ? this.host.definitions.get(header.definition.name) : undefined;
-  }
-
-  /** What a new agent takes from its definition and its parent's bounds and model (nothing, without either). */
-  definedSpec(parent: Agent | undefined, definition: AgentDefinition | undefined): DefinedAgentSpec {
-    if (!definition && !parent?.bounds && !parent?.model) return {};
-    return definedAgentsPart().definedAgentSpec(parent, definition, this.host.resolveModel);
-  }
-
-  private checkDelegation(parent: Agent): void {
-    this.host.assertOpen();
-    // A child needs a live parent: one that has ended (or whose End has begun) would leave it
-    // with no parent to report to and no ancestry to be stopped through.
-    if (!this.host.agents.isLive(parent) || parent.disposed || this.host.manager().isEnding(parent)) {
-      throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
-    }
-    checkDelegationLimits(parent, this.host.agents);
-  }
-
-  /** A one-shot child is done: it leaves the registry (one function for the runtime, not one per child). */
-  private readonly releaseOneShot = (done: Agent): void => {
-    // A child the shutdown already removed still gets its log closed.
-    if (!this.host.agents.remove(done)) this.host.agentLeft(done);
-  };
+  checkDelegationLimits(parent, host.agents);
 }

@@ -14,7 +14,7 @@ import type { OnProblem } from './problems';
 import type { RestoreLiveOptions, RestoreReport } from './restore';
 import { LiveRecords } from './restore/liveRecords';
 import { Run } from './run';
-import type { RuntimeDelegation } from './runtimeDelegation';
+import { definedSpec, definitionOf, type DelegationHost } from './runtimeDelegation';
 import type { ResumeRootOptions } from './runtimeOptions';
 import type { ContinuationManager } from './subagents/continuation';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
@@ -22,8 +22,8 @@ import { NodeWorkspace } from './workspace/nodeWorkspace';
 /** The note a turn the window cut short is continued with (Runtime.resumeInterrupted). */
 export const INTERRUPTED_NOTE = '[Arbor] The window closed while your last turn was running. Continue where you left off.';
 
-/** What bringing sessions back needs of the runtime. */
-export interface ResumeHost {
+/** What bringing sessions back needs of the runtime (with what making an agent under its definition does). */
+export interface ResumeHost extends Pick<DelegationHost, 'definitions' | 'resolveModel'> {
   /** Set only when sessions are durable: without it nothing can be brought back. */
   readonly store: DurableSessionStore | undefined;
   /** Where live-state records are kept; set only with a store. */
@@ -31,7 +31,6 @@ export interface ResumeHost {
   readonly agents: AgentRegistry;
   readonly endedLogs: EndedAgentLogs;
   readonly factory: AgentFactory;
-  readonly delegation: RuntimeDelegation;
   readonly manager: ContinuationManager;
   readonly budgets: BudgetGuard;
   readonly onProblem: OnProblem;
@@ -90,7 +89,7 @@ export async function resumeRoot(host: ResumeHost, sessionId: string, options: R
     const defaults = host.defaultLimits();
     const limits = options.limits ? resolveLimits({ ...defaults, ...options.limits }) : defaults;
     const run = new Run(limits, policy, options.model, undefined, host.budgets.newRunBudget());
-    const defined = host.delegation.definedSpec(undefined, host.delegation.definitionOf(log.header));
+    const defined = definedSpec(host, undefined, definitionOf(host, log.header));
     const past = readSessionSnapshot(log, { resumeWaiting: true });
     const agent = host.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
     host.agents.add(agent);

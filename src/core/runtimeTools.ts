@@ -9,13 +9,11 @@ import type { RuntimeTool, RuntimeToolContext, ToolHost } from './tools/context'
 import type { ToolResult } from './tools/types';
 import { isToolVisible } from './tools/visibility';
 
-/** What the tools and prompts need of the runtime: itself as the tools' host, the human's services and the definitions. */
-export interface RuntimeToolsHost {
-  readonly toolHost: ToolHost;
+/** What the tools and prompts need of the runtime: it is the tools' host (what ctx.runtime is), with the human's services and the definitions. */
+export interface RuntimeToolsHost extends ToolHost {
   readonly interaction: UserInteractionService;
   readonly approvals: ApprovalService;
   readonly definitions: AgentDefinitions;
-  readonly basePrompt: string;
 }
 
 const visibleInContext = (def: RuntimeTool, ctx: RuntimeToolContext): boolean => isToolVisible(ctx.agent, def);
@@ -36,7 +34,10 @@ export class RuntimeTools {
   /** The tools offered under each policy, with and without plan mode, as of a version of the tools. */
   private readonly offered = new WeakMap<RunInteractionPolicy, { version: number; plan?: readonly ToolSpec[]; work?: readonly ToolSpec[] }>();
 
-  constructor(private readonly host: RuntimeToolsHost) {}
+  constructor(
+    private readonly host: RuntimeToolsHost,
+    private readonly basePrompt: string,
+  ) {}
 
   specs(agent: Agent): readonly ToolSpec[] {
     const tools = this.catalog;
@@ -54,12 +55,12 @@ export class RuntimeTools {
     const { host, catalog } = this;
     const refusal = agent.bounds && catalog.get(call.name) ? definedAgentsPart().toolRefusal(agent.bounds, call.name) : undefined;
     if (refusal) return Promise.resolve(errorResult(refusal));
-    const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: host.toolHost, policy: agent.run.policy, interaction: host.interaction, approvals: host.approvals };
+    const ctx: RuntimeToolContext = { agent, signal, toolCallId: call.id, runtime: host, policy: agent.run.policy, interaction: host.interaction, approvals: host.approvals };
     return catalog.execute(call, ctx, visibleInContext);
   }
 
   systemPrompt(agent: Agent): string {
-    const prompt = systemPromptFor(this.host.basePrompt, agent, agent.run.policy);
+    const prompt = systemPromptFor(this.basePrompt, agent, agent.run.policy);
     return agent.definition ? definedAgentsPart().withDefinitionPrompt(prompt, agent.definition) : prompt;
   }
 }

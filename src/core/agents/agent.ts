@@ -10,7 +10,7 @@ import type { ToolResult } from '../tools/types';
 import { newHold, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import type { CancelOptions, SendOptions } from './inbox';
 import { AgentQueue } from './agentQueue';
-import { AgentTurns } from './agentTurns';
+import { AgentTurns, STATUS_CHANGED } from './agentTurns';
 import type { AgentRun } from './agentRun';
 import { AgentLog } from './agentLog';
 import type { TurnEngine } from './turnEngine';
@@ -37,8 +37,6 @@ export interface AgentHost {
 /** What an Agent is made from (agentInit.ts). */
 export type AgentInit = AgentInitOf<AgentHost, TurnEngine<Agent>>;
 
-/** Changes without data are shared, not allocated per notification. */
-const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
 const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 const now = isoNow;
 

@@ -41,8 +41,8 @@ interface RunningTurn {
   stopping?: CancelCause;
 }
 
-/** Changes without data are shared, not allocated per notification. */
-const STATUS_CHANGED: TurnChange = Object.freeze({ type: 'status' });
+/** Changes without data are shared, not allocated per notification (the agent's too). */
+export const STATUS_CHANGED: { readonly type: 'status' } = Object.freeze({ type: 'status' });
 /** Conversations up to this long are kept at their size at rest: for them the room push keeps is most of the array. */
 const SHORT_CONVERSATION = 16;
 
