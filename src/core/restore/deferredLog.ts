@@ -102,7 +102,14 @@ export class DeferredSessionLog implements ClosableSessionLog, DeferredPast {
   }
 
   private async read(): Promise<ReadPast> {
-    const log = await this.store.reopen();
+    let log: ClosableSessionLog;
+    try {
+      log = await this.store.reopen();
+    } catch (err) {
+      const error = asArborError(err, 'SESSION_UNREADABLE');
+      // Said as the turn that needed it ends: why the agent's past could not be read.
+      throw new ArborError(error.code, `Its session could not be read back: ${error.message}`, { id: this.header.id });
+    }
     // The file's own snapshot, before the early events join it (they are the agent's already).
     const snapshot = readSessionSnapshot(log);
     const unread = new Set(this.placeholders.keys());

@@ -243,7 +243,7 @@ function pastOf(agent: Agent): { past?: PastRecord } {
   const length = (log as Partial<MeasuredLog>).writtenLength;
   if (typeof length !== 'number') return {};
   const end = agent.lastTurnEnd;
-  const queue = agent.queue;
+  const queue = agent.queueState;
   return {
     past: {
       header: { ...log.header },
