@@ -9,6 +9,7 @@ import type { AgentKind, PlanItem, SessionEvent, SessionLog } from '../sessions/
 import type { ToolResult } from '../tools/types';
 import { newHold, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import type { CancelOptions, SendOptions } from './inbox';
+import type { DeferredPast } from './deferredPast';
 import { AgentQueue } from './agentQueue';
 import { AgentTurns, STATUS_CHANGED } from './agentTurns';
 import type { AgentRun } from './agentRun';
@@ -105,7 +106,6 @@ export class Agent implements HoldTarget {
     this.planMode = init.planMode ?? false;
     this.queue = new AgentQueue(init.lastQueueId ?? 0, init.pending);
     this.turns = new AgentTurns<Agent>(this, init.host, this.queue, init.conversation ?? [], init.turnsSoFar ?? 0);
-    this.turns.deferred = init.deferred;
     this.engine = init.engine;
     this.definition = init.definition;
     this.bounds = init.bounds;
@@ -156,17 +156,9 @@ export class Agent implements HoldTarget {
   get stopping(): CancelCause | undefined {
     return this.turns.running?.stopping;
   }
-  /** The queued messages' ids, oldest first, and the last id used (the live-state record keeps them). */
-  get queueState(): { ids: readonly number[]; lastId: number } {
-    return this.queue.state;
-  }
-  /** True for a restored agent whose log is still unread (see loadPast). */
-  get hasUnreadPast(): boolean {
-    return this.turns.deferred !== undefined;
-  }
-  /** Resolves once the conversation is in memory: at once but for a restored agent whose log is unread (restore/deferredLog.ts), read now; rejects when it cannot be read. */
-  loadPast(): Promise<void> {
-    return this.turns.loadPast();
+  /** A restored agent's log still unread (restore/deferredLog.ts) is read now; undefined when its conversation is in memory. Rejects when it cannot be read. */
+  loadPast(): Promise<void> | undefined {
+    return (unwrapLog(this.log) as Partial<DeferredPast>).readInto?.(this.turns);
   }
   get turnCount(): number {
     return this.turns.count;

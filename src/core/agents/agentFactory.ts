@@ -65,7 +65,6 @@ export class AgentFactory {
       bounds: spec.bounds,
       model: spec.model,
       plan: past?.plan,
-      deferred: past?.deferred,
     });
     if (past?.usage) agent.addUsage(past.usage.inputTokens, past.usage.outputTokens);
     if (past?.lastTurnEnd) agent.lastTurnEnd = past.lastTurnEnd;

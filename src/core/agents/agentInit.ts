@@ -4,7 +4,6 @@ import type { ArborError } from '../errors';
 import type { ChatMessage, ModelProvider } from '../models/types';
 import type { AgentKind, PlanItem, SessionEvent, SessionLog } from '../sessions/types';
 import type { AgentRun } from './agentRun';
-import type { DeferredPast } from './deferredPast';
 import type { InboxItem } from './inbox';
 import type { TurnEnd } from './turnLoop';
 
@@ -58,6 +57,4 @@ export interface AgentInitOf<Host, Engine> {
   /** Its definition's model, used instead of the run's. */
   model?: ModelProvider;
   plan?: readonly PlanItem[];
-  /** A restored agent whose log is still unread (deferredPast.ts): read before its next turn. */
-  deferred?: DeferredPast;
 }

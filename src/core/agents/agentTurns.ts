@@ -1,9 +1,8 @@
 import { isoNow } from '../clock';
-import { messageOf, type CancelCause } from '../errors';
+import type { CancelCause } from '../errors';
 import type { ChatMessage, ToolCall } from '../models/types';
 import type { AgentQueue } from './agentQueue';
 import { turnEndEvent } from './agentLog';
-import type { DeferredPast } from './deferredPast';
 import { newHold, type GateStep, type Hold } from './holds';
 import type { InboxItem } from './inbox';
 import { TurnAbort, whenAborted } from './turnAbort';
@@ -61,15 +60,13 @@ const SHORT_CONVERSATION = 16;
  */
 export class AgentTurns<A extends TurnsAgent<A>> {
   running: RunningTurn | undefined;
-  /** A restored agent's unread log (deferredPast.ts), and its read under way. */
-  deferred: DeferredPast | undefined;
-  private pastRead: Promise<void> | undefined;
   private modelCalls = 0;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
-    private readonly agent: A,
-    private readonly host: TurnsHost<A>,
+    /** The agent and its host, for what reads a restored agent's past into these turns (deferredPast.ts). */
+    readonly agent: A,
+    readonly host: TurnsHost<A>,
     private readonly queue: AgentQueue,
     /** The conversation the model sees; kept at its size while the agent rests. */
     public messages: ChatMessage[],
@@ -137,38 +134,12 @@ export class AgentTurns<A extends TurnsAgent<A>> {
     return turn ? turn.abort.whenAborted(signal, callback) : whenAborted(signal, callback);
   }
 
-  /** Reads a restored agent's past once (see Agent.loadPast): its conversation, and its queue's texts. */
-  loadPast(): Promise<void> {
-    const deferred = this.deferred;
-    if (!deferred) return Promise.resolve();
-    return (this.pastRead ??= deferred.load().then(
-      (past) => {
-        [this.deferred, this.pastRead] = [undefined, undefined];
-        // No turn ran before its past was read: the conversation was empty until now.
-        this.messages = past.conversation;
-        if (past.unread.size > 0) this.queue.retain((item) => !past.unread.has(item.id));
-        if (!this.running && past.lastTurnEnd) this.agent.lastTurnEnd = past.lastTurnEnd;
-        this.host.agentChanged(this.agent, STATUS_CHANGED);
-      },
-      (err: unknown) => {
-        this.pastRead = undefined;
-        throw err;
-      },
-    ));
-  }
-
   /** Starts the turn; its end is recorded when the loop settles (no frame of its own waits for it). */
   private runAndFinish(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
+    const { agent, host } = this;
     const [abort, turn] = [new TurnAbort(), ++this.count];
     this.running = { turn, startedAt: Date.now(), abort };
-    this.host.agentChanged(this.agent, STATUS_CHANGED);
-    // A restored agent's log is read before its first turn runs; a read that fails ends the turn (its message says why).
-    if (this.deferred) return this.loadPast().then(() => this.runTurn(first, turn, abort), (err: unknown) => this.finish({ turn, reason: 'error', message: messageOf(err), finalText: '' }));
-    return this.runTurn(first, turn, abort);
-  }
-
-  private runTurn(first: InboxItem | { resumedCall: ToolCall }, turn: number, abort: TurnAbort): Promise<void> {
-    const { agent, host } = this;
+    host.agentChanged(agent, STATUS_CHANGED);
     if (agent.engine && !('resumedCall' in first)) {
       return runEngineTurn(agent.engine, agent, first, turn, abort.signal, (change) => host.agentChanged(agent, change)).then((end) => this.finish(end));
     }

@@ -67,17 +67,6 @@ export class Inbox {
     return item;
   }
 
-  /** The ids of the messages waiting, oldest first, and the last id used (a live-state record keeps them). */
-  get state(): { ids: readonly number[]; lastId: number } {
-    return { ids: this.items?.map((i) => i.id) ?? NONE_IDS, lastId: this.lastId };
-  }
-
-  /** Keeps only the messages `keep` accepts (a restored queue whose log no longer has some of them). */
-  retain(keep: (item: InboxItem) => boolean): void {
-    const left = this.items?.filter(keep);
-    this.items = left?.length ? left : undefined;
-  }
-
   /** The message a new turn claims: the oldest. */
   claimNext(): InboxItem | undefined {
     const items = this.items;
@@ -112,4 +101,3 @@ export class Inbox {
 }
 
 const NONE: InboxItem[] = [];
-const NONE_IDS: readonly number[] = [];

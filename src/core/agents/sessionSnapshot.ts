@@ -4,7 +4,6 @@ import { pendingQueueFromEvents, type PendingMessage } from '../sessions/pending
 import { pendingHumanWait, type PendingHumanWait } from '../sessions/pendingWait';
 import type { PlanItem, SessionLog } from '../sessions/types';
 import type { TurnEnd } from './agent';
-import type { DeferredPast } from './deferredPast';
 
 /**
  * What an agent that continues an earlier session starts with instead of an empty history: a
@@ -27,8 +26,6 @@ export interface SessionSnapshot {
   waiting?: PendingHumanWait;
   /** The last plan the session recorded. */
   plan?: PlanItem[];
-  /** Set when the rest is a live-state record's and the log is still unread (deferredPast.ts): the conversation comes from it. */
-  deferred?: DeferredPast;
 }
 
 /**

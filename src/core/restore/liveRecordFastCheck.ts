@@ -1,4 +1,3 @@
-import { isValidHeaderAtAGlance } from '../sessions/eventFastCheck';
 import type { LiveRootRecord } from './liveRecord';
 import { LIVE_RECORD_VERSION } from './liveRecordFiles';
 
@@ -59,8 +58,28 @@ const hold = shape({
 
 const endedRow = shape({ id: nonEmpty, label: str, kind: oneOf('root', 'one-shot', 'continuable'), how: str, tokens: nonNegative, cost: nonNegative, creationOrder: num });
 
+/** The timestamps this code writes (Date.toISOString), checked to be real dates; any other form is the schema's to judge. */
+const iso: Check = (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
+
+/** A session header (sessions/schema.ts). */
+const header = shape({
+  type: (v) => v === 'header',
+  version: (v) => count(v) && (v as number) > 0,
+  id: nonEmpty,
+  createdAt: iso,
+  'parentSession?': nonEmpty,
+  delegationDepth: count,
+  kind: oneOf('root', 'one-shot', 'continuable'),
+  label: str,
+  'workspace?': str,
+  interactionMode: oneOf('interactive', 'scheduled', 'webhook', 'autonomous'),
+  'resumedFrom?': nonEmpty,
+  'external?': nonEmpty,
+  'definition?': shape({ name: nonEmpty, file: str }),
+});
+
 const past = shape({
-  header: isValidHeaderAtAGlance,
+  header,
   length: count,
   turns: count,
   tokens: shape({ input: nonNegative, output: nonNegative }),

@@ -6,7 +6,8 @@ import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
-import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, PastRecord, WorktreeLinkRecord } from './liveRecord';
+import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
+import { draftPast, lengthOf, lengthSync, settlePast, type PastDraft } from './sessionPast';
 import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
 
 /** What the editor keeps of an agent that the core does not: its ended-subagent rows, its run's worktree. */
@@ -28,13 +29,10 @@ export interface LiveRecorderDeps {
 }
 
 const DEFAULT_DELAY_MS = 1_000;
-/** A last turn's final text is kept this long in a record (the log keeps it whole, and gives it back once read). */
-const FINAL_TEXT_KEPT = 2_000;
-
-/** A log that can say its file's length while everything appended is written (the JSONL log; restore/deferredLog.ts). */
-interface MeasuredLog {
-  readonly writtenLength: number | undefined;
+/** A log that can write what it holds at once (the JSONL log), or let its session go unread (deferredLog.ts). */
+interface ExitLog {
   flushSync?(): void;
+  releaseSync?(): void;
 }
 
 /**
@@ -93,7 +91,7 @@ export class LiveRecorder {
     const step = this.writing.then(async () => {
       await Promise.all([
         ...ended.map((id) => this.deps.files.remove(id).catch((err: unknown) => this.deps.onProblem(`Arbor: could not remove the live-state record of ${id}`, err))),
-        ...roots.map((root) => this.deps.files.write(this.recordOf(root), () => !this.stopped).catch((err: unknown) => this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err))),
+        ...roots.map((root) => this.measured(root).then((record) => this.deps.files.write(record, () => !this.stopped)).catch((err: unknown) => this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err))),
       ]);
     });
     this.writing = step;
@@ -114,7 +112,7 @@ export class LiveRecorder {
     // its logs' final length, and the next window reads none of them to put the tree back.
     for (const agent of all) {
       try {
-        (unwrapLog(agent.log) as Partial<MeasuredLog>).flushSync?.();
+        (unwrapLog(agent.log) as ExitLog).flushSync?.();
       } catch {
         // Not written: its record says no length, and the next window reads its log; the store's exit flush reports the failure.
       }
@@ -133,6 +131,8 @@ export class LiveRecorder {
         this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err);
       }
     }
+    // A restored session never read is let go with the window, as the store lets go its logs.
+    for (const agent of all) (unwrapLog(agent.log) as ExitLog).releaseSync?.();
   }
 
   /** No more records: the subscriptions and the timer go. */
@@ -143,20 +143,39 @@ export class LiveRecorder {
     for (const s of this.subscriptions.splice(0)) s.dispose();
   }
 
-  /** The record of a live root as it stands (the restore's tests read it too). */
+  /** The record of a live root as it stands, its sessions' lengths read now (the restore's tests read it too). */
   recordOf(root: Agent): LiveRootRecord {
+    const [record, drafts] = this.draft(root);
+    for (const draft of drafts) settlePast(draft, lengthSync(draft));
+    return record;
+  }
+
+  /** The same, its sessions' lengths read without blocking. */
+  private async measured(root: Agent): Promise<LiveRootRecord> {
+    const [record, drafts] = this.draft(root);
+    const lengths = await Promise.all(drafts.map(lengthOf));
+    drafts.forEach((draft, i) => settlePast(draft, lengths[i]));
+    return record;
+  }
+
+  /** The record as it stands, and the pasts of its sessions (sessionPast.ts), which wait for their files' lengths. */
+  private draft(root: Agent): [LiveRootRecord, PastDraft[]] {
+    const drafts: PastDraft[] = [];
     const run = root.run;
     const budget = run.budget;
     const agents: LiveAgentRecord[] = [];
     const queue: Array<{ agent: Agent; parent?: string }> = [{ agent: root }];
     while (queue.length) {
       const { agent, parent } = queue.shift()!;
-      agents.push(this.agentRecord(agent, parent));
+      const record = this.agentRecord(agent, parent);
+      agents.push(record);
+      const draft = draftPast(agent, record);
+      if (draft) drafts.push(draft);
       for (const child of this.deps.agents.childrenOf(agent)) if (child.kind === 'continuable') queue.push({ agent: child, parent: agent.id });
     }
     const worktree = this.extras.worktree?.(root);
     const paused = this.deps.pauseOf(root);
-    return {
+    const record: LiveRootRecord = {
       version: LIVE_RECORD_VERSION,
       root: root.id,
       writtenAt: isoNow(),
@@ -176,6 +195,7 @@ export class LiveRecorder {
       },
       agents,
     };
+    return [record, drafts];
   }
 
   private agentRecord(agent: Agent, parent: string | undefined): LiveAgentRecord {
@@ -195,7 +215,6 @@ export class LiveRecorder {
       ...(warning !== undefined ? { warning } : {}),
       ...(ended?.length ? { ended: ended.map((row) => ({ ...row })) } : {}),
       order: agent.creationOrder,
-      ...pastOf(agent),
     };
   }
 
@@ -237,22 +256,3 @@ export class LiveRecorder {
   }
 }
 
-/** What the tree shows of `agent`'s session, with its log's length, while everything it appended is written (liveRecord.ts). */
-function pastOf(agent: Agent): { past?: PastRecord } {
-  const log = unwrapLog(agent.log);
-  const length = (log as Partial<MeasuredLog>).writtenLength;
-  if (typeof length !== 'number') return {};
-  const end = agent.lastTurnEnd;
-  const queue = agent.queueState;
-  return {
-    past: {
-      header: { ...log.header },
-      length,
-      turns: agent.turnCount,
-      tokens: { input: agent.usage.inputTokens, output: agent.usage.outputTokens },
-      ...(end ? { lastEnd: { turn: end.turn, reason: end.reason, ...(end.cause ? { cause: end.cause } : {}), ...(end.message !== undefined ? { message: end.message } : {}), finalText: end.finalText.slice(0, FINAL_TEXT_KEPT) } } : {}),
-      queue: { ids: [...queue.ids], lastId: queue.lastId },
-      ...(agent.plan ? { plan: agent.plan.map((item) => ({ ...item })) } : {}),
-    },
-  };
-}

@@ -161,7 +161,7 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
   const past = agent.past;
   const store = host.store;
   if (past && deferrable(host, agent, root)) {
-    let reserved: { length: number; release(): Promise<void> } | undefined;
+    let reserved: Awaited<ReturnType<typeof reserve>>;
     try {
       reserved = await reserve(store, id);
     } catch (error) {
@@ -169,7 +169,7 @@ async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecor
     }
     // The log is as the record saw it: the record is all the tree needs, and the log waits.
     if (reserved && reserved.length === past.length) {
-      const log = deferredSnapshot(agent, past, reserved.length, { reopen: () => store.reopenLog(id), release: reserved.release });
+      const log = deferredSnapshot(agent, past, reserved.length, { reopen: () => store.reopenLog(id), release: reserved.release, releaseSync: reserved.releaseSync });
       return { log: log.log as ClosableSessionLog, past: log };
     }
     // Written after its record (a crash, a record not yet rewritten): the log says what is true.

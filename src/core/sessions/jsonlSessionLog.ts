@@ -96,11 +96,6 @@ export class JsonlSessionLog implements SessionLog {
     return this.writer.dirty;
   }
 
-  /** The file's length while everything appended is written; undefined while something is not (see LogWriter.writtenLength). */
-  get writtenLength(): number | undefined {
-    return this.detached ? undefined : this.writer.writtenLength;
-  }
-
   /** The problem the owner should see now: a refused event, or a write not yet done. */
   get problem(): ArborError | undefined {
     return this.problems.current;

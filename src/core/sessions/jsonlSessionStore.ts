@@ -1,16 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isoNow } from '../clock';
 import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
+import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
 import { SessionLock, WindowLock } from './sessionLock';
-import { replaceWithSalvage } from './sessionSalvage';
 import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
-import { describeDamage, interruptedTurnEnd, openTurnOf } from './sessionFileParser';
+import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
 import { sessionFileName } from './sessionFileName';
 import { SESSION_FORMAT_VERSION, type SessionHeader, type SessionLogFactory } from './types';
 import { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
@@ -135,7 +136,6 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
     this.opening.add(id);
     const file = this.fileOf(id);
-    // A session held already (see lockOf) is taken over at once.
     const lock = new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
     try {
@@ -184,11 +184,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
   }
 
-  /**
-   * Session `id`'s lock in this store's window, to hold a session for a `reopenLog` to come without
-   * reading it (a restored agent's, restore/deferredLog.ts): the reopen takes over a lock held so,
-   * and the end of the store lets go every one no log holds.
-   */
+  /** Session `id`'s lock in this store's window, to hold a session for a later reopenLog without reading it (restore/deferredLog.ts): the reopen takes it over. */
   lockOf(id: string): SessionLock {
     return new SessionLock(this.locks, id);
   }
@@ -263,7 +259,6 @@ export class JsonlSessionStore implements SessionLogFactory {
     const errors: ArborError[] = [];
     // One write of the lock file for all the sessions let go.
     this.locks.batchSync(() => {
-      for (const id of this.locks.heldIds()) if (!this.open.has(id)) this.locks.releaseSync(id);
       for (const log of [...this.open.values()]) {
         try {
           log.closeSync();
@@ -278,8 +273,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const held = this.locks.heldIds().filter((id) => !this.open.has(id));
-    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), ...held.map((id) => this.locks.release(id))]);
+    const results = await Promise.allSettled(this.openLogs().map((log) => log.close()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -296,4 +290,15 @@ export class JsonlSessionStore implements SessionLogFactory {
   private assertUsable(): void {
     if (this.disposed) throw new ArborError('INTERNAL', 'The session store has been disposed.');
   }
+}
+
+/** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
+async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
+  const data = sessionFileBytes(parsed.header, parsed.events);
+  const stamp = isoNow().replace(/[:.]/g, '-');
+  await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
+  const temp = `${file}.${process.pid}-salvage.tmp`;
+  await fs.promises.writeFile(temp, data);
+  await fs.promises.rename(temp, file);
+  return data.length;
 }

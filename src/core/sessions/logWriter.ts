@@ -116,10 +116,6 @@ export class LogWriter implements FlushTarget, LogFile {
   get dirty(): boolean {
     return this.durableLines < this.appendedLines;
   }
-  /** The file's length while every appended line is written (a live-state record names it); undefined while some are not. */
-  get writtenLength(): number | undefined {
-    return this.dirty || this.inFlight ? undefined : this.nextOffset;
-  }
 
   /** The log appended `event` (the last of its events) to be written. */
   added(event: SessionEvent): void {
@@ -304,9 +300,13 @@ export class LogWriter implements FlushTarget, LogFile {
   }
 
   private settleWaiters(): void {
-    const done = this.waiters.filter((w) => w.linesUpTo <= this.durableLines);
-    if (done.length > 0) this.waiters = this.waiters.filter((w) => w.linesUpTo > this.durableLines);
-    for (const w of done) w.resolve();
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.linesUpTo <= this.durableLines) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
   }
 
   private succeeded(): void {

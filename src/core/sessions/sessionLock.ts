@@ -94,11 +94,6 @@ export class WindowLock {
     return this.held.has(id);
   }
 
-  /** The sessions held now. */
-  heldIds(): string[] {
-    return [...this.held.keys()];
-  }
-
   /** Takes session `id` or rejects with SESSION_IN_USE (other failures are the file system's). */
   claim(id: string): Promise<void> {
     if (this.held.has(id)) return Promise.resolve();

@@ -73,8 +73,7 @@ export class ConversationPanel extends Disposable implements ConversationView {
 
   /** A restored agent's transcript is read when its view opens; the view then shows it whole. */
   private readPast(agent: Agent): void {
-    if (!agent.hasUnreadPast) return;
-    agent.loadPast().then(
+    agent.loadPast()?.then(
       () => {
         if (this.disposed || this.agent !== agent) return;
         this.model = new ConversationModel(agent.log.events);

@@ -75,7 +75,7 @@ export class TranscriptProvider extends Disposable implements vscode.TextDocumen
     this.open.set(id, uri);
     const live = this.runtime.agents.get(id);
     // A restored agent's transcript is read now (its status change renders it again); a failure shows on its node.
-    if (live?.hasUnreadPast) live.loadPast().catch(() => undefined);
+    live?.loadPast()?.catch(() => undefined);
     return transcriptRendererPart().renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
   }
 

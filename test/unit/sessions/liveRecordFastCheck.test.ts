@@ -9,7 +9,7 @@ import { isLiveRecordAtAGlance } from '../../../src/core/restore/liveRecordFastC
  * would strip), so a record is used the same either way.
  */
 describe('restore: the quick live-state record check agrees with the schema', () => {
-  const header = { type: 'header', version: 1, id: 'lead-1', createdAt: '2026-12-01T14:00:00.000Z', parentSession: 'root-1', delegationDepth: 1, kind: 'continuable', label: 'Lead', interactionMode: 'interactive' };
+  const header = { type: 'header', version: 1, id: 'lead-1', createdAt: '2026-12-01T14:00:00.000Z', parentSession: 'root-1', delegationDepth: 1, kind: 'continuable', label: 'Lead', workspace: '/w', interactionMode: 'interactive', resumedFrom: 'r', external: 'e', definition: { name: 'n', file: 'f' } };
   const hold = { reason: 'stop', since: '2026-12-01T14:00:00.000Z', release: 'waking-send', detail: 'stopped', interrupted: true };
   const base = {
     version: 1,
@@ -41,7 +41,7 @@ describe('restore: the quick live-state record check agrees with the schema', ()
   const junk = fc.oneof(
     fc.constant(null),
     fc.boolean(),
-    fc.constantFrom(-1, 1.5, 2 ** 53, 0, '', 'x', 'stop', 'root', 'interactive', 'completed', '2026-12-01T14:00:00Z', 'not a date'),
+    fc.constantFrom(-1, 1.5, 2 ** 53, 0, '', 'x', 'stop', 'root', 'interactive', 'completed', 'header', '2026-12-01T14:00:00Z', '2026-02-30T14:00:00.000Z', '2026-12-01T14:00:00.000+01:00', '2026-13-01T00:00:00.000Z', 'not a date'),
     fc.constant([]),
     fc.constant({}),
     fc.constant({ extra: 1 }),

@@ -221,6 +221,6 @@ describe('restore: the tree comes from the live-state records, and transcripts l
     await until(() => watcher.status === 'idle' && watcher.lastTurnEnd?.reason === 'error', 'the turn failed');
     assert.match(watcher.lastTurnEnd!.message ?? '', /could not be read back/);
     assert.strictEqual(lead.status, 'idle');
-    await assert.rejects(watcher.loadPast());
+    await assert.rejects(watcher.loadPast()!);
   });
 });
