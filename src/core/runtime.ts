@@ -132,7 +132,7 @@ export class Runtime implements AgentHost {
     this.factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
-    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
+    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules, lineage: this.agents });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {

@@ -44,6 +44,7 @@ export {
   ApprovalService,
   APPROVAL_OPTIONS,
   MAX_REVIEWABLE_DETAIL,
+  type SubagentApprovals,
   type ApprovalAction,
   type ApprovalRequest,
   type ApprovalOutcome,
@@ -66,6 +67,8 @@ export {
   type ApprovalRuleStore,
   type StoredRuleScope,
 } from './approvalRules';
+export { ApprovalGrants, branchPath, inBranch, type AgentLineage, type ApprovalAsker, type ApprovalGrant, type GrantScope } from './approvalGrants';
+export { describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalPrompt';
 export { commandSubject, shellWord, type CommandToRun, type CommandSubject } from './commandLine';
 export {
   parsePublicRunRequest,

@@ -167,7 +167,20 @@ export class UserInteractionService implements Disposable {
    * (NO_PROVIDER). Then the provider; if the caller's signal aborts while the prompt is
    * open the call settles at once with ASK_ABORTED and the provider's signal aborts.
    */
-  async ask(request: AskRequest): Promise<Answer[]> {
+  ask(request: AskRequest): Promise<Answer[]> {
+    return this.guardedAsk(request, false);
+  }
+
+  /**
+   * A subagent's approval held for the person (arbor.approvals.subagents `ask`, decided by the
+   * approval seam and the run's policy): the same guards as `ask()` but the one that refuses
+   * owned callers, and only for an approval. Questions and plans never come through here.
+   */
+  askHeldApproval(request: AskRequest & { intent: 'approval'; agent: InteractionCaller }): Promise<Answer[]> {
+    return this.guardedAsk({ ...request, intent: 'approval' }, true);
+  }
+
+  private async guardedAsk(request: AskRequest, heldApproval: boolean): Promise<Answer[]> {
     const { agent, signal } = request;
     if (signal?.aborted) {
       throw new ArborError('ASK_ABORTED', 'The question was not asked: the turn was cancelled.');
@@ -179,7 +192,7 @@ export class UserInteractionService implements Disposable {
       if (!this.agents || this.agents.get(agent.id) !== agent) {
         throw new ArborError('CALLER_NOT_LIVE', CALLER_NOT_LIVE_MESSAGE, { agentId: agent.id });
       }
-      if (!this.agents.isRoot(agent)) {
+      if (!heldApproval && !this.agents.isRoot(agent)) {
         throw new ArborError('DELEGATED_CALLER', DELEGATED_CALLER_MESSAGE, { agentId: agent.id });
       }
     }
