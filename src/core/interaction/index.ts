@@ -68,7 +68,7 @@ export {
   type StoredRuleScope,
 } from './approvalRules';
 export { ApprovalGrants, branchPath, inBranch, type AgentLineage, type ApprovalAsker, type ApprovalGrant, type GrantScope } from './approvalGrants';
-export { describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalPrompt';
+export { ACTION_WORDING, describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalPrompt';
 export { commandSubject, shellWord, type CommandToRun, type CommandSubject } from './commandLine';
 export {
   parsePublicRunRequest,
