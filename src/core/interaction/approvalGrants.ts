@@ -16,11 +16,12 @@
  *   to the holder passes through an agent that is no longer live has left the branch (the tree
  *   shows it at the top level), and the walk is bounded, so a damaged lineage covers nothing.
  * - A grant ends with its holder (`forgetAgent`) and can be revoked by id (Manage Approvals);
- *   both announce the change.
- * - Grants live in memory only: nothing here is written to disk or survives the window.
+ *   every change is announced (`onChange`).
+ * - Grants live in memory only: nothing here is written to disk or survives the window. The
+ *   store is made with the first grant (in the approval-asking part): a window where nobody
+ *   grants anything never loads it.
  */
-import { Emitter, type Disposable } from '../events';
-import type { ApprovalAction } from './approvalPrompt';
+import type { ApprovalAction } from './approvalWording';
 import type { InteractionCaller } from './userInteraction';
 
 export type GrantScope = 'agent' | 'branch';
@@ -68,18 +69,16 @@ export function branchPath(agent: InteractionCaller, lineage: AgentLineage | und
 }
 
 /** The live grants of one runtime. */
-export class ApprovalGrants implements Disposable {
+export class ApprovalGrants {
   private readonly list: ApprovalGrant[] = [];
-  private readonly changes = new Emitter<void>();
   private nextId = 1;
 
   constructor(
     private readonly lineage: AgentLineage | undefined,
     private readonly now: () => number = Date.now,
+    /** Told when a grant is added, revoked or ends with its holder. */
+    private readonly onChange: () => void = () => undefined,
   ) {}
-
-  /** Fires when a grant is added, revoked or ends with its holder. */
-  readonly onDidChange = (listener: () => void): Disposable => this.changes.on(listener);
 
   /** The live grants, oldest first. */
   grants(): readonly ApprovalGrant[] {
@@ -92,7 +91,7 @@ export class ApprovalGrants implements Disposable {
     if (held) return held;
     const grant: ApprovalGrant = Object.freeze({ id: `grant-${this.nextId++}`, scope, action, holder, path: branchPath(holder, this.lineage), grantedAt: this.now() });
     this.list.push(grant);
-    this.changes.fire();
+    this.onChange();
     return grant;
   }
 
@@ -114,7 +113,7 @@ export class ApprovalGrants implements Disposable {
     const i = this.list.findIndex((g) => g.id === id);
     if (i < 0) return false;
     this.list.splice(i, 1);
-    this.changes.fire();
+    this.onChange();
     return true;
   }
 
@@ -128,15 +127,10 @@ export class ApprovalGrants implements Disposable {
     this.dropWhere((g) => g.holder.id === sessionId);
   }
 
-  dispose(): void {
-    this.list.length = 0;
-    this.changes.dispose();
-  }
-
   private dropWhere(match: (grant: ApprovalGrant) => boolean): void {
     const before = this.list.length;
     for (let i = this.list.length - 1; i >= 0; i--) if (match(this.list[i])) this.list.splice(i, 1);
-    if (this.list.length !== before) this.changes.fire();
+    if (this.list.length !== before) this.onChange();
   }
 }
 

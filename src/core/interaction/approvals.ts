@@ -1,12 +1,21 @@
-import { isArborError, messageOf } from '../errors';
+import { messageOf } from '../errors';
 import type { ApprovalDecision, SessionLog } from '../sessions/types';
 import { findMatchingRule, formatApprovalRule, MemoryApprovalRuleStore, ruleForSubject, type ApprovalRule, type ApprovalRulePattern, type ApprovalRuleStore, type StoredRuleScope } from './approvalRules';
 import type { RunInteractionPolicy } from './policy';
-import { ApprovalGrants, type AgentLineage, type ApprovalAsker, type ApprovalGrant } from './approvalGrants';
-import { ACTION_WORDING, approvalQuestion, clip, describeAsker, readApprovalAnswer, type ApprovalAction } from './approvalPrompt';
+import { Emitter, type Disposable } from '../events';
+import { approvalAskingPart } from '../parts';
+import type { AgentLineage, ApprovalAsker, ApprovalGrant, ApprovalGrants } from './approvalGrants';
+import { ACTION_WORDING, clip, type ApprovalAction } from './approvalWording';
 import { MAX_DETAIL_LENGTH, type UserInteractionService } from './userInteraction';
 
-export { APPROVAL_OPTIONS, type ApprovalAction } from './approvalPrompt';
+export { APPROVAL_OPTIONS, type ApprovalAction } from './approvalWording';
+
+/** The live grants as Manage Approvals reads them: listed, revoked, followed. */
+export interface GrantList {
+  grants(): readonly ApprovalGrant[];
+  revoke(id: string): boolean;
+  onDidChange(listener: () => void): Disposable;
+}
 
 /**
  * Whether a subagent's approval in an interactive run may wait for the person (`ask`) or is
@@ -87,8 +96,15 @@ export class ApprovalService {
   private readonly now: () => Date;
   private readonly lineage: AgentLineage | undefined;
   readonly rules: ApprovalRuleStore;
-  /** "Allow for this agent" and "... and the agents it starts": in memory, each ending with its holder (approvalGrants.ts). */
-  readonly grants: ApprovalGrants;
+  /** "Allow for this agent" and "... and the agents it starts": made with the first grant, each ending with its holder (approvalGrants.ts). */
+  private grantStore: ApprovalGrants | undefined;
+  private readonly grantChanges = new Emitter<void>();
+  /** The live grants, for Manage Approvals. */
+  readonly grants: GrantList = {
+    grants: () => this.grantStore?.grants() ?? [],
+    revoke: (id) => this.grantStore?.revoke(id) ?? false,
+    onDidChange: (listener) => this.grantChanges.on(listener),
+  };
   /** arbor.approvals.subagents; the editor sets it as the setting changes. */
   subagents: SubagentApprovals = 'deny';
 
@@ -97,7 +113,6 @@ export class ApprovalService {
     this.now = options.now ?? (() => new Date());
     this.rules = options.rules ?? new MemoryApprovalRuleStore();
     this.lineage = options.lineage;
-    this.grants = new ApprovalGrants(this.lineage, () => this.now().getTime());
   }
 
   async request(req: ApprovalRequest): Promise<ApprovalOutcome> {
@@ -116,12 +131,12 @@ export class ApprovalService {
 
   /** Ends the grants of every agent of this session id; kept for callers of the earlier API. */
   forgetSession(sessionId: string): void {
-    this.grants.forgetSession(sessionId);
+    this.grantStore?.forgetSession(sessionId);
   }
 
   /** Ends the grants this exact agent holds (its own and its branch's); the runtime calls it when an agent ends. */
   forgetAgent(agent: object): void {
-    this.grants.forgetAgent(agent);
+    this.grantStore?.forgetAgent(agent);
   }
 
   private async decide(req: ApprovalRequest): Promise<ApprovalOutcome> {
@@ -155,8 +170,8 @@ export class ApprovalService {
         reason: `Denied without asking: the request to ${wording} is ${req.detail.length} characters long, more than the ${MAX_REVIEWABLE_DETAIL} a person can be shown to review. Split it into smaller steps.`,
       };
     }
-    const grant = this.grants.covering(req.agent, req.action);
-    if (grant) return grantedBy(grant, req.agent, wording);
+    const granted = this.grantStore && approvalAskingPart().coveredByGrant(this.grantStore, req.agent, req.action);
+    if (granted) return granted;
     const humanPresent = this.interaction.hasProvider === true && this.interaction.askHeldApproval !== undefined;
     if (req.isSubagent && req.policy.approvalEligibility({ isSubagent: true, subagents: this.subagents, humanPresent }) === 'deny') {
       return {
@@ -169,40 +184,14 @@ export class ApprovalService {
   }
 
   private async askThePerson(req: ApprovalRequest, offered: ApprovalRulePattern | undefined, suggestedRule: string | undefined): Promise<ApprovalOutcome> {
-    const questions = [approvalQuestion({ asker: describeAsker(req.agent, this.lineage), label: req.agent.label, action: req.action, detail: req.detail, suggestedRule })];
-    // Recorded while the prompt is open: a session resumed after a reload asks again for this call.
-    if (req.toolCallId !== undefined) req.log.append({ type: 'question', at: this.now().toISOString(), questions, toolCallId: req.toolCallId, intent: 'approval' });
-    let answer;
-    try {
-      // Whole, never clipped: the provider shows all of it before the human can answer.
-      const ask = { agent: req.agent, signal: req.signal, intent: 'approval' as const, detail: req.detail, questions };
-      // A subagent reaches this line only where its approval may be held for the person (decide()).
-      [answer] = req.isSubagent && this.interaction.askHeldApproval ? await this.interaction.askHeldApproval(ask) : await this.interaction.ask(ask);
-      if (req.toolCallId !== undefined) req.log.append({ type: 'answer', at: this.now().toISOString(), answers: [answer] });
-    } catch (err) {
-      if (req.toolCallId !== undefined) req.log.append({ type: 'answer', at: this.now().toISOString(), error: isArborError(err) ? err.code : 'ASK_FAILED' });
-      return { decision: 'deny', reason: deniedBecause(err), suggestedRule };
-    }
-    const chosen = readApprovalAnswer(answer);
-    switch (chosen.kind) {
-      case 'always':
-      case 'workspace':
-        if (offered) return this.rememberAndAllow(offered, chosen.kind === 'always' ? 'user' : 'workspace');
-        return { decision: 'deny', reason: 'Denied: no rule can name this action, so it cannot be remembered; ask again.', suggestedRule };
-      case 'branch':
-        this.grants.add('branch', req.agent, req.action);
-        return { decision: 'allow-branch', reason: 'Allowed by the human for this agent and the agents it starts, until it ends.' };
-      case 'agent':
-        this.grants.add('agent', req.agent, req.action);
-        return { decision: 'allow-session', reason: 'Allowed by the human for this agent until it ends.' };
-      case 'once':
-        return { decision: 'allow-once', reason: 'Allowed once by the human.' };
-      case 'deny':
-        // The person's words are not consent; they reach the agent so it can change course.
-        return chosen.words !== undefined
-          ? { decision: 'deny', reason: `Denied by the human, who said: ${JSON.stringify(chosen.words)}`, suggestedRule }
-          : { decision: 'deny', reason: 'Denied by the human.', suggestedRule };
-    }
+    const seam = {
+      interaction: this.interaction,
+      lineage: this.lineage,
+      now: this.now,
+      grants: () => (this.grantStore ??= approvalAskingPart().newGrants(this.lineage, () => this.now().getTime(), () => this.grantChanges.fire())),
+    };
+    const outcome = await approvalAskingPart().askThePerson(seam, req, offered ? suggestedRule : undefined);
+    return 'remember' in outcome ? this.rememberAndAllow(offered!, outcome.remember) : outcome;
   }
 
   /** The first rule in force that allows the request; a store that fails to answer allows nothing. */
@@ -229,23 +218,8 @@ export class ApprovalService {
   }
 }
 
-/** An action a grant covers: whose grant, and how far it reaches. */
-function grantedBy(grant: ApprovalGrant, agent: object, wording: string): ApprovalOutcome {
-  if (grant.scope === 'agent') return { decision: 'allow-session', reason: `Allowed: the human allowed this agent to ${wording} until it ends.` };
-  const whose = grant.holder === agent ? 'this agent' : `"${grant.holder.label}"`;
-  return { decision: 'allow-branch', reason: `Allowed: the human allowed ${whose} and the agents it starts to ${wording} until it ends.` };
-}
-
 const SCOPE_WORDING: Record<ApprovalRule['scope'], string> = {
   workspace: 'workspace',
   user: 'always (every workspace)',
   setting: 'arbor.approvals.rules setting',
 };
-
-function deniedBecause(err: unknown): string {
-  if (isArborError(err, 'ASK_CANCELLED')) return 'Denied: the human dismissed the approval prompt.';
-  if (isArborError(err, 'ASK_ABORTED')) return 'Denied: the turn was cancelled before the human decided.';
-  if (isArborError(err, 'NO_PROVIDER')) return 'Denied: no approval UI is available.';
-  if (isArborError(err)) return `Denied without asking (${err.code}): ${err.message}`;
-  return `Denied: the approval prompt failed (${messageOf(err)}).`;
-}

@@ -45,6 +45,7 @@ export {
   APPROVAL_OPTIONS,
   MAX_REVIEWABLE_DETAIL,
   type SubagentApprovals,
+  type GrantList,
   type ApprovalAction,
   type ApprovalRequest,
   type ApprovalOutcome,
@@ -68,7 +69,8 @@ export {
   type StoredRuleScope,
 } from './approvalRules';
 export { ApprovalGrants, branchPath, inBranch, type AgentLineage, type ApprovalAsker, type ApprovalGrant, type GrantScope } from './approvalGrants';
-export { ACTION_WORDING, describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalPrompt';
+export { ACTION_WORDING } from './approvalWording';
+export { describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalQuestion';
 export { commandSubject, shellWord, type CommandToRun, type CommandSubject } from './commandLine';
 export {
   parsePublicRunRequest,

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { messageOf } from '../../core';
-import { formatApprovalRule, parseApprovalRule, type ApprovalGrant, type ApprovalGrants, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
+import { formatApprovalRule, parseApprovalRule, type ApprovalGrant, type GrantList, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
 import { grantItemOf, REVOKE_GRANT_TOOLTIP } from './grantItems';
 import { RULES_SETTING, type EditorApprovalRuleStore } from './ruleStore';
 
@@ -65,7 +65,7 @@ export class ManageApprovals implements vscode.Disposable {
     private readonly store: EditorApprovalRuleStore,
     private readonly log: vscode.LogOutputChannel,
     /** The runtime's live grants; without them only rules are listed. */
-    private readonly grants?: ApprovalGrants,
+    private readonly grants?: GrantList,
   ) {}
 
   /** Opens the list and returns; the list stays open until it is dismissed. */

@@ -87,9 +87,8 @@ describe('approval grants: scopes', () => {
   it('revokes a grant by id and announces every change', () => {
     const tree = new Tree();
     const lead = tree.add('lead');
-    const grants = new ApprovalGrants(tree);
     let changes = 0;
-    grants.onDidChange(() => changes++);
+    const grants = new ApprovalGrants(tree, Date.now, () => changes++);
     const a = grants.add('agent', lead, 'run-command');
     assert.equal(grants.add('agent', lead, 'run-command'), a, 'not added twice');
     grants.add('branch', lead, 'edit-file');

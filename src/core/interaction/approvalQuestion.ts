@@ -1,37 +1,13 @@
 /**
- * What an approval prompt says and what its answers mean. The prompt names who asks (label,
+ * What an approval prompt says and what its answers mean (loaded with the first prompt, in the
+ * approval-asking part). The prompt names who asks (label,
  * kind, definition, place in the tree) so a person deciding for one of ten agents knows which;
  * each answer has one scope, read back by `readApprovalAnswer` and nowhere else.
  */
 import type { Answer, Question } from '../sessions/types';
 import { branchPath, type AgentLineage, type ApprovalAsker } from './approvalGrants';
+import { ACTION_WORDING, APPROVAL_OPTIONS, clip, type ApprovalAction } from './approvalWording';
 import { MAX_QUESTION_LENGTH } from './questions';
-
-export type ApprovalAction = 'run-command' | 'edit-file' | 'vscode-tool' | 'network' | 'write-outside-workspace' | 'external-tool';
-
-/**
- * The prompt's answers. `session` keeps its key for callers of the earlier API; it allows the
- * asking agent (that exact agent, until it ends in this window). `denyWhy` is the one answer that
- * takes text: the person's words go to the agent in the denial.
- */
-export const APPROVAL_OPTIONS = Object.freeze({
-  once: 'Allow once',
-  session: 'Allow for this agent',
-  branch: 'Allow for this agent and the agents it starts',
-  workspace: 'Allow for this workspace',
-  always: 'Allow always',
-  deny: 'Deny',
-  denyWhy: 'Deny, and tell it why',
-});
-
-export const ACTION_WORDING: Record<ApprovalAction, string> = {
-  'run-command': 'run a command',
-  'edit-file': 'edit files',
-  'vscode-tool': 'use a tool from another extension',
-  network: 'access the network',
-  'write-outside-workspace': 'write outside the workspace',
-  'external-tool': 'use one of its own tools',
-};
 
 const KIND_WORDING: Record<string, string> = {
   root: 'root agent',
@@ -115,8 +91,4 @@ function questionLine(asker: string, wording: string, detail: string): string {
     `${asker} wants to ${wording} (${detail.length} characters; read all of it in the preview before you answer): ` +
     `${clip(detail.split('\n')[0], QUESTION_EXCERPT_LENGTH)}`
   );
-}
-
-export function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
