@@ -56,13 +56,14 @@ export function coveredByGrant(grants: ApprovalGrants, agent: ApprovalAsker, act
 
 /** Asks the person; the question and its answer are recorded with the tool call, so a resumed session asks again. */
 export async function askThePerson(seam: AskingSeam, req: AskedRequest, suggestedRule: string | undefined): Promise<AskedOutcome | RememberRule> {
-  const questions = [approvalQuestion({ asker: describeAsker(req.agent, seam.lineage), label: req.agent.label, action: req.action, detail: req.detail, suggestedRule })];
+  const asker = describeAsker(req.agent, seam.lineage);
+  const questions = [approvalQuestion({ asker, label: req.agent.label, action: req.action, detail: req.detail, suggestedRule })];
   const at = (): string => seam.now().toISOString();
   if (req.toolCallId !== undefined) req.log.append({ type: 'question', at: at(), questions, toolCallId: req.toolCallId, intent: 'approval' });
   let answer;
   try {
     // Whole, never clipped: the provider shows all of it before the human can answer.
-    const ask = { agent: req.agent, signal: req.signal, intent: 'approval' as const, detail: req.detail, questions };
+    const ask = { agent: req.agent, signal: req.signal, intent: 'approval' as const, detail: req.detail, questions, asker };
     [answer] = req.isSubagent && seam.interaction.askHeldApproval ? await seam.interaction.askHeldApproval(ask) : await seam.interaction.ask(ask);
     if (req.toolCallId !== undefined) req.log.append({ type: 'answer', at: at(), answers: [answer] });
   } catch (err) {

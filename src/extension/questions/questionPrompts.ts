@@ -32,7 +32,8 @@ class PromptRun {
 
   async run(item: Queued): Promise<Answer[]> {
     const { prompt } = item;
-    const who = prompt.agent?.label ?? 'Arbor';
+    // An approval names who asks in full (kind, definition, place in the tree): one of ten agents is told apart.
+    const who = prompt.asker ?? prompt.agent?.label ?? 'Arbor';
     if (prompt.detail) this.host.log.info(`${who} asks (${prompt.intent}):\n${prompt.detail}`);
     // The whole detail is on screen before any option can be chosen; the quick pick shows one line.
     let preview: OpenPreview | undefined;

@@ -147,6 +147,7 @@ describe('approval prompts name who asks', () => {
     await w.approvals.request(w.request(researcher));
     assert.equal(w.provider.prompts[0].questions[0].question, 'Researcher (one-shot subagent, definition "researcher", in Demo lead › Researcher) wants to run a command: npm test');
     assert.equal(w.provider.prompts[0].agent?.id, 'researcher', 'the prompt is the subagent\'s');
+    assert.equal(w.provider.prompts[0].asker, 'Researcher (one-shot subagent, definition "researcher", in Demo lead › Researcher)', 'the prompt names who asks for its title');
   });
 });
 
