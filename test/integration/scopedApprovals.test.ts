@@ -127,4 +127,20 @@ describe('Approvals that name who asks, with scoped answers', function () {
       results.dispose();
     }
   });
+
+  it('Manage Approvals lists a live grant next to the rules and revokes it with its trash button', async function () {
+    ui.requireBrowser(this);
+    const lead = t.startScripted({ version: 1, agents: { 'Grant holder': { turns: [[{ toolCalls: [commandRun('echo granted')] }, { text: 'done' }]] } } }, 'go', 'Grant holder');
+    await approvalOf(t, 'Grant holder');
+    assert.ok(await ui.pageHasText('Grant holder (root agent) asks: Approval'), 'the prompt is on screen');
+    await ui.clickRow('Allow for this agent');
+    await lead.whenIdle();
+    assert.deepStrictEqual(t.runtime.approvals.grants.grants().map((g) => [g.scope, g.action, g.holder.label]), [['agent', 'run-command', 'Grant holder']], 'the idle root keeps its grant');
+    await vscode.commands.executeCommand('arbor.manageApprovals');
+    assert.ok(await ui.pageHasText('Grant holder may run a command'), 'the grant is listed');
+    assert.ok(await ui.pageHasText('this agent only, until it ends'), 'with how far it reaches');
+    await ui.clickInlineAction('Grant holder may run a command', 'Revoke grant');
+    await waitFor(() => t.runtime.approvals.grants.grants().length === 0, 'the grant to be revoked');
+    await waitFor(() => !(t.manageApprovals.current?.items ?? []).some((i) => i.grant), 'the list to drop it');
+  });
 });
