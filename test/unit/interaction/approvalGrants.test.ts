@@ -7,6 +7,7 @@ import {
   UserInteractionService,
   branchPath,
   inBranch,
+  readApprovalAnswer,
   resolveInteractionPolicy,
   type AgentLineage,
   type ApprovalRequest,
@@ -152,6 +153,21 @@ describe('approval prompts name who asks', () => {
 });
 
 describe('approval answers and their scopes', () => {
+  it('reads each answer as one scope; text is never consent', () => {
+    const read = (selected: string[], custom?: string) => readApprovalAnswer({ id: 'approval', selected, ...(custom !== undefined ? { custom } : {}) });
+    assert.deepEqual(read([APPROVAL_OPTIONS.once]), { kind: 'once' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.session]), { kind: 'agent' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.branch]), { kind: 'branch' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.workspace]), { kind: 'workspace' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.always]), { kind: 'always' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.deny]), { kind: 'deny' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.denyWhy], '  not on main  '), { kind: 'deny', words: 'not on main' });
+    assert.deepEqual(read([APPROVAL_OPTIONS.denyWhy], '   '), { kind: 'deny' });
+    assert.deepEqual(read([], 'go ahead'), { kind: 'deny', words: 'go ahead' }, 'typed text alone denies, with the words');
+    assert.deepEqual(read([APPROVAL_OPTIONS.once, APPROVAL_OPTIONS.deny]), { kind: 'deny' }, 'a denial among the choices wins');
+    assert.deepEqual(read(['Something else']), { kind: 'deny' });
+  });
+
   it('"Allow for this agent and the agents it starts" covers a subagent started after it, without asking, and only in that branch', async () => {
     const w = world();
     w.provider.choose(APPROVAL_OPTIONS.branch);
