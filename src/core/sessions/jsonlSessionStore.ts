@@ -5,16 +5,21 @@ import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
+import { recoverJournals } from './journalRecovery';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
 import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
+import { SessionJournal } from './sessionJournal';
 import { SessionLock, WindowLock } from './sessionLock';
 import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
 import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
 import { sessionFileName } from './sessionFileName';
 import { SESSION_FORMAT_VERSION, type SessionHeader, type SessionLogFactory } from './types';
 import { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
+
+/** How long a one-shot session's batches may stay in the journal before its file is created (ms): the burst that made them is over by then. */
+const JOURNAL_DELAY_MS = 100;
 
 export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
   /**
@@ -59,6 +64,10 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly known: KnownSessionFiles;
   /** The folder read back: list, index, load, diagnostics. */
   private readonly catalog: SessionCatalogReader;
+  /** Where new one-shot sessions' batches go before they have files (sessionJournal.ts). */
+  private readonly journal: SessionJournal;
+  /** The journals of crashed windows written out into their sessions' files; the folder is read after it. */
+  private readonly recovered: Promise<void>;
   private disposed = false;
 
   constructor(
@@ -76,6 +85,10 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
     this.catalog = new SessionCatalogReader(root, this.pool, this.open, this.known);
+    this.journal = new SessionJournal(root, options.owner ?? `Arbor in process ${process.pid}`, Math.min(this.policy.flushDelayMs, JOURNAL_DELAY_MS));
+    this.recovered = recoverJournals(root, this.locks, this.pool).catch((e: unknown) =>
+      this.onError?.(new ArborError('SESSION_UNREADABLE', `The sessions a closed window left in its journal could not all be written out: ${messageOf(e)}`, { root })),
+    );
     this.known.readSoon();
   }
 
@@ -117,6 +130,8 @@ export class JsonlSessionStore implements SessionLogFactory {
         pool: this.pool,
         scheduler: this.scheduler,
         lock: new SessionLock(this.locks, header.id),
+        // A one-shot subagent's session costs no file and no lock entry before its first batch is on disk.
+        journal: header.kind === 'one-shot' ? this.journal : undefined,
         onError: this.onError,
         onClose: (log) => this.release(log),
       }),
@@ -135,6 +150,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     }
     this.opening.add(id);
+    await this.recovered;
     const file = this.fileOf(id);
     const lock = new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
@@ -190,7 +206,7 @@ export class JsonlSessionStore implements SessionLogFactory {
    * SESSION_CORRUPT, SESSION_VERSION or SESSION_UNREADABLE (an ArborError).
    */
   loadSession(id: string): Promise<LoadedSession> {
-    return this.catalog.load(id);
+    return this.recovered.then(() => this.catalog.load(id));
   }
 
   /**
@@ -198,7 +214,7 @@ export class JsonlSessionStore implements SessionLogFactory {
    * each file that could not be read. Never throws: one bad file never hides the others.
    */
   listSessions(): Promise<SessionCatalog> {
-    return this.catalog.list();
+    return this.recovered.then(() => this.catalog.list());
   }
 
   /**
@@ -207,12 +223,12 @@ export class JsonlSessionStore implements SessionLogFactory {
    * without a file are left out, unreadable ones come back as diagnostics.
    */
   sessionEntries(ids: Iterable<string>): Promise<{ sessions: SessionCatalogEntry[]; diagnostics: SessionDiagnostic[]; missing: string[] }> {
-    return this.catalog.entries(ids);
+    return this.recovered.then(() => this.catalog.entries(ids));
   }
 
   /** Sessions whose header names `id` as their parent (durable lineage: history, not authority). */
   listChildren(id: string): Promise<SessionCatalogEntry[]> {
-    return this.catalog.children(id);
+    return this.recovered.then(() => this.catalog.children(id));
   }
 
   /** The logs open for writing in this store. */
@@ -240,6 +256,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', messageOf(e)));
       }
     }
+    this.journal.closeSync();
     return errors;
   }
 
@@ -262,13 +279,16 @@ export class JsonlSessionStore implements SessionLogFactory {
         }
       }
     });
+    this.journal.closeSync();
     return errors;
   }
 
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const results = await Promise.allSettled(this.openLogs().map((log) => log.close()));
+    this.journal.leaveAll();
+    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), this.recovered]);
+    await this.journal.retired();
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }

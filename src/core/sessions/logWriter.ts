@@ -6,10 +6,17 @@ import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from '.
 import { LogLines } from './logLines';
 import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
 import type { SessionLock } from './sessionLock';
+import { JournalSeat, type JournaledLog, type SessionJournal } from './sessionJournal';
 import type { SessionEvent, SessionHeader } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
 
 /**
+ * Why this file stays whole: it is one state machine (the lines appended, taken, durable; the one
+ * batch in flight and its offset; the journal seat of a log without its file; the synchronous
+ * flush that overtakes them), and each rule below reads and moves all of that state together.
+ * The steps that reach the file live apart (logFileWrite, fileSteps), and so does the journal
+ * (sessionJournal).
+ *
  * The write pipeline of one session log: which lines are durable, which are in the one write
  * in flight, which wait. A timer, a flush or the size threshold starts one batched write at a
  * time of the lines appended so far, serialized (each event once, with its checksum, into one
@@ -23,7 +30,11 @@ import type { JsonlWritePolicy } from './writePolicy';
  * - A write that fails is retried (transient errors inside the pool, others at the next
  *   write); until it succeeds the log is dirty, its flushes reject, and its agent shows the
  *   problem.
- * - The session's lock is held before the first byte is written: taken asynchronously before
+ * - A new one-shot session's batches go to the store's journal (one write for the batches of many
+ *   sessions) until the journal lets it go; its next batch then writes its file whole, from line
+ *   0, and a log is released only once its file holds every line. A failed write of a log
+ *   without its file is tried again into its file, from line 0.
+ * - The session's lock is held before the first byte is written to its file: taken asynchronously before
  *   the write takes a slot of the pool (so the claims of many logs are written together), or
  *   synchronously by the exit flush.
  * - The synchronous flush writes from where the write in flight, if any, started (the same
@@ -41,6 +52,8 @@ interface Batch {
   bytes: number;
   /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
   data?: Buffer;
+  /** Written to the store's journal, not to the file. */
+  journal?: true;
 }
 
 interface Waiter {
@@ -58,6 +71,8 @@ export interface LogWriterInit {
   pool: FilePool;
   scheduler: FlushScheduler;
   lock?: SessionLock;
+  /** A new one-shot session's: its batches go to the store's journal until it leaves it for its own file. */
+  journal?: SessionJournal;
   problems: LogProblems;
   /** The length of the file holding the header and `events`, and its identity; else a new file. */
   existing?: { bytes: number; identity: FileIdentity };
@@ -70,7 +85,7 @@ const RETRY_MS = 5_000;
 /** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
 const always = (): boolean => true;
 
-export class LogWriter implements FlushTarget, LogFile {
+export class LogWriter implements FlushTarget, LogFile, JournaledLog {
   readonly file: string;
   readonly sessionId: string;
   /** Read at every append: kept here rather than behind `log`. */
@@ -94,6 +109,8 @@ export class LogWriter implements FlushTarget, LogFile {
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
+  /** Set while the log has no file: its batches go to the store's journal, then its file is written whole (sessionJournal.ts). */
+  private seat: JournalSeat | undefined;
 
   constructor(private readonly log: LogWriterInit) {
     this.file = log.file;
@@ -108,6 +125,7 @@ export class LogWriter implements FlushTarget, LogFile {
     } else {
       this.appendedLines = this.takenLines = this.durableLines = 0;
       this.nextOffset = 0;
+      this.seat = log.journal && new JournalSeat(log.journal, this);
       this.enqueue(this.lines.size(0));
     }
   }
@@ -132,7 +150,10 @@ export class LogWriter implements FlushTarget, LogFile {
   /** Writes everything appended before returning; false if nothing waited. Throws SESSION_WRITE_FAILED. */
   flushSync(): boolean {
     this.stop();
-    if (!this.dirty) return false;
+    // A log still in the journal writes its file whole: no journal stays behind a live process.
+    const whole = this.seat !== undefined;
+    if (whole) this.rewind();
+    if (!this.dirty && !whole) return false;
     // From where the in-flight write, if any, started: the same bytes at the same offset.
     const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
@@ -155,9 +176,45 @@ export class LogWriter implements FlushTarget, LogFile {
     this.pendingBytes = 0;
     this.nextOffset = end;
     this.durableLines = this.appendedLines;
+    this.inFile();
     this.settleWaiters();
     this.succeeded();
     return true;
+  }
+
+  /**
+   * Resolves once the file holds every line the journal held (at once for a log that has its
+   * file); rejects when writing the file failed. With `now`, the log leaves the journal at once.
+   */
+  fileWritten(now = false): Promise<void> {
+    if (!this.seat) return Promise.resolve();
+    const done = this.seat.fileWritten();
+    if (now) this.leaveJournal();
+    return done;
+  }
+
+  /** The journal's wait is over (JournaledLog): the next batch writes the file whole, from line 0. */
+  leaveJournal(): void {
+    if (!this.seat || this.seat.leaving) return;
+    this.seat.leaving = true;
+    if (!this.inFlight) {
+      this.rewind();
+      this.startWrite();
+    }
+  }
+
+  /** Every line waits again for the file's first batch; a batch in flight no longer counts. */
+  private rewind(): void {
+    this.inFlight = undefined;
+    this.takenLines = 0;
+    this.nextOffset = 0;
+    this.pendingBytes = this.lines.sizeBetween(0, this.appendedLines);
+  }
+
+  /** The file holds every line. */
+  private inFile(): void {
+    this.seat?.left();
+    this.seat = undefined;
   }
 
   /** Tries a flush every few seconds, `tries` times, until one writes; then calls `written`. */
@@ -165,7 +222,9 @@ export class LogWriter implements FlushTarget, LogFile {
     if (tries <= 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.flush().then(written, () => this.retry(tries - 1, written));
+      this.flush()
+        .then(() => this.fileWritten(true))
+        .then(written, () => this.retry(tries - 1, written));
     }, RETRY_MS);
     this.retryTimer.unref();
   }
@@ -220,6 +279,14 @@ export class LogWriter implements FlushTarget, LogFile {
     this.takenLines = this.appendedLines;
     this.pendingBytes = 0;
     this.inFlight = batch;
+    if (this.seat && !this.seat.leaving) {
+      batch.journal = true;
+      this.seat.append(batch.offset, this.build(batch)).then(
+        () => this.onBatchWritten(batch, this.nextOffset),
+        (e: unknown) => this.onBatchFailed(batch, e),
+      );
+      return;
+    }
     const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
     (this.log.lock && !this.log.lock.isHeld ? this.log.lock.acquire().then(write) : write()).then(
       (end) => this.onBatchWritten(batch, end),
@@ -276,9 +343,14 @@ export class LogWriter implements FlushTarget, LogFile {
     if (this.inFlight !== batch || end === undefined) return; // flushSync already wrote it
     this.inFlight = undefined;
     this.nextOffset = end;
-    this.durableLines = batch.linesUpTo;
+    this.durableLines = Math.max(this.durableLines, batch.linesUpTo);
+    if (!batch.journal) this.inFile();
     this.settleWaiters();
     this.succeeded();
+    if (this.seat?.leaving) {
+      this.rewind();
+      return this.startWrite();
+    }
     if (!this.hasPending) return;
     if (this.waiters.length > 0 || this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
@@ -287,12 +359,13 @@ export class LogWriter implements FlushTarget, LogFile {
   private onBatchFailed(batch: Batch, cause: unknown): void {
     if (this.inFlight !== batch) return;
     this.inFlight = undefined;
-    // Its lines wait again: the next flush or append writes them again at the same offset.
-    this.takenLines = batch.fromLine;
-    this.nextOffset = batch.offset;
-    this.pendingBytes = 0;
-    for (let line = batch.fromLine; line < this.appendedLines; line++) this.pendingBytes += this.lines.size(line);
+    // Its lines wait again: the next flush or append writes them again at the same offset (a
+    // log without its file: all of them, into the file, not into the journal again).
+    this.takenLines = this.seat ? 0 : batch.fromLine;
+    this.nextOffset = this.seat ? 0 : batch.offset;
+    this.pendingBytes = this.lines.sizeBetween(this.takenLines, this.appendedLines);
     const error = this.writeError(cause);
+    this.seat?.fileFailed(error);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.reject(error);
