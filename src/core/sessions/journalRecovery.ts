@@ -25,11 +25,12 @@ import { HOST, isProcessAlive } from './windowFiles';
  *   an offset replacing what followed it), never written into past what the journal gives:
  *   a missing file is created exclusively; a file that holds a start of those bytes (the crashed
  *   window had created it, not yet with every line) is completed; any other is left as it is.
- * - A line that cannot be parsed (the torn end of the last append) names nothing.
+ * - A record that cannot be parsed, or whose bytes are not all there, is the torn end of the last
+ *   append: it and what follows name nothing.
  */
 
 const journalHeaderSchema = once(() => z.object({ pid: z.number().int(), host: z.string(), owner: z.string() }));
-const journalRecordSchema = once(() => z.object({ id: z.string().min(1), at: z.number().int().min(0), text: z.string() }));
+const journalRecordSchema = once(() => z.object({ id: z.string().min(1), at: z.number().int().min(0), bytes: z.number().int().min(0) }));
 
 /** Recovers every journal of a gone process in `root`'s journal folder. */
 export async function recoverJournals(root: string, lock: WindowLock, pool: FilePool): Promise<void> {
@@ -50,18 +51,18 @@ export async function recoverJournals(root: string, lock: WindowLock, pool: File
 }
 
 async function recoverJournal(root: string, file: string, lock: WindowLock, pool: FilePool): Promise<void> {
-  let text: string;
+  let text: Buffer;
   try {
-    text = await pool.run(() => fs.promises.readFile(file, 'utf8'));
+    text = await pool.run(() => fs.promises.readFile(file));
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return; // recovered by another window meanwhile
     throw e;
   }
-  const lines = text.split('\n');
-  const header = parsed(journalHeaderSchema(), lines[0]);
+  const firstLine = text.indexOf(0x0a);
+  const header = parsed(journalHeaderSchema(), firstLine < 0 ? undefined : text.subarray(0, firstLine).toString('utf8'));
   const pid = header?.pid ?? Number(/^window-(\d+)-/.exec(path.basename(file))?.[1]);
   if ((header !== undefined && header.host !== HOST) || !Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) return;
-  const sessions = [...sessionsOf(lines.slice(1))];
+  const sessions = [...sessionsOf(text, firstLine + 1)];
   // Claimed together: one write of the lock file for all of them.
   const claims = await Promise.allSettled(sessions.map(([id]) => lock.claim(id)));
   let kept = false;
@@ -94,16 +95,20 @@ function parsed<T>(schema: z.ZodType<T>, line: string | undefined): T | undefine
   }
 }
 
-/** Each session's file as the journal's records make it, in the order they were written. */
-function sessionsOf(lines: string[]): Map<string, Buffer> {
+/** Each session's file as the journal's records (from byte `start`) make it, in the order they were written. */
+function sessionsOf(journal: Buffer, start: number): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
-  for (const line of lines) {
-    const record = parsed(journalRecordSchema(), line);
-    if (!record) continue;
+  for (let at = start; at < journal.length; ) {
+    const end = journal.indexOf(0x0a, at);
+    const record = end < 0 ? undefined : parsed(journalRecordSchema(), journal.subarray(at, end).toString('utf8'));
+    // The torn end of the last append: what it names did not land.
+    if (!record || end + 1 + record.bytes > journal.length) break;
+    const data = journal.subarray(end + 1, end + 1 + record.bytes);
+    at = end + 1 + record.bytes;
     const before = files.get(record.id) ?? Buffer.alloc(0);
     // A record past the end would leave a hole: what follows a gap is not this session's file.
     if (record.at > before.length) continue;
-    files.set(record.id, Buffer.concat([before.subarray(0, record.at), Buffer.from(record.text, 'utf8')]));
+    files.set(record.id, Buffer.concat([before.subarray(0, record.at), data]));
   }
   return files;
 }

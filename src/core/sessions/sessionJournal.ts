@@ -22,9 +22,10 @@ import { HOST } from './windowFiles';
  *   by the synchronous flush at the end of the process. The file then holds every line.
  * - The log stays open in its store (History lists it from memory) until its file holds every
  *   line; a generation's journal file is deleted once none of its sessions is still only there.
- * - Each line is one JSON record `{ id, at, text }`: bytes of the session's file (`text`) and
- *   the offset they go to (`at`), so a batch written again lands at the same place. The first
- *   line names the window (pid, host, owner), as a lock file does.
+ * - Each record is one JSON line `{ id, at, bytes }` followed by those `bytes` of the session's
+ *   file as they are (its checksummed lines, not escaped again), which go to offset `at`, so a
+ *   batch written again lands at the same place. The first line names the window (pid, host,
+ *   owner), as a lock file does.
  */
 
 /** The folder of the windows' journals, inside the session folder. */
@@ -77,7 +78,7 @@ const PROCESS_NONCE = randomBytes(4).toString('hex');
 let journalCounter = 0;
 
 interface Waiting {
-  line: string;
+  record: Buffer[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -116,9 +117,9 @@ export class SessionJournal {
   /** Writes `data`, the bytes of `log`'s file at `offset`; resolves once they are on disk. */
   append(log: JournaledLog, offset: number, data: Buffer): Promise<void> {
     this.members.add(log);
-    const line = `${JSON.stringify({ id: log.sessionId, at: offset, text: data.toString('utf8') })}\n`;
+    const record = [Buffer.from(`${JSON.stringify({ id: log.sessionId, at: offset, bytes: data.length })}\n`), data];
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ line, resolve, reject });
+      this.waiting.push({ record, resolve, reject });
       if (this.writing) return;
       this.writing = true;
       // After the current run of code: the batches it starts go into one write.
@@ -191,7 +192,7 @@ export class SessionJournal {
         this.waiting = [];
         try {
           const handle = await (this.handle ??= this.openFile());
-          const data = Buffer.from(batch.map((w) => w.line).join(''));
+          const data = Buffer.concat(batch.flatMap((w) => w.record));
           let written = 0;
           while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
           for (const w of batch) w.resolve();

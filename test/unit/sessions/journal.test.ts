@@ -31,17 +31,18 @@ function child(dir: string, ...args: string[]): Promise<{ code: number | null; s
 
 /** A journal file as a window with process `pid` would have left it, holding these sessions' files. */
 function writeJournal(dir: string, pid: number, files: Record<string, Buffer[]>): string {
-  const lines = [JSON.stringify({ pid, host: os.hostname(), owner: `window ${pid}` })];
+  const lines = [`${JSON.stringify({ pid, host: os.hostname(), owner: `window ${pid}` })}\n`];
   for (const [id, batches] of Object.entries(files)) {
     let at = 0;
     for (const batch of batches) {
-      lines.push(JSON.stringify({ id, at, text: batch.toString('utf8') }));
+      lines.push(`${JSON.stringify({ id, at, bytes: batch.length })}\n${batch.toString('utf8')}`);
       at += batch.length;
     }
   }
   fs.mkdirSync(path.join(dir, 'journal'), { recursive: true });
   const file = path.join(dir, 'journal', `window-${pid}-test-0.journal`);
-  fs.writeFileSync(file, lines.join('\n') + '\n');
+  // A torn last record, as a crash in the middle of an append leaves it.
+  fs.writeFileSync(file, `${lines.join('')}${JSON.stringify({ id: 'torn', at: 0, bytes: 500 })}\n{"crc"`);
   return file;
 }
 
@@ -76,8 +77,8 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
     assert.deepEqual(lockFiles(dir), [], 'no lock entry yet');
     const [journal, ...others] = journalFiles(dir);
     assert.equal(others.length, 0);
-    const records = fs.readFileSync(path.join(dir, 'journal', journal), 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: string });
-    assert.deepEqual(records.map((r) => r.id).sort(), logs.map((l) => l.header.id).sort());
+    const records = fs.readFileSync(path.join(dir, 'journal', journal), 'utf8').split('\n').filter((line) => line.startsWith('{"id"'));
+    assert.deepEqual(records.map((r) => (JSON.parse(r) as { id: string }).id).sort(), logs.map((l) => l.header.id).sort());
     // History lists them meanwhile.
     assert.equal((await store.listSessions()).sessions.length, 40);
 
