@@ -23,7 +23,9 @@ export const PACKAGE_PARTS = {
   zodJsonSchema: ['zod/v4/core/json-schema-processors.js', 'zod/v4/core/to-json-schema.js'],
 };
 
-const absolute = (file) => path.join(ROOT, 'node_modules', file);
+// Real paths: esbuild resolves symbolic links (a tree whose node_modules links to another's).
+const real = (file) => (fs.existsSync(file) ? fs.realpathSync(file) : file);
+const absolute = (file) => real(path.join(ROOT, 'node_modules', file));
 const partOfFile = new Map(Object.entries(PACKAGE_PARTS).flatMap(([name, files]) => files.map((file) => [absolute(file), name])));
 
 /** A module's stand-in: each export forwards to the part's, which loads on the first call. */
@@ -49,7 +51,7 @@ export const packagePartsStartPlugin = {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       // The stand-in's require() of its part, next to dist/arbor.js at run time.
       if (args.namespace === 'arbor-package-part') return { path: args.path, external: true };
-      const file = path.resolve(args.resolveDir, args.path);
+      const file = real(path.resolve(args.resolveDir, args.path));
       const name = partOfFile.get(file);
       return name === undefined ? undefined : { path: file, namespace: 'arbor-package-part', pluginData: { name }, sideEffects: false };
     });

@@ -5,7 +5,7 @@ import { errnoOf, isArborError } from '../errors';
 import { once } from '../once';
 import type { FilePool } from './filePool';
 import { sessionFileName } from './sessionFileName';
-import { JOURNAL_FOLDER, JOURNAL_SUFFIX } from './sessionJournal';
+import { JOURNAL_FOLDER, JOURNAL_SUFFIX } from './journalSeat';
 import type { WindowLock } from './sessionLock';
 import { HOST, isProcessAlive } from './windowFiles';
 

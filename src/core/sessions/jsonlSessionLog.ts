@@ -6,7 +6,7 @@ import { createHeard, type FileIdentity } from './logFileWrite';
 import { LogProblems, refusedEventError } from './logProblems';
 import { LogWriter } from './logWriter';
 import { sessionEventSchema } from './schema';
-import type { SessionJournal } from './sessionJournal';
+import type { Journal } from './journalSeat';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
@@ -31,7 +31,7 @@ export interface JsonlSessionLogInit {
    */
   lock?: SessionLock;
   /** The store's journal, for a new one-shot session (sessionJournal.ts). */
-  journal?: SessionJournal;
+  journal?: Journal;
   /** Problems no caller is waiting for (the store logs them). */
   onError?: (error: ArborError) => void;
   onClose?: (log: JsonlSessionLog) => void;

@@ -6,7 +6,7 @@ import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from '.
 import { LogLines } from './logLines';
 import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
 import type { SessionLock } from './sessionLock';
-import { JournalSeat, type JournaledLog, type SessionJournal } from './sessionJournal';
+import { JournalSeat, type Journal, type JournaledLog } from './journalSeat';
 import type { SessionEvent, SessionHeader } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
 
@@ -72,7 +72,7 @@ export interface LogWriterInit {
   scheduler: FlushScheduler;
   lock?: SessionLock;
   /** A new one-shot session's: its batches go to the store's journal until it leaves it for its own file. */
-  journal?: SessionJournal;
+  journal?: Journal;
   problems: LogProblems;
   /** The length of the file holding the header and `events`, and its identity; else a new file. */
   existing?: { bytes: number; identity: FileIdentity };

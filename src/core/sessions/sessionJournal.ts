@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errnoOf } from '../errors';
+export { recoverJournals } from './journalRecovery';
+import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
 import { HOST } from './windowFiles';
 
 /**
@@ -28,52 +30,6 @@ import { HOST } from './windowFiles';
  *   owner), as a lock file does.
  */
 
-/** The folder of the windows' journals, inside the session folder. */
-export const JOURNAL_FOLDER = 'journal';
-export const JOURNAL_SUFFIX = '.journal';
-
-/** What the journal asks of a log it holds (its writer). */
-export interface JournaledLog {
-  readonly sessionId: string;
-  /** The journal's wait is over: the log creates its file now, with every line. */
-  leaveJournal(): void;
-}
-
-/**
- * A new log's place in the journal, kept by its writer until its file holds every line: whether
- * it is leaving (its next batch is the file's, from line 0), and who waits for the file.
- */
-export class JournalSeat {
-  leaving = false;
-  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-
-  constructor(
-    private readonly journal: SessionJournal,
-    private readonly log: JournaledLog,
-  ) {}
-
-  append(offset: number, data: Buffer): Promise<void> {
-    return this.journal.append(this.log, offset, data);
-  }
-
-  /** Resolves once the file holds every line; rejects when a write of the file failed. */
-  fileWritten(): Promise<void> {
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
-  }
-
-  /** The file holds every line: the log is no longer the journal's. */
-  left(): void {
-    this.journal.left(this.log);
-    for (const w of this.waiters.splice(0)) w.resolve();
-  }
-
-  /** A write of the file failed: its next try starts from line 0 again. */
-  fileFailed(error: unknown): void {
-    this.leaving = true;
-    for (const w of this.waiters.splice(0)) w.reject(error);
-  }
-}
-
 const PROCESS_NONCE = randomBytes(4).toString('hex');
 let journalCounter = 0;
 
@@ -83,7 +39,7 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-export class SessionJournal {
+export class SessionJournal implements Journal {
   private readonly folder: string;
   private readonly base: string;
   private generation = 0;
