@@ -1,22 +1,15 @@
 import type { ArborError } from '../errors';
 import { runAsync, runSync } from './fileSteps';
-import type { FilePool } from './filePool';
 import type { FlushScheduler, FlushTarget } from './flushScheduler';
-import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
-import { LogLines } from './logLines';
-import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
-import type { SessionLock } from './sessionLock';
-import { JournalSeat, type Journal, type JournaledLog } from './journalSeat';
-import type { SessionEvent, SessionHeader } from './types';
-import type { JsonlWritePolicy } from './writePolicy';
+import { JournalSeat, type JournaledLog } from './journalSeat';
+import { writeBatchSteps } from './logFileWrite';
+import { writeFailedError } from './logProblems';
+import type { SessionEvent } from './types';
+import { WriterFile, type Batch, type LogWriterInit, type Waiter } from './writerFile';
+
+export type { LogWriterInit } from './writerFile';
 
 /**
- * Why this file stays whole: it is one state machine (the lines appended, taken, durable; the one
- * batch in flight and its offset; the journal seat of a log without its file; the synchronous
- * flush that overtakes them), and each rule below reads and moves all of that state together.
- * The steps that reach the file live apart (logFileWrite, fileSteps), and so does the journal
- * (sessionJournal).
- *
  * The write pipeline of one session log: which lines are durable, which are in the one write
  * in flight, which wait. A timer, a flush or the size threshold starts one batched write at a
  * time of the lines appended so far, serialized (each event once, with its checksum, into one
@@ -24,7 +17,8 @@ import type { JsonlWritePolicy } from './writePolicy';
  * written at the byte offset it was assigned, so a batch can be written again (a retry after a
  * failed write, or the synchronous flush at exit while an asynchronous write is still in
  * flight) without duplicating or reordering lines. Both kinds of write run the same steps
- * (logFileWrite): asynchronously in the store's file pool, synchronously at exit.
+ * (logFileWrite): asynchronously in the store's file pool, synchronously at exit; what those
+ * steps ask of the writer is its WriterFile side.
  *
  * Invariants:
  * - A write that fails is retried (transient errors inside the pool, others at the next
@@ -42,56 +36,13 @@ import type { JsonlWritePolicy } from './writePolicy';
  *   changes nothing, whether it wrote or failed.
  */
 
-interface Batch {
-  offset: number;
-  /** The first line it writes (line 0 is the header). */
-  fromLine: number;
-  /** How many lines are durable once this batch is written. */
-  linesUpTo: number;
-  /** About how many bytes its lines take. */
-  bytes: number;
-  /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
-  data?: Buffer;
-  /** Written to the store's journal, not to the file. */
-  journal?: true;
-}
-
-interface Waiter {
-  linesUpTo: number;
-  resolve: () => void;
-  reject: (error: ArborError) => void;
-}
-
-export interface LogWriterInit {
-  file: string;
-  header: SessionHeader;
-  /** The log's events, appended to by the log (line i > 0 is event i - 1). */
-  events: SessionEvent[];
-  policy: JsonlWritePolicy;
-  pool: FilePool;
-  scheduler: FlushScheduler;
-  lock?: SessionLock;
-  /** A new one-shot session's: its batches go to the store's journal until it leaves it for its own file. */
-  journal?: Journal;
-  problems: LogProblems;
-  /** The length of the file holding the header and `events`, and its identity; else a new file. */
-  existing?: { bytes: number; identity: FileIdentity };
-  /** Whether the log was closed (a failure then says the write is tried again every few seconds). */
-  closed: () => boolean;
-}
-
 /** Delay between the tries to save what a failed close left. */
 const RETRY_MS = 5_000;
 /** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
 const always = (): boolean => true;
 
-export class LogWriter implements FlushTarget, LogFile, JournaledLog {
-  readonly file: string;
-  readonly sessionId: string;
-  /** Read at every append: kept here rather than behind `log`. */
-  private readonly policy: JsonlWritePolicy;
+export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   private readonly scheduler: FlushScheduler;
-  private readonly lines: LogLines;
   /** Lines handed to this writer (the header counts as one). */
   private appendedLines: number;
   /** Lines handed to a batch (written, or being written). */
@@ -101,10 +52,6 @@ export class LogWriter implements FlushTarget, LogFile, JournaledLog {
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
-  /** The file it wrote; 'unseen' when it created and wrote it without reading that (its last write, as it seemed). */
-  private identity: FileIdentity | 'unseen' | undefined;
-  /** The log is closing: what it writes now is meant to be its last. */
-  private closing = false;
   private inFlight: Batch | undefined;
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
@@ -112,16 +59,12 @@ export class LogWriter implements FlushTarget, LogFile, JournaledLog {
   /** Set while the log has no file: its batches go to the store's journal, then its file is written whole (sessionJournal.ts). */
   private seat: JournalSeat | undefined;
 
-  constructor(private readonly log: LogWriterInit) {
-    this.file = log.file;
-    this.sessionId = log.header.id;
-    this.policy = log.policy;
+  constructor(log: LogWriterInit) {
+    super(log);
     this.scheduler = log.scheduler;
-    this.lines = new LogLines(log.header, log.events, !log.existing);
     if (log.existing) {
       this.appendedLines = this.takenLines = this.durableLines = 1 + log.events.length;
       this.nextOffset = log.existing.bytes;
-      this.identity = log.existing.identity;
     } else {
       this.appendedLines = this.takenLines = this.durableLines = 0;
       this.nextOffset = 0;
@@ -302,41 +245,12 @@ export class LogWriter implements FlushTarget, LogFile, JournaledLog {
     return runAsync(writeBatchSteps(this, { data: this.build(batch), offset: batch.offset, linesUpTo: batch.linesUpTo }, () => this.inFlight === batch));
   }
 
-  // What the write steps ask of this log (LogFile).
-
-  fileIdentity(): FileIdentity | undefined {
-    return this.identity === 'unseen' ? undefined : this.identity;
+  protected lineCount(): number {
+    return this.appendedLines;
   }
 
-  learned(identity: FileIdentity): void {
-    this.identity = identity;
-  }
-
-  createdUnseen(): boolean {
-    return this.identity === 'unseen';
-  }
-
-  /** Its last batch is written, so no later write needs the file's identity: its create has answered. */
-  wroteUnseen(): void {
-    this.identity ??= 'unseen';
-    createHeard(this);
-  }
-
-  isLastWrite(linesUpTo: number): boolean {
-    return this.closing && linesUpTo === this.appendedLines;
-  }
-
-  /** Always, or when a flush waits for this write (a rewrite: only always). */
-  syncs(rewrite: boolean): boolean {
-    return this.policy.fsync || (!rewrite && this.policy.fsyncAtFlush === true && this.waiters.length > 0);
-  }
-
-  wholeFile(lines: number): Buffer {
-    return this.lines.whole(lines);
-  }
-
-  restored(why: string): void {
-    this.log.problems.inform(fileRestoredError(this.log.header.id, this.log.file, why));
+  protected flushWaits(): boolean {
+    return this.waiters.length > 0;
   }
 
   private onBatchWritten(batch: Batch, end: number | undefined): void {
