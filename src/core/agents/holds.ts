@@ -70,8 +70,10 @@ export interface HoldTarget {
   releaseHolds(rule: HoldRelease): readonly Hold[];
 }
 
-export function newHold(reason: HoldReason, extra: { detail?: string; report?: string; interrupted?: boolean } = {}): Hold {
+/** A new hold put now. A Stop puts one before its abort reaches the model, so it allocates no more than the hold. */
+export function newHold(reason: HoldReason, extra?: { detail?: string; report?: string; interrupted?: boolean }): Hold {
   const hold: { -readonly [K in keyof Hold]: Hold[K] } = { reason, since: isoNow(), release: RELEASE[reason] };
+  if (extra === undefined) return hold;
   if (extra.detail !== undefined) hold.detail = extra.detail;
   if (extra.report !== undefined) hold.report = extra.report;
   if (extra.interrupted) hold.interrupted = true;
@@ -106,13 +108,20 @@ export function holdAt(holds: readonly Hold[], step: GateStep): Hold | undefined
   return first(holds, step === 'claim' ? QUEUE_ORDER : RUN_ORDER);
 }
 
+// The lookups below are plain loops: they run on every Stop, claim and send, where a callback
+// per lookup showed in the abort's profile.
 function first(holds: readonly Hold[], order: readonly HoldReason[]): Hold | undefined {
   if (holds.length === 0) return undefined;
-  for (const reason of order) {
-    const hold = holds.find((h) => h.reason === reason);
-    if (hold) return hold;
+  for (let r = 0; r < order.length; r++) {
+    const i = indexOf(holds, order[r]);
+    if (i >= 0) return holds[i];
   }
   return undefined;
+}
+
+function indexOf(holds: readonly Hold[], reason: HoldReason): number {
+  for (let i = 0; i < holds.length; i++) if (holds[i].reason === reason) return i;
+  return -1;
 }
 
 /** An agent's holds, made only when it gets its first one (Agent keeps null otherwise). */
@@ -128,12 +137,12 @@ export class AgentHolds {
   }
 
   has(reason: HoldReason): boolean {
-    return this.list.some((h) => h.reason === reason);
+    return indexOf(this.list, reason) >= 0;
   }
 
   /** Returns whether something changed. A second hold of a held reason may only mark it interrupted. */
   put(hold: Hold): boolean {
-    const i = this.list.findIndex((h) => h.reason === hold.reason);
+    const i = indexOf(this.list, hold.reason);
     if (i < 0) {
       this.list.push(hold);
       return true;
@@ -143,14 +152,18 @@ export class AgentHolds {
     return true;
   }
 
-  /** Takes off the holds `match` picks, in the order they were put; returns them. */
-  release(match: (hold: Hold) => boolean): Hold[] {
-    const released: Hold[] = [];
-    for (let i = 0; i < this.list.length; ) {
-      if (match(this.list[i])) released.push(...this.list.splice(i, 1));
-      else i++;
+  /** Takes off the holds `match` picks, in the order they were put; returns them (NO_HOLDS when none). */
+  release(match: (hold: Hold) => boolean): readonly Hold[] {
+    const list = this.list;
+    let released: Hold[] | undefined;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const hold = list[i];
+      if (match(hold)) (released ??= []).push(hold);
+      else list[kept++] = hold;
     }
-    return released;
+    if (kept !== list.length) list.length = kept;
+    return released ?? NO_HOLDS;
   }
 }
 
