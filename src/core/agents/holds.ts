@@ -113,58 +113,16 @@ export function holdAt(holds: readonly Hold[], step: GateStep): Hold | undefined
 function first(holds: readonly Hold[], order: readonly HoldReason[]): Hold | undefined {
   if (holds.length === 0) return undefined;
   for (let r = 0; r < order.length; r++) {
-    const i = indexOf(holds, order[r]);
+    const i = holdIndex(holds, order[r]);
     if (i >= 0) return holds[i];
   }
   return undefined;
 }
 
-function indexOf(holds: readonly Hold[], reason: HoldReason): number {
+/** Where the hold of `reason` is in `holds`; -1 when there is none (one hold per reason). */
+export function holdIndex(holds: readonly Hold[], reason: HoldReason): number {
   for (let i = 0; i < holds.length; i++) if (holds[i].reason === reason) return i;
   return -1;
-}
-
-/** An agent's holds, made only when it gets its first one (Agent keeps null otherwise). */
-export class AgentHolds {
-  private readonly list: Hold[] = [];
-
-  get all(): readonly Hold[] {
-    return this.list;
-  }
-
-  get empty(): boolean {
-    return this.list.length === 0;
-  }
-
-  has(reason: HoldReason): boolean {
-    return indexOf(this.list, reason) >= 0;
-  }
-
-  /** Returns whether something changed. A second hold of a held reason may only mark it interrupted. */
-  put(hold: Hold): boolean {
-    const i = indexOf(this.list, hold.reason);
-    if (i < 0) {
-      this.list.push(hold);
-      return true;
-    }
-    if (!hold.interrupted || this.list[i].interrupted) return false;
-    this.list[i] = { ...this.list[i], interrupted: true };
-    return true;
-  }
-
-  /** Takes off the holds `match` picks, in the order they were put; returns them (NO_HOLDS when none). */
-  release(match: (hold: Hold) => boolean): readonly Hold[] {
-    const list = this.list;
-    let released: Hold[] | undefined;
-    let kept = 0;
-    for (let i = 0; i < list.length; i++) {
-      const hold = list[i];
-      if (match(hold)) (released ??= []).push(hold);
-      else list[kept++] = hold;
-    }
-    if (kept !== list.length) list.length = kept;
-    return released ?? NO_HOLDS;
-  }
 }
 
 export const NO_HOLDS: readonly Hold[] = Object.freeze([]);
