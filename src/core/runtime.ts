@@ -41,6 +41,7 @@ import { errorResult } from './tools/catalog';
 import { isToolVisible } from './tools/visibility';
 import { ChangeSets, MemoryChangeSetStorage } from './workspace/changeSets';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
+import { WriteGuard, type BranchScopeRequest } from './scopes';
 import type { WorkspacePort } from './workspace/port';
 
 export { Run };
@@ -102,6 +103,8 @@ export class Runtime implements AgentHost {
   readonly workspace: WorkspacePort | undefined;
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
+  /** Write scopes, files two agents change, and the per-file queue every write runs in. */
+  readonly writes: WriteGuard;
   /** What bounds the commands agents run; off unless the options give one (the editor does). */
   readonly sandbox: CommandSandbox;
   private disposed = false;
@@ -133,6 +136,7 @@ export class Runtime implements AgentHost {
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
+    this.writes = new WriteGuard({ agents: this.agents, changes: this.changes, interaction: this.interaction, onEvent: this.onEvent, onProblem: this.onProblem, stop: (a) => (a.kind === 'one-shot' ? a.cancel('user') : this.stop(a)) });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
@@ -143,7 +147,7 @@ export class Runtime implements AgentHost {
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
-      createContinuable: (parent, label, resume, engine, definition) => this.createChild(parent, 'continuable', label, resume, engine, definition),
+      createContinuable: (parent, label, resume, engine, definition, request) => this.createChild(parent, 'continuable', label, resume, engine, definition, request),
       loadSettled: this.store ? settledChildLoader(this.store, this.agents, this.endedLogs, this.onProblem) : undefined,
     });
     this.subagents = this.manager;
@@ -192,7 +196,9 @@ export class Runtime implements AgentHost {
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
     const defined = this.definedSpec(undefined, options.definition);
+    const { scope } = this.writes.childScope(undefined, options.definition, undefined);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
+    this.writes.scopes.set(agent, scope);
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -352,9 +358,9 @@ export class Runtime implements AgentHost {
     agent.send(text, { from: 'user' });
   }
 
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome> {
     this.checkDelegation(parent);
-    const child = this.createChild(parent, 'one-shot', label, undefined, undefined, definition);
+    const child = this.createChild(parent, 'one-shot', label, undefined, undefined, definition, request);
     this.agents.add(child, { owner: parent });
     return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
@@ -366,9 +372,9 @@ export class Runtime implements AgentHost {
   };
 
   /** Start a continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
     this.checkDelegation(parent);
-    return this.manager.start(parent, label, prompt, engine, definition);
+    return this.manager.start(parent, label, prompt, engine, definition, request);
   }
 
   /**
@@ -457,9 +463,12 @@ export class Runtime implements AgentHost {
     checkDelegationLimits(parent, this.agents);
   }
 
-  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
     const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
+    // Narrowed into the parent's before anything is made: a glob it cannot hold changes nothing.
+    const { scope } = this.writes.childScope(parent, defined.definition, request?.scope);
     const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
+    this.writes.scopes.set(agent, scope);
     if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
   }

@@ -6,6 +6,8 @@ import type { OneShotOutcome } from '../subagents/oneShot';
 import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
 import type { ToolResult } from './types';
+import type { RuntimeToolContext } from './context';
+import type { AgentDefinition } from '../definitions/types';
 
 const MAX_LABEL_LENGTH = 60;
 const prompt = once(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
@@ -23,9 +25,28 @@ const taskArgs = once(() => z
       .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
     prompt: prompt(),
     agent: definitionArg(),
+    scope: scopeArg(),
   })
   // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
-  .transform(({ label, prompt, agent }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
+  .transform(({ label, prompt, agent, ...branch }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent, branch })));
+
+/** What the branch a delegation starts may change: workspace globs, narrowed into the caller's own scope. */
+const scopeArg = once(() =>
+  z
+    .array(z.string().trim().min(1).max(500))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('Workspace globs the subagent may change, such as ["src/parser/**", "test/parser/**"]; its edits elsewhere are refused. Always inside your own scope: a wider one is narrowed. Default: your scope.'),
+);
+
+/** The note a tool result carries when the scope asked for was wider than the caller's. */
+function scopeNote(ctx: RuntimeToolContext, requested: readonly string[] | undefined, definition: AgentDefinition | undefined): Record<string, unknown> {
+  const { scope, narrowed } = ctx.runtime.writes.childScope(ctx.agent, definition, requested);
+  if (!scope) return {};
+  const effective = scope.terms.map((t) => t.join(' and '));
+  return narrowed.length === 0 ? { scope: effective } : { scope: effective, scope_narrowed: `Not inside your own scope, so narrowed into it: ${narrowed.join(', ')}.` };
+}
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */
 export const definitionArg = once(() =>
@@ -52,12 +73,14 @@ export const delegateTaskTool = defineTool({
   // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition).then(oneShotResult);
+    const note = scopeNote(ctx, args.branch.scope, definition);
+    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition, args.branch).then((outcome) => oneShotResult(outcome, note));
   },
 });
 
-function oneShotResult(outcome: OneShotOutcome): ToolResult {
-  return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
+function oneShotResult(outcome: OneShotOutcome, note: Record<string, unknown>): ToolResult {
+  const narrowed = typeof note.scope_narrowed === 'string' ? `\n\n[Arbor] Its scope: ${(note.scope as string[]).join(', ')}. ${note.scope_narrowed}` : '';
+  return outcome.status === 'completed' ? { content: outcome.result + narrowed } : { content: JSON.stringify({ ...outcome, ...note }), isError: true };
 }
 
 export const startSubagentTool = defineTool({
@@ -69,8 +92,9 @@ export const startSubagentTool = defineTool({
   readOnly: false,
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition);
-    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started' });
+    const note = scopeNote(ctx, args.branch.scope, definition);
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition, args.branch);
+    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started', ...note });
   },
 });
 const sendMessageArgs = once(() => z.object({ agent_id: agentId(), message: z.string().trim().min(1).max(100_000) }));
