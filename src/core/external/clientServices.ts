@@ -7,7 +7,7 @@ import { commandSubject } from '../interaction/commandLine';
 import { processesPart, workspaceToolRunsPart } from '../parts';
 import type { CommandSandbox, SandboxPlan } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
-import type { WriteGuard } from '../scopes/writeGuard';
+import type { WriteSeam } from '../scopes/writeScope';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import type { AcpClientHandlers } from './acpConnection';
@@ -47,7 +47,7 @@ export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
   /** Write scopes, another agent's files and the per-file queue, as for Arbor's own edit tools; unchecked without it. */
-  readonly writes?: WriteGuard;
+  readonly writes?: WriteSeam;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
   /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */

@@ -10,13 +10,17 @@ export class FileQueue {
 
   run<T>(key: string, job: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(job);
+    const next = previous
+      // The previous write's failure is its caller's: this one runs after it all the same.
+      .catch(() => undefined)
+      .then(job);
     this.tails.set(key, next);
     // `next` is the caller's, with its failure; this only drops a finished queue.
     void next
       .finally(() => {
         if (this.tails.get(key) === next) this.tails.delete(key);
       })
+      // The failure is the caller's (it holds `next`); this chain only tidies up.
       .catch(() => undefined);
     return next;
   }

@@ -1,10 +1,8 @@
 import type { Agent } from '../agents/agent';
 import { ArborError, isArborError } from '../errors';
 import { MAX_DETAIL_LENGTH } from '../interaction/userInteraction';
-import { workspaceToolRunsPart } from '../parts';
 import { describeScope, scopeAllows } from './scopeGlobs';
-import type { WriteAttempt, WriteGuard } from './writeGuard';
-import type { WriteScope } from './writeScope';
+import type { GuardState, ScopeKit, WriteAttempt, WriteScope } from './writeScope';
 
 /**
  * Two agents, one file: who else holds a file an agent is about to change, what the human is
@@ -31,8 +29,8 @@ interface Holder {
 }
 
 /** SCOPE_VIOLATION naming the path, the scope and who set it, when the path is outside the scope. */
-export function checkInScope(agent: Agent, scope: WriteScope, relative: string): void {
-  if (scopeAllows(scope, relative)) return;
+export function checkInScope(kit: ScopeKit, agent: Agent, scope: WriteScope, relative: string): void {
+  if (scopeAllows(kit, scope, relative)) return;
   const setBy = scope.setBy[scope.setBy.length - 1] ?? 'its definition';
   throw new ArborError(
     'SCOPE_VIOLATION',
@@ -41,7 +39,7 @@ export function checkInScope(agent: Agent, scope: WriteScope, relative: string):
   );
 }
 
-async function holdersOf(guard: WriteGuard, attempt: WriteAttempt): Promise<Holder[]> {
+async function holdersOf(guard: GuardState, attempt: WriteAttempt): Promise<Holder[]> {
   const { agents, changes } = guard.deps;
   const writer = attempt.agent;
   if (writer.run.workspace) return [];
@@ -53,7 +51,7 @@ async function holdersOf(guard: WriteGuard, attempt: WriteAttempt): Promise<Hold
     if ((await changes.heldPaths(other.id)).has(attempt.file.relative)) holders.push({ agent: other, held: 'changed' });
     else {
       const scope = guard.scopeOf(other);
-      if (scope && scopeAllows(scope, attempt.file.relative)) holders.push({ agent: other, held: 'scope' });
+      if (scope && scopeAllows(guard.kit, scope, attempt.file.relative)) holders.push({ agent: other, held: 'scope' });
     }
   }
   // An agent that left while its record was read holds nothing.
@@ -64,7 +62,7 @@ async function holdersOf(guard: WriteGuard, attempt: WriteAttempt): Promise<Hold
  * Asks about (or refuses) the holders not yet consented to; resolves `consented` with those the
  * human let through (stopped ones included).
  */
-export async function consentToHolders(guard: WriteGuard, attempt: WriteAttempt, consented: ReadonlySet<Agent>): Promise<ReadonlySet<Agent>> {
+export async function consentToHolders(guard: GuardState, attempt: WriteAttempt, consented: ReadonlySet<Agent>): Promise<ReadonlySet<Agent>> {
   const fresh = (await holdersOf(guard, attempt)).filter((h) => !consented.has(h.agent));
   if (fresh.length === 0) return consented;
   const writer = attempt.agent;
@@ -115,7 +113,7 @@ export async function consentToHolders(guard: WriteGuard, attempt: WriteAttempt,
 }
 
 /** In the file's queue: who holds it now (asked about if new), the write, then the overlaps it made. */
-export async function writeChecked(guard: WriteGuard, attempt: WriteAttempt, consented: ReadonlySet<Agent>, write: () => Promise<void>): Promise<void> {
+export async function writeChecked(guard: GuardState, attempt: WriteAttempt, consented: ReadonlySet<Agent>, write: () => Promise<void>): Promise<void> {
   const allowed = await consentToHolders(guard, attempt, consented);
   attempt.signal.throwIfAborted();
   await write();
@@ -126,15 +124,15 @@ export async function writeChecked(guard: WriteGuard, attempt: WriteAttempt, con
   }
 }
 
-function describeHold(guard: WriteGuard, h: Holder): string {
+function describeHold(guard: GuardState, h: Holder): string {
   if (h.held === 'changed') return `"${h.agent.label}" has changed and not yet kept or undone`;
   const scope = guard.scopeOf(h.agent);
   return `lies in the scope of "${h.agent.label}" (${scope ? describeScope(scope) : ''})`;
 }
 
 /** Both changes: this write's diff, and each other agent's change so far (its original against the file now). */
-async function overlapDetail(guard: WriteGuard, attempt: WriteAttempt, holders: readonly Holder[]): Promise<string> {
-  const { unifiedDiff } = workspaceToolRunsPart();
+async function overlapDetail(guard: GuardState, attempt: WriteAttempt, holders: readonly Holder[]): Promise<string> {
+  const { unifiedDiff } = guard.kit;
   const path = attempt.file.relative;
   const parts = [`The change "${attempt.agent.label}" wants to make:`, unifiedDiff(path, attempt.before, attempt.after)];
   for (const h of holders) {

@@ -1,6 +1,5 @@
 import { ArborError } from '../errors';
-import { workspaceFilesPart } from '../parts';
-import type { WriteScope } from './writeScope';
+import type { GlobKit, WriteScope } from './writeScope';
 
 /**
  * Write scopes as globs: checking a scope a delegation asks for, narrowing it into the parent's,
@@ -21,8 +20,7 @@ import type { WriteScope } from './writeScope';
 export const MAX_SCOPE_GLOBS = 50;
 
 /** Refuses a glob a scope cannot hold (TOOL_ARGUMENTS_INVALID or PATH_OUTSIDE_WORKSPACE, changing nothing). */
-export function checkScopeGlob(glob: string): string {
-  const files = workspaceFilesPart();
+export function checkScopeGlob(files: GlobKit, glob: string): string {
   files.parseGlob(glob);
   const bad = /^!/.test(glob) ? 'a negation ("!")' : /[()|]/.test(glob) ? 'an extglob ("(", ")" or "|")' : /\{[^}]*\/|\[[^\]]*\//.test(glob) ? 'a "/" inside braces or brackets' : !files.matcherCanTake(glob) ? 'an escaped backslash' : undefined;
   if (bad) throw new ArborError('TOOL_ARGUMENTS_INVALID', `The scope glob "${glob}" is refused: it has ${bad}. Use plain workspace globs such as "src/parser/**" or "docs/*.md".`, { glob });
@@ -46,31 +44,31 @@ export interface NarrowedScope {
  * The scope of a child that asks for `requested` (undefined: it asks for nothing and inherits)
  * under a parent with `parent` (undefined: unscoped). `setBy` names who asked, for refusals.
  */
-export function narrowScope(parent: WriteScope | undefined, requested: readonly string[] | undefined, setBy: string): NarrowedScope {
+export function narrowScope(kit: GlobKit, parent: WriteScope | undefined, requested: readonly string[] | undefined, setBy: string): NarrowedScope {
   if (requested === undefined) return { scope: parent, narrowed: [] };
   if (requested.length > MAX_SCOPE_GLOBS) throw new ArborError('TOOL_ARGUMENTS_INVALID', `A scope has at most ${MAX_SCOPE_GLOBS} globs; this one has ${requested.length}.`);
-  const globs = [...new Set(requested.map(checkScopeGlob))];
+  const globs = [...new Set(requested.map((g) => checkScopeGlob(kit, g)))];
   const setByChain = [...(parent?.setBy ?? []), setBy];
   if (!parent) return { scope: { terms: globs.map((g) => [g]), globs, setBy: setByChain }, narrowed: [] };
   const terms: string[][] = [];
   const narrowed: string[] = [];
   for (const glob of globs) {
-    if (parent.terms.some((term) => term.every((p) => globWithin(glob, p)))) {
+    if (parent.terms.some((term) => term.every((p) => globWithin(kit, glob, p)))) {
       terms.push([glob]);
       continue;
     }
     narrowed.push(glob);
     for (const term of parent.terms) {
       if (term.some((p) => disjoint(glob, p))) continue;
-      terms.push(simplify([...term, glob]));
+      terms.push(simplify(kit, [...term, glob]));
     }
   }
   return { scope: { terms: dedupe(terms), globs, setBy: setByChain }, narrowed };
 }
 
 /** Whether a workspace-relative path (forward slashes) is inside the scope. */
-export function scopeAllows(scope: WriteScope, relative: string): boolean {
-  return scope.terms.some((term) => term.every((glob) => matcher(glob)(relative)));
+export function scopeAllows(kit: GlobKit, scope: WriteScope, relative: string): boolean {
+  return scope.terms.some((term) => term.every((glob) => matcher(kit, glob)(relative)));
 }
 
 /** The scope in words: its terms, each a glob or globs joined by "and" (a path must match all of one). */
@@ -80,16 +78,16 @@ export function describeScope(scope: WriteScope): string {
 }
 
 const matchers = new Map<string, (relative: string) => boolean>();
-function matcher(glob: string): (relative: string) => boolean {
+function matcher(kit: GlobKit, glob: string): (relative: string) => boolean {
   let m = matchers.get(glob);
-  if (!m) matchers.set(glob, (m = workspaceFilesPart().globMatcher(glob)));
+  if (!m) matchers.set(glob, (m = kit.globMatcher(glob)));
   return m;
 }
 
 /** Drops each glob another glob of the term lies within (it adds nothing to their conjunction). */
-function simplify(term: readonly string[]): string[] {
+function simplify(kit: GlobKit, term: readonly string[]): string[] {
   const unique = [...new Set(term)];
-  return unique.filter((g, i) => !unique.some((other, j) => j !== i && globWithin(other, g) && !(globWithin(g, other) && j > i)));
+  return unique.filter((g, i) => !unique.some((other, j) => j !== i && globWithin(kit, other, g) && !(globWithin(kit, g, other) && j > i)));
 }
 
 function dedupe(terms: string[][]): string[][] {
@@ -119,7 +117,7 @@ function disjoint(a: string, b: string): boolean {
  * Whether every path glob `a` matches is one glob `b` matches, where that can be shown segment by
  * segment (false when it cannot: the caller then keeps both). Both are normalized scope globs.
  */
-export function globWithin(a: string, b: string): boolean {
+export function globWithin(kit: GlobKit, a: string, b: string): boolean {
   if (a === b || b === '**') return true;
   // Braces may spell the same set in many ways: only the same glob is known to be inside.
   if (b.includes('{')) return false;
@@ -134,7 +132,7 @@ export function globWithin(a: string, b: string): boolean {
     if (j === sb.length) answer = i === sa.length;
     else if (sb[j] === '**') answer = within(i, j + 1) || (i < sa.length && within(i + 1, j));
     else if (i === sa.length || sa[i] === '**') answer = false;
-    else answer = segmentWithin(sa[i], sb[j]) && within(i + 1, j + 1);
+    else answer = segmentWithin(kit, sa[i], sb[j]) && within(i + 1, j + 1);
     memo.set(key, answer);
     return answer;
   };
@@ -142,8 +140,8 @@ export function globWithin(a: string, b: string): boolean {
 }
 
 /** One segment of `a` (not `**`) inside one segment of `b` (not `**`). */
-function segmentWithin(a: string, b: string): boolean {
+function segmentWithin(kit: GlobKit, a: string, b: string): boolean {
   if (a === b || b === '*') return true;
   if (SYNTAX.test(a)) return false;
-  return workspaceFilesPart().globIsMatch(a, b, { dot: true, windows: false });
+  return kit.globIsMatch(a, b, { dot: true, windows: false });
 }

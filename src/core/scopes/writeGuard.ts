@@ -4,13 +4,15 @@ import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { AgentDefinition } from '../definitions/types';
 import type { Disposable } from '../events';
 import type { UserInteractionService } from '../interaction/userInteraction';
-import { scopeRunsPart } from '../parts';
+import { scopeRunsPart, workspaceFilesPart, workspaceToolRunsPart } from '../parts';
 import type { OnProblem } from '../problems';
 import type { ChangeSets } from '../workspace/changeSets';
 import type { WorkspacePath } from '../workspace/port';
 import { FileOverlaps } from './fileOverlaps';
 import { FileQueue } from './fileQueue';
-import { WriteScopes, type WriteScope } from './writeScope';
+import { WriteScopes, type GuardState, type ScopeKit, type WriteAttempt, type WriteScope, type WriteSeam } from './writeScope';
+
+export type { WriteAttempt };
 
 /**
  * The seam every write of an agent's passes (Arbor's edit tools, an external agent's
@@ -30,16 +32,7 @@ export interface WriteGuardDeps {
   readonly onProblem: OnProblem;
 }
 
-/** One write an agent is about to make: the file, the text it was made from and the text it leaves. */
-export interface WriteAttempt {
-  readonly agent: Agent;
-  readonly file: WorkspacePath;
-  readonly before: string | null;
-  readonly after: string;
-  readonly signal: AbortSignal;
-}
-
-export class WriteGuard {
+export class WriteGuard implements WriteSeam, GuardState {
   readonly scopes = new WriteScopes();
   readonly overlaps: FileOverlaps;
   readonly queue = new FileQueue();
@@ -53,6 +46,12 @@ export class WriteGuard {
       if (this.overlaps.of(sessionId).length === 0) return;
       deps.changes.heldPaths(sessionId).then((held) => this.overlaps.recordChanged(sessionId, held), (err: unknown) => deps.onProblem('Arbor: could not read a change record', err));
     });
+  }
+
+  /** The globs and diffs the scopes part uses, from the parts that hold them (loaded on first use). */
+  get kit(): ScopeKit {
+    const files = workspaceFilesPart();
+    return { parseGlob: files.parseGlob, matcherCanTake: files.matcherCanTake, globMatcher: files.globMatcher, globIsMatch: files.globIsMatch, unifiedDiff: (...a) => workspaceToolRunsPart().unifiedDiff(...a) };
   }
 
   scopeOf(agent: object): WriteScope | undefined {
@@ -69,15 +68,16 @@ export class WriteGuard {
     const above = parent ? this.scopes.of(parent) : undefined;
     if (!definition?.writeScope && requested === undefined) return { scope: above, narrowed: [] };
     const part = scopeRunsPart();
-    const byDefinition = part.narrowScope(above, definition?.writeScope, `definition "${definition?.name ?? ''}" (${definition?.file ?? ''})`);
-    const byRequest = part.narrowScope(byDefinition.scope, requested, parent ? `delegation by "${parent.label}" (${parent.id})` : 'the run');
+    const kit = this.kit;
+    const byDefinition = part.narrowScope(kit, above, definition?.writeScope, `definition "${definition?.name ?? ''}" (${definition?.file ?? ''})`);
+    const byRequest = part.narrowScope(kit, byDefinition.scope, requested, parent ? `delegation by "${parent.label}" (${parent.id})` : 'the run');
     return { scope: byRequest.scope, narrowed: [...byDefinition.narrowed, ...byRequest.narrowed] };
   }
 
   /** SCOPE_VIOLATION when the file is outside the agent's scope (thrown at once: nothing is asked). */
   checkScope(agent: Agent, file: WorkspacePath): void {
     const scope = this.scopes.of(agent);
-    if (scope) scopeRunsPart().checkInScope(agent, scope, file.relative);
+    if (scope) scopeRunsPart().checkInScope(this.kit, agent, scope, file.relative);
   }
 
   /**

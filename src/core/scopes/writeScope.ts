@@ -1,3 +1,11 @@
+import type { Agent } from '../agents/agent';
+import type { AgentRegistry } from '../agents/registry';
+import type { AgentDefinition } from '../definitions/types';
+import type { UserInteractionService } from '../interaction/userInteraction';
+import type { ChangeSets } from '../workspace/changeSets';
+import type { WorkspacePath } from '../workspace/port';
+import type { FileOverlaps } from './fileOverlaps';
+
 /**
  * A write scope: the workspace files an agent may change, as globs. It is data on the agent,
  * set when the agent is made (from its definition's `scope:` and the delegation's `scope`
@@ -17,6 +25,55 @@ export interface WriteScope {
   readonly globs: readonly string[];
   /** Who set each level, outermost first: `definition "docs" (.arbor/agents/docs.md)`, `delegation by "lead"`. */
   readonly setBy: readonly string[];
+}
+
+/** One write an agent is about to make: the file, the text it was made from and the text it leaves. */
+export interface WriteAttempt {
+  readonly agent: Agent;
+  readonly file: WorkspacePath;
+  readonly before: string | null;
+  readonly after: string;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The write guard as the tools that write use it (writeGuard.ts implements it): scope, another
+ * agent's file, the per-file queue, and the scope a delegation gives its child.
+ */
+export interface WriteSeam {
+  scopeOf(agent: object): WriteScope | undefined;
+  childScope(parent: Agent | undefined, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): { scope: WriteScope | undefined; narrowed: readonly string[] };
+  checkScope(agent: Agent, file: WorkspacePath): void;
+  consentBefore(attempt: WriteAttempt): Promise<ReadonlySet<Agent>>;
+  apply(attempt: WriteAttempt, consented: ReadonlySet<Agent>, write: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * What the scopes part takes from the other parts (the workspace files' globs, the workspace
+ * tools' diffs), handed to it by the write guard: a part never loads another part itself.
+ */
+export interface GlobKit {
+  parseGlob(glob: string): unknown;
+  matcherCanTake(glob: string): boolean;
+  globMatcher(glob: string): (relative: string) => boolean;
+  globIsMatch(text: string, glob: string, options: { dot: boolean; windows: boolean }): boolean;
+}
+
+export interface ScopeKit extends GlobKit {
+  unifiedDiff(relative: string, before: string | null, after: string): string;
+}
+
+/** The write guard's state and services, as the scopes part reads them. */
+export interface GuardState {
+  readonly deps: {
+    readonly agents: Pick<AgentRegistry, 'all' | 'parentOf' | 'isLive' | 'size'>;
+    readonly changes: Pick<ChangeSets, 'heldPaths' | 'list'>;
+    readonly interaction: Pick<UserInteractionService, 'ask'>;
+    readonly stop: (agent: Agent) => void;
+  };
+  readonly overlaps: FileOverlaps;
+  readonly kit: ScopeKit;
+  scopeOf(agent: object): WriteScope | undefined;
 }
 
 /** What a delegation asks of the branch it starts, beside its task: the files it may change. */

@@ -4,7 +4,8 @@ import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
 import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
-import { presentEnded, presentLiveAgent } from './agentPresentation';
+import { escapeMarkdown, presentEnded, presentLiveAgent } from './agentPresentation';
+import { envelopeTooltipLines, overlapRowText } from './branchEnvelope';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
@@ -89,6 +90,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         endedCount: (a) => this.ended.count(a),
         filesCount: (a) => this.filesOf(a).length,
         commandsSandboxed: () => this.runtime.sandbox.sandboxesCommands,
+        overlapText: (a) => overlapRowText(a.id, runtime.writes.overlaps.of(a.id)),
       }),
     );
     this._register(
@@ -97,6 +99,14 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         // steady stream of them would hold all repaints back.
         const agent = runtime.agents.get(sessionId);
         if (agent) this.markChanged(agent);
+      }),
+    );
+    this._register(
+      runtime.writes.overlaps.onDidChange((sessionIds) => {
+        for (const id of sessionIds) {
+          const agent = runtime.agents.get(id);
+          if (agent) this.markChanged(agent);
+        }
       }),
     );
     this._register(
@@ -145,7 +155,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
     if (!(node instanceof Agent)) return item;
     const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
-    item.tooltip = new vscode.MarkdownString(p.tooltip + changedFilesTooltip(this.filesOf(node)));
+    const envelope = envelopeTooltipLines(node.id, this.runtime.writes.scopeOf(node), this.runtime.writes.overlaps.of(node.id), escapeMarkdown);
+    item.tooltip = new vscode.MarkdownString(p.tooltip + (envelope.length ? `\n\n${envelope.join('\n')}` : '') + changedFilesTooltip(this.filesOf(node)));
     return item;
   }
 

@@ -1,8 +1,15 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
 import { isArborError } from '../../../src/core/errors';
-import { describeScope, globWithin, narrowScope, scopeAllows } from '../../../src/core/scopes/scopeRuns';
-import { globMatcher } from '../../../src/core/workspace/globs';
+import * as scopeRuns from '../../../src/core/scopes/scopeRuns';
+import type { WriteScope } from '../../../src/core/scopes';
+import * as globs from '../../../src/core/workspace/globs';
+
+const { describeScope } = scopeRuns;
+const { globMatcher } = globs;
+const narrowScope = (parent: WriteScope | undefined, requested: readonly string[] | undefined, setBy: string) => scopeRuns.narrowScope(globs, parent, requested, setBy);
+const scopeAllows = (scope: WriteScope, relative: string) => scopeRuns.scopeAllows(globs, scope, relative);
+const globWithin = (a: string, b: string) => scopeRuns.globWithin(globs, a, b);
 
 const SEGMENTS = ['src', 'docs', 'a', 'b', 'x.ts', 'y.md', '.hidden'];
 const GLOB_SEGMENTS = [...SEGMENTS, '*', '**', '*.ts', '*.md', '[ab]', '{a,b}', 'a*', '?'];
