@@ -41,7 +41,7 @@ import { errorResult } from './tools/catalog';
 import { isToolVisible } from './tools/visibility';
 import { ChangeSets, MemoryChangeSetStorage } from './workspace/changeSets';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
-import { WriteGuard, type BranchScopeRequest } from './scopes';
+import { Writes, type BranchScopeRequest } from './scopes';
 import type { WorkspacePort } from './workspace/port';
 
 export { Run };
@@ -104,7 +104,7 @@ export class Runtime implements AgentHost {
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
   /** Write scopes, files two agents change, and the per-file queue every write runs in. */
-  readonly writes: WriteGuard;
+  readonly writes: Writes;
   /** What bounds the commands agents run; off unless the options give one (the editor does). */
   readonly sandbox: CommandSandbox;
   private disposed = false;
@@ -136,7 +136,7 @@ export class Runtime implements AgentHost {
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
-    this.writes = new WriteGuard({ agents: this.agents, changes: this.changes, interaction: this.interaction, onEvent: this.onEvent, onProblem: this.onProblem, stop: (a) => (a.kind === 'one-shot' ? a.cancel('user') : this.stop(a)) });
+    this.writes = new Writes({ agents: this.agents, changes: this.changes, interaction: this.interaction, onEvent: this.onEvent, onProblem: this.onProblem, stop: (a) => (a.kind === 'one-shot' ? a.cancel('user') : this.stop(a)) });
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
@@ -196,9 +196,9 @@ export class Runtime implements AgentHost {
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
     const defined = this.definedSpec(undefined, options.definition);
-    const { scope } = this.writes.childScope(undefined, options.definition, undefined);
+    const scope = this.writes.scopeFor(undefined, options.definition, undefined);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
-    this.writes.scopes.set(agent, scope);
+    this.writes.set(agent, scope);
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -466,9 +466,9 @@ export class Runtime implements AgentHost {
   private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
     const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
     // Narrowed into the parent's before anything is made: a glob it cannot hold changes nothing.
-    const { scope } = this.writes.childScope(parent, defined.definition, request?.scope);
+    const scope = this.writes.scopeFor(parent, defined.definition, request?.scope);
     const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
-    this.writes.scopes.set(agent, scope);
+    this.writes.set(agent, scope);
     if (kind === 'continuable') this.agents.add(agent, { parent });
     return agent;
   }

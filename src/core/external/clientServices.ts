@@ -7,7 +7,7 @@ import { commandSubject } from '../interaction/commandLine';
 import { processesPart, workspaceToolRunsPart } from '../parts';
 import type { CommandSandbox, SandboxPlan } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
-import type { WriteSeam } from '../scopes/writeScope';
+import type { WritesHost } from '../scopes/writeScope';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import type { AcpClientHandlers } from './acpConnection';
@@ -47,7 +47,7 @@ export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
   /** Write scopes, another agent's files and the per-file queue, as for Arbor's own edit tools; unchecked without it. */
-  readonly writes?: WriteSeam;
+  readonly writes?: WritesHost;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
   /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
@@ -180,11 +180,12 @@ export class ExternalAgentClient {
   async writeTextFile(params: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse> {
     const workspace = this.workspace();
     const file = await workspace.resolve(params.path);
-    this.services.writes?.checkScope(this.agent, file);
+    const guard = this.services.writes?.guard;
+    guard?.checkScope(this.agent, file);
     const before = (await workspace.exists(file)) ? (await workspace.readText(file, this.combined(signal))).text : null;
     if (before === params.content) return {};
     const attempt = { agent: this.agent, file, before, after: params.content, signal: this.combined(signal) };
-    const consented = (await this.services.writes?.consentBefore(attempt)) ?? new Set();
+    const consented = (await guard?.consentBefore(attempt)) ?? new Set();
     const covered = this.shownEdits.get(file.relative)?.some((e) => e.oldText === before && e.newText === params.content);
     if (!covered) {
       const outcome = await this.ask('edit-file', file.relative, workspaceToolRunsPart().unifiedDiff(file.relative, before, params.content), this.combined(signal));
@@ -192,7 +193,7 @@ export class ExternalAgentClient {
     }
     this.combined(signal).throwIfAborted();
     const write = (): Promise<void> => this.write(workspace, file, before, params.content);
-    await (this.services.writes ? this.services.writes.apply(attempt, consented, write) : write());
+    await (guard ? guard.apply(attempt, consented, write) : write());
     return {};
   }
 

@@ -1,6 +1,4 @@
-/** Write scopes and files two agents change: the write guard, its state and its part's loader. */
-export { WriteGuard, type WriteAttempt, type WriteGuardDeps } from './writeGuard';
-export { WriteScopes, type WriteScope, type WriteSeam, type BranchScopeRequest } from './writeScope';
-export { FileOverlaps, type FileOverlap } from './fileOverlaps';
-export { FileQueue } from './fileQueue';
+/** Write scopes and files two agents change: the runtime's start-up state and its part's loader. */
+export { Writes } from './writes';
+export type { WriteScope, WriteSeam, WritesHost, WriteAttempt, WriteGuardDeps, BranchScopeRequest, FileOverlap } from './writeScope';
 export { scopeRunsPart } from '../parts';

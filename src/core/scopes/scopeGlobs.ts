@@ -130,6 +130,8 @@ export function globWithin(kit: GlobKit, a: string, b: string): boolean {
     if (known !== undefined) return known;
     let answer: boolean;
     if (j === sb.length) answer = i === sa.length;
+    // A last "**" is taken to match one segment or more: picomatch matches none with it only sometimes ("src/**" matches "src", "*/**" does not).
+    else if (sb[j] === '**' && j === sb.length - 1) answer = sa.slice(i).some((s) => s !== '**');
     else if (sb[j] === '**') answer = within(i, j + 1) || (i < sa.length && within(i + 1, j));
     else if (i === sa.length || sa[i] === '**') answer = false;
     else answer = segmentWithin(kit, sa[i], sb[j]) && within(i + 1, j + 1);

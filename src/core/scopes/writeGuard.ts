@@ -1,44 +1,32 @@
 import type { Agent } from '../agents/agent';
-import type { AgentRegistry } from '../agents/registry';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { AgentDefinition } from '../definitions/types';
-import type { Disposable } from '../events';
-import type { UserInteractionService } from '../interaction/userInteraction';
-import { scopeRunsPart, workspaceFilesPart, workspaceToolRunsPart } from '../parts';
-import type { OnProblem } from '../problems';
-import type { ChangeSets } from '../workspace/changeSets';
 import type { WorkspacePath } from '../workspace/port';
 import { FileOverlaps } from './fileOverlaps';
 import { FileQueue } from './fileQueue';
-import { WriteScopes, type GuardState, type ScopeKit, type WriteAttempt, type WriteScope, type WriteSeam } from './writeScope';
-
-export type { WriteAttempt };
+import { checkInScope, consentToHolders, writeChecked } from './heldFiles';
+import { describeScope, narrowScope } from './scopeGlobs';
+import type { FileOverlap, GuardState, ScopeKit, WriteAttempt, WriteGuardDeps, WriteScope, WriteSeam } from './writeScope';
 
 /**
  * The seam every write of an agent's passes (Arbor's edit tools, an external agent's
  * fs/write_text_file), beside the approval seam: the agent's write scope (SCOPE_VIOLATION, at
  * once, never asked), another live agent that holds the file (the human asked, or
- * FILE_HELD_BY_OTHER_AGENT when nobody can be asked), and the per-file queue the write itself
- * runs in. What it does beyond the state kept here is the scopes part (scopeRuns.ts), loaded
- * only when an agent has a scope or another agent is live.
+ * FILE_HELD_BY_OTHER_AGENT when nobody can be asked: heldFiles.ts), and the per-file queue the
+ * write itself runs in. Part of the scopes part: the runtime makes it on first use (writes.ts),
+ * and the scopes of agents made before stay where they are (the runtime's start-up state).
  */
-export interface WriteGuardDeps {
-  readonly agents: AgentRegistry;
-  readonly changes: ChangeSets;
-  readonly interaction: Pick<UserInteractionService, 'ask'>;
-  readonly onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
-  /** The human's "Stop the other": stops that agent's current turn as its node's Stop does. */
-  readonly stop: (agent: Agent) => void;
-  readonly onProblem: OnProblem;
-}
-
 export class WriteGuard implements WriteSeam, GuardState {
-  readonly scopes = new WriteScopes();
   readonly overlaps: FileOverlaps;
   readonly queue = new FileQueue();
 
-  constructor(readonly deps: WriteGuardDeps) {
-    this.overlaps = new FileOverlaps(deps.onProblem);
+  constructor(
+    readonly deps: WriteGuardDeps,
+    private readonly scopes: { scopeOf(agent: object): WriteScope | undefined },
+    /** The globs and diffs of the parts that hold them. */
+    readonly kit: ScopeKit,
+    overlapsChanged: (sessionIds: readonly string[]) => void,
+  ) {
+    this.overlaps = new FileOverlaps(overlapsChanged);
     deps.onEvent((event) => {
       if (event.type === 'agent_removed') this.overlaps.agentLeft(event.agent.id);
     });
@@ -48,14 +36,12 @@ export class WriteGuard implements WriteSeam, GuardState {
     });
   }
 
-  /** The globs and diffs the scopes part uses, from the parts that hold them (loaded on first use). */
-  get kit(): ScopeKit {
-    const files = workspaceFilesPart();
-    return { parseGlob: files.parseGlob, matcherCanTake: files.matcherCanTake, globMatcher: files.globMatcher, globIsMatch: files.globIsMatch, unifiedDiff: (...a) => workspaceToolRunsPart().unifiedDiff(...a) };
+  scopeOf(agent: object): WriteScope | undefined {
+    return this.scopes.scopeOf(agent);
   }
 
-  scopeOf(agent: object): WriteScope | undefined {
-    return this.scopes.of(agent);
+  overlapsOf(sessionId: string): readonly FileOverlap[] {
+    return this.overlaps.of(sessionId);
   }
 
   /**
@@ -65,19 +51,23 @@ export class WriteGuard implements WriteSeam, GuardState {
    * refused (TOOL_ARGUMENTS_INVALID) before anything is made.
    */
   childScope(parent: Agent | undefined, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): { scope: WriteScope | undefined; narrowed: readonly string[] } {
-    const above = parent ? this.scopes.of(parent) : undefined;
-    if (!definition?.writeScope && requested === undefined) return { scope: above, narrowed: [] };
-    const part = scopeRunsPart();
-    const kit = this.kit;
-    const byDefinition = part.narrowScope(kit, above, definition?.writeScope, `definition "${definition?.name ?? ''}" (${definition?.file ?? ''})`);
-    const byRequest = part.narrowScope(kit, byDefinition.scope, requested, parent ? `delegation by "${parent.label}" (${parent.id})` : 'the run');
+    const above = parent ? this.scopeOf(parent) : undefined;
+    const byDefinition = narrowScope(this.kit, above, definition?.writeScope, `definition "${definition?.name ?? ''}" (${definition?.file ?? ''})`);
+    const byRequest = narrowScope(this.kit, byDefinition.scope, requested, parent ? `delegation by "${parent.label}" (${parent.id})` : 'the run');
     return { scope: byRequest.scope, narrowed: [...byDefinition.narrowed, ...byRequest.narrowed] };
+  }
+
+  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): Record<string, unknown> {
+    const { scope, narrowed } = this.childScope(parent, definition, requested);
+    if (!scope) return {};
+    const effective = scope.terms.map((t) => t.join(' and '));
+    return narrowed.length === 0 ? { scope: effective } : { scope: effective, scope_narrowed: `Not inside your own scope, so narrowed into it: ${narrowed.join(', ')}.` };
   }
 
   /** SCOPE_VIOLATION when the file is outside the agent's scope (thrown at once: nothing is asked). */
   checkScope(agent: Agent, file: WorkspacePath): void {
-    const scope = this.scopes.of(agent);
-    if (scope) scopeRunsPart().checkInScope(this.kit, agent, scope, file.relative);
+    const scope = this.scopeOf(agent);
+    if (scope) checkInScope(this.kit, agent, scope, file.relative);
   }
 
   /**
@@ -86,7 +76,7 @@ export class WriteGuard implements WriteSeam, GuardState {
    */
   consentBefore(attempt: WriteAttempt): Promise<ReadonlySet<Agent>> {
     if (this.deps.agents.size <= 1) return Promise.resolve(new Set());
-    return scopeRunsPart().consentToHolders(this, attempt, new Set());
+    return consentToHolders(this, attempt, new Set());
   }
 
   /**
@@ -98,7 +88,19 @@ export class WriteGuard implements WriteSeam, GuardState {
     return this.queue.run(attempt.file.absolute, async () => {
       attempt.signal.throwIfAborted();
       if (this.deps.agents.size <= 1) return write();
-      return scopeRunsPart().writeChecked(this, attempt, consented, write);
+      return writeChecked(this, attempt, consented, write);
     });
+  }
+
+  envelopeLines(agent: Agent, escape: (text: string) => string): string[] {
+    const lines: string[] = [];
+    const scope = this.scopeOf(agent);
+    if (scope) lines.push(`- May change: ${escape(describeScope(scope))} (scope set by ${escape(scope.setBy[scope.setBy.length - 1] ?? 'its definition')}; commands are not file-aware)`);
+    for (const o of this.overlaps.of(agent.id)) {
+      const mine = o.writer === agent.id;
+      const how = mine ? (o.otherHeld === 'changed' ? 'had changed it' : 'has it in its scope') : 'changed it after this agent';
+      lines.push(`- ⚠ ${escape(o.path)}: "${escape(mine ? o.otherLabel : o.writerLabel)}" ${how}; Keep or Undo of either change ends this`);
+    }
+    return lines;
   }
 }

@@ -4,7 +4,9 @@ import type { AgentDefinition } from '../definitions/types';
 import type { UserInteractionService } from '../interaction/userInteraction';
 import type { ChangeSets } from '../workspace/changeSets';
 import type { WorkspacePath } from '../workspace/port';
-import type { FileOverlaps } from './fileOverlaps';
+import type { Disposable } from '../events';
+import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnProblem } from '../problems';
 
 /**
  * A write scope: the workspace files an agent may change, as globs. It is data on the agent,
@@ -41,11 +43,55 @@ export interface WriteAttempt {
  * agent's file, the per-file queue, and the scope a delegation gives its child.
  */
 export interface WriteSeam {
-  scopeOf(agent: object): WriteScope | undefined;
   childScope(parent: Agent | undefined, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): { scope: WriteScope | undefined; narrowed: readonly string[] };
   checkScope(agent: Agent, file: WorkspacePath): void;
   consentBefore(attempt: WriteAttempt): Promise<ReadonlySet<Agent>>;
   apply(attempt: WriteAttempt, consented: ReadonlySet<Agent>, write: () => Promise<void>): Promise<void>;
+  /** What a delegation's tool result says of the child's scope: the effective scope, and what was narrowed. */
+  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): Record<string, unknown>;
+  overlapsOf(sessionId: string): readonly FileOverlap[];
+  /** Tooltip lines (Markdown, text escaped with `escape`): the agent's scope and the files it shares. */
+  envelopeLines(agent: Agent, escape: (text: string) => string): string[];
+}
+
+/**
+ * What the runtime holds at start (writes.ts): each agent's scope, the overlaps' change event,
+ * and the guard, made with its part on first use, so a window whose agents never write loads
+ * none of it.
+ */
+export interface WritesHost {
+  readonly guard: WriteSeam;
+  scopeOf(agent: object): WriteScope | undefined;
+  overlapsOf(sessionId: string): readonly FileOverlap[];
+  readonly onOverlapsChanged: (listener: (sessionIds: readonly string[]) => void) => Disposable;
+}
+
+/** What the write guard is made with. */
+export interface WriteGuardDeps {
+  readonly agents: AgentRegistry;
+  readonly changes: ChangeSets;
+  readonly interaction: Pick<UserInteractionService, 'ask'>;
+  readonly onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
+  /** The human's "Stop the other": stops that agent's current turn as its node's Stop does. */
+  readonly stop: (agent: Agent) => void;
+  readonly onProblem: OnProblem;
+}
+
+/**
+ * Files two live agents both hold: one changed a file that the other had changed (a change
+ * record not yet kept or undone) or that lies in the other's declared scope, because the human
+ * let it. Both agents' nodes show the file with a ⚠ while the overlap lasts (fileOverlaps.ts).
+ */
+export interface FileOverlap {
+  /** The workspace-relative path. */
+  readonly path: string;
+  /** The agent that changed the file second, and its label. */
+  readonly writer: string;
+  readonly writerLabel: string;
+  /** The agent that held it first, its label, and how it held it. */
+  readonly other: string;
+  readonly otherLabel: string;
+  readonly otherHeld: 'changed' | 'scope';
 }
 
 /**
@@ -65,13 +111,8 @@ export interface ScopeKit extends GlobKit {
 
 /** The write guard's state and services, as the scopes part reads them. */
 export interface GuardState {
-  readonly deps: {
-    readonly agents: Pick<AgentRegistry, 'all' | 'parentOf' | 'isLive' | 'size'>;
-    readonly changes: Pick<ChangeSets, 'heldPaths' | 'list'>;
-    readonly interaction: Pick<UserInteractionService, 'ask'>;
-    readonly stop: (agent: Agent) => void;
-  };
-  readonly overlaps: FileOverlaps;
+  readonly deps: WriteGuardDeps;
+  readonly overlaps: { add(overlap: FileOverlap): void };
   readonly kit: ScopeKit;
   scopeOf(agent: object): WriteScope | undefined;
 }
@@ -80,17 +121,4 @@ export interface GuardState {
 export interface BranchScopeRequest {
   /** Workspace globs the child may change; absent: the parent's scope (or none) applies. */
   readonly scope?: readonly string[];
-}
-
-/** The scope of each agent that has one (by the exact agent object, like the registry). */
-export class WriteScopes {
-  private readonly byAgent = new WeakMap<object, WriteScope>();
-
-  of(agent: object): WriteScope | undefined {
-    return this.byAgent.get(agent);
-  }
-
-  set(agent: object, scope: WriteScope | undefined): void {
-    if (scope) this.byAgent.set(agent, scope);
-  }
 }

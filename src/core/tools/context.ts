@@ -8,7 +8,7 @@ import type { InterruptAuthority, InterruptResult } from '../subagents/continuat
 import type { OneShotOutcome } from '../subagents/oneShot';
 import type { CommandSandbox } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
-import type { BranchScopeRequest, WriteSeam } from '../scopes/writeScope';
+import type { BranchScopeRequest, WritesHost } from '../scopes/writeScope';
 import type { WorkspacePort } from '../workspace/port';
 import type { ToolDefinition } from './types';
 
@@ -75,7 +75,7 @@ export interface ToolHost extends Delegation, WorkspaceFolder {
   /** Per agent, the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
   /** Write scopes, files another agent holds, and the per-file queue (the seam every write passes). */
-  readonly writes: WriteSeam;
+  readonly writes: WritesHost;
   readonly agents: AgentRegistry;
   readonly subagents: SubagentMessaging;
   /** What bounds the commands agents run (see src/core/sandbox); commands run as they are without it. */

@@ -40,12 +40,9 @@ const scopeArg = once(() =>
     .describe('Workspace globs the subagent may change, such as ["src/parser/**", "test/parser/**"]; its edits elsewhere are refused. Always inside your own scope: a wider one is narrowed. Default: your scope.'),
 );
 
-/** The note a tool result carries when the scope asked for was wider than the caller's. */
+/** What the tool result says of the child's scope (nothing, and no part loaded, when no scope is in play). */
 function scopeNote(ctx: RuntimeToolContext, requested: readonly string[] | undefined, definition: AgentDefinition | undefined): Record<string, unknown> {
-  const { scope, narrowed } = ctx.runtime.writes.childScope(ctx.agent, definition, requested);
-  if (!scope) return {};
-  const effective = scope.terms.map((t) => t.join(' and '));
-  return narrowed.length === 0 ? { scope: effective } : { scope: effective, scope_narrowed: `Not inside your own scope, so narrowed into it: ${narrowed.join(', ')}.` };
+  return requested || definition?.writeScope || ctx.runtime.writes.scopeOf(ctx.agent) ? ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, requested) : {};
 }
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */

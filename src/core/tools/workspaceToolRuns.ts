@@ -194,7 +194,7 @@ export function unifiedDiff(relative: string, before: string | null, after: stri
 async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<ToolResult> {
   const created = before === null;
   // The write guard first: a path outside the scope is refused at once, another agent's file is asked about (or refused) before the approval.
-  const guard = ctx.runtime.writes;
+  const guard = ctx.runtime.writes.guard;
   guard.checkScope(ctx.agent, file);
   const attempt = { agent: ctx.agent, file, before, after, signal: ctx.signal };
   const consented = await guard.consentBefore(attempt);

@@ -5,7 +5,7 @@ import type { Runtime } from '../../core';
 import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
 import { escapeMarkdown, presentEnded, presentLiveAgent } from './agentPresentation';
-import { envelopeTooltipLines, overlapRowText } from './branchEnvelope';
+import { overlapRowText } from './branchEnvelope';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
@@ -90,7 +90,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         endedCount: (a) => this.ended.count(a),
         filesCount: (a) => this.filesOf(a).length,
         commandsSandboxed: () => this.runtime.sandbox.sandboxesCommands,
-        overlapText: (a) => overlapRowText(a.id, runtime.writes.overlaps.of(a.id)),
+        overlapText: (a) => overlapRowText(a.id, runtime.writes.overlapsOf(a.id)),
       }),
     );
     this._register(
@@ -102,7 +102,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       }),
     );
     this._register(
-      runtime.writes.overlaps.onDidChange((sessionIds) => {
+      runtime.writes.onOverlapsChanged((sessionIds) => {
         for (const id of sessionIds) {
           const agent = runtime.agents.get(id);
           if (agent) this.markChanged(agent);
@@ -155,7 +155,9 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
     if (!(node instanceof Agent)) return item;
     const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
-    const envelope = envelopeTooltipLines(node.id, this.runtime.writes.scopeOf(node), this.runtime.writes.overlaps.of(node.id), escapeMarkdown);
+    // The scopes part is loaded for this only when the agent has a scope or shares a file.
+    const writes = this.runtime.writes;
+    const envelope = writes.scopeOf(node) || writes.overlapsOf(node.id).length ? writes.guard.envelopeLines(node, escapeMarkdown) : [];
     item.tooltip = new vscode.MarkdownString(p.tooltip + (envelope.length ? `\n\n${envelope.join('\n')}` : '') + changedFilesTooltip(this.filesOf(node)));
     return item;
   }

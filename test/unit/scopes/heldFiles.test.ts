@@ -7,7 +7,7 @@ import { isArborError } from '../../../src/core/errors';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { ModelScript } from '../../../src/core/models';
 import type { Runtime } from '../../../src/core/runtime';
-import { OVERLAP_OPTIONS } from '../../../src/core/scopes/scopeRuns';
+import { OVERLAP_OPTIONS, type WriteGuard } from '../../../src/core/scopes/scopeRuns';
 import { makeRuntime, reasons, toolResults, until } from '../../support/runtimeFixture';
 
 type Call = { name: string; arguments: Record<string, unknown> };
@@ -48,7 +48,7 @@ describe('two agents, one file', () => {
   async function firstHasWritten(runtime: Runtime): Promise<Agent> {
     const first = runtime.startRoot({ prompt: 'go', label: 'first' });
     await until(() => fs.readFileSync(file(), 'utf8').startsWith('ONE'), 'the first agent\'s edit');
-    await until(() => first.status === 'running' && runtime.writes.queue.busy(file()) === false, 'the first agent working on');
+    await until(() => first.status === 'running' && (runtime.writes.guard as WriteGuard).queue.busy(file()) === false, 'the first agent working on');
     return first;
   }
 
@@ -68,11 +68,11 @@ describe('two agents, one file', () => {
     assert.deepStrictEqual(reasons(first), ['aborted:user']);
     assert.strictEqual(fs.readFileSync(file(), 'utf8'), 'ONE\ntwo\nTHREE\n');
     // Both nodes hold the file with a ⚠ until a Keep or an Undo of either.
-    assert.deepStrictEqual(runtime.writes.overlaps.of(first.id).map((o) => o.path), ['src/f.ts']);
-    assert.deepStrictEqual(runtime.writes.overlaps.of(second.id).map((o) => [o.writer, o.other, o.otherHeld]), [[second.id, first.id, 'changed']]);
+    assert.deepStrictEqual(runtime.writes.overlapsOf(first.id).map((o) => o.path), ['src/f.ts']);
+    assert.deepStrictEqual(runtime.writes.overlapsOf(second.id).map((o) => [o.writer, o.other, o.otherHeld]), [[second.id, first.id, 'changed']]);
     await runtime.changes.keep(first.id, 'src/f.ts');
-    await until(() => runtime.writes.overlaps.of(second.id).length === 0, 'the overlap to end with the Keep');
-    assert.strictEqual(runtime.writes.overlaps.of(first.id).length, 0);
+    await until(() => runtime.writes.overlapsOf(second.id).length === 0, 'the overlap to end with the Keep');
+    assert.strictEqual(runtime.writes.overlapsOf(first.id).length, 0);
     await runtime.dispose();
   });
 
@@ -90,11 +90,11 @@ describe('two agents, one file', () => {
       if (choice === OVERLAP_OPTIONS.deny) {
         assert.strictEqual(result.code, 'FILE_HELD_BY_OTHER_AGENT');
         assert.match(result.message, /The human denied it/);
-        assert.strictEqual(runtime.writes.overlaps.of(first.id).length, 0);
+        assert.strictEqual(runtime.writes.overlapsOf(first.id).length, 0);
       } else {
         assert.strictEqual(result.status, 'edited');
         await runtime.changes.restore(second.id, 'src/f.ts');
-        await until(() => runtime.writes.overlaps.of(first.id).length === 0, 'the overlap to end with the Undo');
+        await until(() => runtime.writes.overlapsOf(first.id).length === 0, 'the overlap to end with the Undo');
       }
       await runtime.dispose();
     }
@@ -165,7 +165,7 @@ describe('two agents, one file: races and order', () => {
 
   it('two edits that race: both pass the first check, the second is checked again in the file\'s queue and refused', async () => {
     const { runtime, a, b, target, attempt } = await twoLive();
-    const guard = runtime.writes;
+    const guard = runtime.writes.guard;
     const fromA = attempt(a, 'A\n');
     const fromB = attempt(b, 'B\n');
     // Neither holds the file yet: both are let through before their approvals.
@@ -182,11 +182,11 @@ describe('two agents, one file: races and order', () => {
 
   it('an agent whose scope takes the file after the first check is found in the queue, right before the write', async () => {
     const { runtime, a, b, target, attempt } = await twoLive();
-    const guard = runtime.writes;
+    const guard = runtime.writes.guard;
     const fromA = attempt(a, 'A\n');
     const ok = await guard.consentBefore(fromA);
     assert.strictEqual(ok.size, 0);
-    guard.scopes.set(b, guard.childScope(undefined, undefined, ['src/**']).scope);
+    runtime.writes.set(b, guard.childScope(undefined, undefined, ['src/**']).scope);
     await assert.rejects(
       guard.apply(fromA, ok, () => runtime.changes.writeRecorded(a.id, runtime.workspace!, target, ORIGINAL, 'A\n')),
       (err: unknown) => isArborError(err, 'FILE_HELD_BY_OTHER_AGENT'),
@@ -197,7 +197,7 @@ describe('two agents, one file: races and order', () => {
 
   it('edits to one file are applied one at a time, in order: the second is checked against the file as the first left it', async () => {
     const { runtime, a, target, attempt } = await twoLive();
-    const guard = runtime.writes;
+    const guard = runtime.writes.guard;
     // A write that reads the file, waits, then compares and writes: two of these interleave unless something orders them.
     const gates: Array<() => void> = [];
     const reached: string[] = [];
@@ -220,7 +220,7 @@ describe('two agents, one file: races and order', () => {
     assert.strictEqual(fs.readFileSync(target.absolute, 'utf8'), 'first\n');
     // Another file is not held back by a queued one.
     const other = await runtime.workspace!.resolve('src/g.ts');
-    assert.strictEqual(guard.queue.busy(other.absolute), false);
+    assert.strictEqual((guard as WriteGuard).queue.busy(other.absolute), false);
     await runtime.dispose();
   });
 });
