@@ -136,7 +136,7 @@ export class Runtime implements AgentHost {
     this.ownsInteraction = !options.interaction;
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
-    this.writes = new Writes({ agents: this.agents, changes: this.changes, interaction: this.interaction, onEvent: this.onEvent, onProblem: this.onProblem, stop: (a) => (a.kind === 'one-shot' ? a.cancel('user') : this.stop(a)) });
+    this.writes = new Writes(this);
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) this.tools.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
     this.events.on((event) => {
@@ -196,7 +196,7 @@ export class Runtime implements AgentHost {
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
     const defined = this.definedSpec(undefined, options.definition);
-    const scope = this.writes.scopeFor(undefined, options.definition, undefined);
+    const { scope } = this.writes.guard.childScope(undefined, options.definition, undefined);
     const agent = this.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
     this.writes.set(agent, scope);
     this.agents.add(agent);
@@ -466,7 +466,7 @@ export class Runtime implements AgentHost {
   private createChild(parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
     const defined = this.definedSpec(parent, past ? this.definitionOf(past.log.header) : definition);
     // Narrowed into the parent's before anything is made: a glob it cannot hold changes nothing.
-    const scope = this.writes.scopeFor(parent, defined.definition, request?.scope);
+    const { scope } = this.writes.guard.childScope(parent, defined.definition, request?.scope);
     const agent = this.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
     this.writes.set(agent, scope);
     if (kind === 'continuable') this.agents.add(agent, { parent });

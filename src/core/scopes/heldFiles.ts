@@ -40,7 +40,7 @@ export function checkInScope(kit: ScopeKit, agent: Agent, scope: WriteScope, rel
 }
 
 async function holdersOf(guard: GuardState, attempt: WriteAttempt): Promise<Holder[]> {
-  const { agents, changes } = guard.deps;
+  const { agents } = guard.deps;
   const writer = attempt.agent;
   if (writer.run.workspace) return [];
   const ancestors = new Set<Agent>();
@@ -48,7 +48,7 @@ async function holdersOf(guard: GuardState, attempt: WriteAttempt): Promise<Hold
   const holders: Holder[] = [];
   for (const other of agents.all()) {
     if (other === writer || ancestors.has(other) || other.run.workspace || other.disposed) continue;
-    if ((await changes.heldPaths(other.id)).has(attempt.file.relative)) holders.push({ agent: other, held: 'changed' });
+    if ((await guard.heldPaths(other.id)).has(attempt.file.relative)) holders.push({ agent: other, held: 'changed' });
     else {
       const scope = guard.scopeOf(other);
       if (scope && scopeAllows(guard.kit, scope, attempt.file.relative)) holders.push({ agent: other, held: 'scope' });
@@ -105,7 +105,9 @@ export async function consentToHolders(guard: GuardState, attempt: WriteAttempt,
     throw held(isArborError(err, 'ASK_CANCELLED') ? 'The human dismissed the question.' : `The human could not be asked (${isArborError(err) ? err.code : 'ASK_FAILED'}).`);
   }
   if (selected.includes(OVERLAP_OPTIONS.stop)) {
-    for (const h of fresh) guard.deps.stop(h.agent);
+    // A one-shot agent has no Stop of its own: its turn is cancelled, and its holder hears it ended.
+    for (const h of fresh) if (h.agent.kind === 'one-shot') h.agent.cancel('user');
+    else guard.deps.stop(h.agent);
   } else if (!selected.includes(OVERLAP_OPTIONS.let)) {
     throw held('The human denied it.');
   }

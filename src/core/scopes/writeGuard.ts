@@ -5,7 +5,7 @@ import { FileOverlaps } from './fileOverlaps';
 import { FileQueue } from './fileQueue';
 import { checkInScope, consentToHolders, writeChecked } from './heldFiles';
 import { describeScope, narrowScope } from './scopeGlobs';
-import type { FileOverlap, GuardState, ScopeKit, WriteAttempt, WriteGuardDeps, WriteScope, WriteSeam } from './writeScope';
+import type { FileOverlap, GlobKit, GuardState, ScopeKit, ScopeNote, WriteAttempt, WriteGuardDeps, WriteScope, WriteSeam } from './writeScope';
 
 /**
  * The seam every write of an agent's passes (Arbor's edit tools, an external agent's
@@ -18,22 +18,51 @@ import type { FileOverlap, GuardState, ScopeKit, WriteAttempt, WriteGuardDeps, W
 export class WriteGuard implements WriteSeam, GuardState {
   readonly overlaps: FileOverlaps;
   readonly queue = new FileQueue();
+  /** The globs and diffs of the parts that hold them. */
+  readonly kit: ScopeKit;
 
   constructor(
     readonly deps: WriteGuardDeps,
     private readonly scopes: { scopeOf(agent: object): WriteScope | undefined },
-    /** The globs and diffs of the parts that hold them. */
-    readonly kit: ScopeKit,
-    overlapsChanged: (sessionIds: readonly string[]) => void,
+    parts: { files: () => GlobKit; runs: () => Pick<ScopeKit, 'unifiedDiff'> },
   ) {
-    this.overlaps = new FileOverlaps(overlapsChanged);
+    // Each agent whose shared files changed is repainted through the runtime's event channel.
+    this.overlaps = new FileOverlaps((ids) => {
+      for (const id of ids) {
+        const agent = deps.agents.get(id);
+        if (agent) deps.agentChanged(agent, { type: 'envelope' });
+      }
+    });
+    // The workspace files' part (picomatch) is loaded by the first glob, not by the guard.
+    this.kit = {
+      parseGlob: (g) => parts.files().parseGlob(g),
+      matcherCanTake: (g) => parts.files().matcherCanTake(g),
+      globMatcher: (g) => parts.files().globMatcher(g),
+      globIsMatch: (t, g, o) => parts.files().globIsMatch(t, g, o),
+      unifiedDiff: (...args) => parts.runs().unifiedDiff(...args),
+    };
     deps.onEvent((event) => {
       if (event.type === 'agent_removed') this.overlaps.agentLeft(event.agent.id);
     });
     deps.changes.onDidChange((sessionId) => {
+      this.held.delete(sessionId);
       if (this.overlaps.of(sessionId).length === 0) return;
-      deps.changes.heldPaths(sessionId).then((held) => this.overlaps.recordChanged(sessionId, held), (err: unknown) => deps.onProblem('Arbor: could not read a change record', err));
+      this.heldPaths(sessionId).then((held) => this.overlaps.recordChanged(sessionId, held), (err: unknown) => deps.onProblem('Arbor: could not read a change record', err));
     });
+  }
+
+  /** Per session, the paths its change record holds, read once after each change of it. */
+  private readonly held = new Map<string, Promise<ReadonlySet<string>>>();
+
+  heldPaths(sessionId: string): Promise<ReadonlySet<string>> {
+    let paths = this.held.get(sessionId);
+    if (!paths) {
+      paths = this.deps.changes.list(sessionId).then((files) => new Set(files.map((f) => f.path)));
+      this.held.set(sessionId, paths);
+      // A record that could not be read is read again next time.
+      void paths.catch(() => this.held.delete(sessionId));
+    }
+    return paths;
   }
 
   scopeOf(agent: object): WriteScope | undefined {
@@ -52,16 +81,20 @@ export class WriteGuard implements WriteSeam, GuardState {
    */
   childScope(parent: Agent | undefined, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): { scope: WriteScope | undefined; narrowed: readonly string[] } {
     const above = parent ? this.scopeOf(parent) : undefined;
+    // Most agents have no scope: nothing to narrow, and no glob loaded.
+    if (!definition?.writeScope && !requested) return { scope: above, narrowed: [] };
     const byDefinition = narrowScope(this.kit, above, definition?.writeScope, `definition "${definition?.name ?? ''}" (${definition?.file ?? ''})`);
     const byRequest = narrowScope(this.kit, byDefinition.scope, requested, parent ? `delegation by "${parent.label}" (${parent.id})` : 'the run');
     return { scope: byRequest.scope, narrowed: [...byDefinition.narrowed, ...byRequest.narrowed] };
   }
 
-  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): Record<string, unknown> {
+  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): ScopeNote {
     const { scope, narrowed } = this.childScope(parent, definition, requested);
     if (!scope) return {};
     const effective = scope.terms.map((t) => t.join(' and '));
-    return narrowed.length === 0 ? { scope: effective } : { scope: effective, scope_narrowed: `Not inside your own scope, so narrowed into it: ${narrowed.join(', ')}.` };
+    if (narrowed.length === 0) return { fields: { scope: effective } };
+    const why = `Not inside your own scope, so narrowed into it: ${narrowed.join(', ')}.`;
+    return { fields: { scope: effective, scope_narrowed: why }, text: `\n\n[Arbor] Its scope: ${effective.join(', ')}. ${why}` };
   }
 
   /** SCOPE_VIOLATION when the file is outside the agent's scope (thrown at once: nothing is asked). */
@@ -92,7 +125,14 @@ export class WriteGuard implements WriteSeam, GuardState {
     });
   }
 
-  envelopeLines(agent: Agent, escape: (text: string) => string): string[] {
+  overlapText(sessionId: string): string | undefined {
+    const all = this.overlaps.of(sessionId);
+    if (all.length === 0) return undefined;
+    const [first] = all;
+    return `⚠ ${first.path} (also "${first.writer === sessionId ? first.otherLabel : first.writerLabel}")${all.length > 1 ? ` +${all.length - 1}` : ''}`;
+  }
+
+  envelopeLines(agent: Agent, escape: (text: string) => string): string {
     const lines: string[] = [];
     const scope = this.scopeOf(agent);
     if (scope) lines.push(`- May change: ${escape(describeScope(scope))} (scope set by ${escape(scope.setBy[scope.setBy.length - 1] ?? 'its definition')}; commands are not file-aware)`);
@@ -101,6 +141,6 @@ export class WriteGuard implements WriteSeam, GuardState {
       const how = mine ? (o.otherHeld === 'changed' ? 'had changed it' : 'has it in its scope') : 'changed it after this agent';
       lines.push(`- ⚠ ${escape(o.path)}: "${escape(mine ? o.otherLabel : o.writerLabel)}" ${how}; Keep or Undo of either change ends this`);
     }
-    return lines;
+    return lines.length ? `\n\n${lines.join('\n')}` : '';
   }
 }

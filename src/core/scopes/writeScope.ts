@@ -48,22 +48,22 @@ export interface WriteSeam {
   consentBefore(attempt: WriteAttempt): Promise<ReadonlySet<Agent>>;
   apply(attempt: WriteAttempt, consented: ReadonlySet<Agent>, write: () => Promise<void>): Promise<void>;
   /** What a delegation's tool result says of the child's scope: the effective scope, and what was narrowed. */
-  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): Record<string, unknown>;
+  scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): ScopeNote;
   overlapsOf(sessionId: string): readonly FileOverlap[];
-  /** Tooltip lines (Markdown, text escaped with `escape`): the agent's scope and the files it shares. */
-  envelopeLines(agent: Agent, escape: (text: string) => string): string[];
+  /** The ⚠ an agent's row shows while it shares a file with another live agent: `⚠ src/a.ts (also "lead")`. */
+  overlapText(sessionId: string): string | undefined;
+  /** Tooltip lines (Markdown, text escaped with `escape`, led by a blank line; '' for none): the agent's scope and the files it shares. */
+  envelopeLines(agent: Agent, escape: (text: string) => string): string;
 }
 
 /**
- * What the runtime holds at start (writes.ts): each agent's scope, the overlaps' change event,
- * and the guard, made with its part on first use, so a window whose agents never write loads
+ * What the runtime holds at start (writes.ts): each agent's scope and the guard, made with its part on first use, so a window whose agents never write loads
  * none of it.
  */
 export interface WritesHost {
   readonly guard: WriteSeam;
   scopeOf(agent: object): WriteScope | undefined;
-  overlapsOf(sessionId: string): readonly FileOverlap[];
-  readonly onOverlapsChanged: (listener: (sessionIds: readonly string[]) => void) => Disposable;
+  overlapText(sessionId: string): string | undefined;
 }
 
 /** What the write guard is made with. */
@@ -72,9 +72,11 @@ export interface WriteGuardDeps {
   readonly changes: ChangeSets;
   readonly interaction: Pick<UserInteractionService, 'ask'>;
   readonly onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
-  /** The human's "Stop the other": stops that agent's current turn as its node's Stop does. */
-  readonly stop: (agent: Agent) => void;
+  /** The human's "Stop the other": stops that agent's current turn as its node's Stop does (refused for a one-shot agent, which is cancelled instead). */
+  readonly stop: (agent: Agent) => unknown;
   readonly onProblem: OnProblem;
+  /** Puts an agent's change on the runtime's one event channel (the Agents view repaints its node). */
+  agentChanged(agent: Agent, change: { type: 'envelope' }): void;
 }
 
 /**
@@ -113,8 +115,16 @@ export interface ScopeKit extends GlobKit {
 export interface GuardState {
   readonly deps: WriteGuardDeps;
   readonly overlaps: { add(overlap: FileOverlap): void };
+  /** The paths a session's change record holds now (files it changed, not yet kept or undone). */
+  heldPaths(sessionId: string): Promise<ReadonlySet<string>>;
   readonly kit: ScopeKit;
   scopeOf(agent: object): WriteScope | undefined;
+}
+
+/** A delegation's tool result on its child's scope: fields for a JSON result, a sentence to add to a one-shot's answer when it was narrowed. */
+export interface ScopeNote {
+  readonly fields?: Record<string, unknown>;
+  readonly text?: string;
 }
 
 /** What a delegation asks of the branch it starts, beside its task: the files it may change. */

@@ -6,8 +6,7 @@ import type { OneShotOutcome } from '../subagents/oneShot';
 import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
 import type { ToolResult } from './types';
-import type { RuntimeToolContext } from './context';
-import type { AgentDefinition } from '../definitions/types';
+import type { ScopeNote } from '../scopes/writeScope';
 
 const MAX_LABEL_LENGTH = 60;
 const prompt = once(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
@@ -28,22 +27,18 @@ const taskArgs = once(() => z
     scope: scopeArg(),
   })
   // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
-  .transform(({ label, prompt, agent, ...branch }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent, branch })));
+  // What else it asks of the branch (its scope) is passed on as the branch's request.
+  .transform(({ label, prompt, agent, ...branch }) => ({ ...branch, label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
 
 /** What the branch a delegation starts may change: workspace globs, narrowed into the caller's own scope. */
 const scopeArg = once(() =>
   z
-    .array(z.string().trim().min(1).max(500))
-    .min(1)
+    .array(z.string().min(1).max(500))
     .max(50)
     .optional()
-    .describe('Workspace globs the subagent may change, such as ["src/parser/**", "test/parser/**"]; its edits elsewhere are refused. Always inside your own scope: a wider one is narrowed. Default: your scope.'),
+    .describe('Workspace globs it may change (["src/x/**"]); within your own scope.'),
 );
 
-/** What the tool result says of the child's scope (nothing, and no part loaded, when no scope is in play). */
-function scopeNote(ctx: RuntimeToolContext, requested: readonly string[] | undefined, definition: AgentDefinition | undefined): Record<string, unknown> {
-  return requested || definition?.writeScope || ctx.runtime.writes.scopeOf(ctx.agent) ? ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, requested) : {};
-}
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */
 export const definitionArg = once(() =>
@@ -70,14 +65,13 @@ export const delegateTaskTool = defineTool({
   // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    const note = scopeNote(ctx, args.branch.scope, definition);
-    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition, args.branch).then((outcome) => oneShotResult(outcome, note));
+    const note = ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, args.scope);
+    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition, args).then((outcome) => oneShotResult(outcome, note));
   },
 });
 
-function oneShotResult(outcome: OneShotOutcome, note: Record<string, unknown>): ToolResult {
-  const narrowed = typeof note.scope_narrowed === 'string' ? `\n\n[Arbor] Its scope: ${(note.scope as string[]).join(', ')}. ${note.scope_narrowed}` : '';
-  return outcome.status === 'completed' ? { content: outcome.result + narrowed } : { content: JSON.stringify({ ...outcome, ...note }), isError: true };
+function oneShotResult(outcome: OneShotOutcome, note: ScopeNote): ToolResult {
+  return outcome.status === 'completed' ? { content: outcome.result + (note.text ?? '') } : { content: JSON.stringify({ ...outcome, ...note.fields }), isError: true };
 }
 
 export const startSubagentTool = defineTool({
@@ -89,9 +83,9 @@ export const startSubagentTool = defineTool({
   readOnly: false,
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    const note = scopeNote(ctx, args.branch.scope, definition);
-    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition, args.branch);
-    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started', ...note });
+    const note = ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, args.scope);
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition, args);
+    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started', ...note.fields });
   },
 });
 const sendMessageArgs = once(() => z.object({ agent_id: agentId(), message: z.string().trim().min(1).max(100_000) }));

@@ -140,8 +140,6 @@ export class FileChangeSetStorage implements ChangeSetStorage {
 export class ChangeSets {
   /** Per session, the tail of its queued record updates: updates of one session never interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** Per session, the paths its record holds as of its last update (what another agent's write is checked against). */
-  private readonly held = new Map<string, ReadonlySet<string>>();
 
   private readonly changed = new Emitter<string>((problem, err) => this.onProblem(problem, err));
   /** Fires a session id after its record changed (an entry added, updated, kept or undone). */
@@ -201,12 +199,6 @@ export class ChangeSets {
   /** The files a session changed, in the order it first changed them, with their original content. */
   list(sessionId: string): Promise<ChangedFile[]> {
     return this.update(sessionId, (files) => files.map((f) => ({ ...f })), false);
-  }
-
-  /** The paths a session's record holds now: files it changed and has not had kept or undone. */
-  heldPaths(sessionId: string): Promise<ReadonlySet<string>> {
-    const known = this.held.get(sessionId);
-    return known ? Promise.resolve(known) : this.list(sessionId).then(() => this.held.get(sessionId) ?? new Set<string>());
   }
 
   /** The sessions that have changed files on record (live or past). */
@@ -269,10 +261,10 @@ export class ChangeSets {
         const files = await this.storage.load(sessionId);
         const before = JSON.stringify(files);
         const result = await change(files);
-        const changed = write && JSON.stringify(files) !== before;
-        if (changed) await this.storage.save(sessionId, files);
-        this.held.set(sessionId, new Set(files.map((f) => f.path)));
-        if (changed) this.changed.fire(sessionId);
+        if (write && JSON.stringify(files) !== before) {
+          await this.storage.save(sessionId, files);
+          this.changed.fire(sessionId);
+        }
         return result;
       });
     this.queues.set(sessionId, next);

@@ -29,7 +29,7 @@ export interface RowSources {
   filesCount(agent: Agent): number;
   /** Whether commands run sandboxed now ("running (sandboxed): npm test"). */
   commandsSandboxed?(): boolean;
-  /** The ⚠ of the files it shares with another live agent (branchEnvelope.ts), if any. */
+  /** The ⚠ of the files it shares with another live agent (src/core/scopes), if any. */
   overlapText?(agent: Agent): string | undefined;
 }
 

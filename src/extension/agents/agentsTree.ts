@@ -5,7 +5,6 @@ import type { Runtime } from '../../core';
 import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
 import { escapeMarkdown, presentEnded, presentLiveAgent } from './agentPresentation';
-import { overlapRowText } from './branchEnvelope';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
@@ -90,7 +89,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         endedCount: (a) => this.ended.count(a),
         filesCount: (a) => this.filesOf(a).length,
         commandsSandboxed: () => this.runtime.sandbox.sandboxesCommands,
-        overlapText: (a) => overlapRowText(a.id, runtime.writes.overlapsOf(a.id)),
+        overlapText: (a) => runtime.writes.overlapText(a.id),
       }),
     );
     this._register(
@@ -99,14 +98,6 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         // steady stream of them would hold all repaints back.
         const agent = runtime.agents.get(sessionId);
         if (agent) this.markChanged(agent);
-      }),
-    );
-    this._register(
-      runtime.writes.onOverlapsChanged((sessionIds) => {
-        for (const id of sessionIds) {
-          const agent = runtime.agents.get(id);
-          if (agent) this.markChanged(agent);
-        }
       }),
     );
     this._register(
@@ -155,10 +146,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
     if (!(node instanceof Agent)) return item;
     const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
-    // The scopes part is loaded for this only when the agent has a scope or shares a file.
-    const writes = this.runtime.writes;
-    const envelope = writes.scopeOf(node) || writes.overlapsOf(node.id).length ? writes.guard.envelopeLines(node, escapeMarkdown) : [];
-    item.tooltip = new vscode.MarkdownString(p.tooltip + (envelope.length ? `\n\n${envelope.join('\n')}` : '') + changedFilesTooltip(this.filesOf(node)));
+    // Its scope and shared files: the scopes part is loaded by the first tooltip.
+    item.tooltip = new vscode.MarkdownString(p.tooltip + this.runtime.writes.guard.envelopeLines(node, escapeMarkdown) + changedFilesTooltip(this.filesOf(node)));
     return item;
   }
 

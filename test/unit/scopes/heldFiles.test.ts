@@ -68,11 +68,11 @@ describe('two agents, one file', () => {
     assert.deepStrictEqual(reasons(first), ['aborted:user']);
     assert.strictEqual(fs.readFileSync(file(), 'utf8'), 'ONE\ntwo\nTHREE\n');
     // Both nodes hold the file with a ⚠ until a Keep or an Undo of either.
-    assert.deepStrictEqual(runtime.writes.overlapsOf(first.id).map((o) => o.path), ['src/f.ts']);
-    assert.deepStrictEqual(runtime.writes.overlapsOf(second.id).map((o) => [o.writer, o.other, o.otherHeld]), [[second.id, first.id, 'changed']]);
+    assert.deepStrictEqual(runtime.writes.guard.overlapsOf(first.id).map((o) => o.path), ['src/f.ts']);
+    assert.deepStrictEqual(runtime.writes.guard.overlapsOf(second.id).map((o) => [o.writer, o.other, o.otherHeld]), [[second.id, first.id, 'changed']]);
     await runtime.changes.keep(first.id, 'src/f.ts');
-    await until(() => runtime.writes.overlapsOf(second.id).length === 0, 'the overlap to end with the Keep');
-    assert.strictEqual(runtime.writes.overlapsOf(first.id).length, 0);
+    await until(() => runtime.writes.guard.overlapsOf(second.id).length === 0, 'the overlap to end with the Keep');
+    assert.strictEqual(runtime.writes.guard.overlapsOf(first.id).length, 0);
     await runtime.dispose();
   });
 
@@ -90,11 +90,11 @@ describe('two agents, one file', () => {
       if (choice === OVERLAP_OPTIONS.deny) {
         assert.strictEqual(result.code, 'FILE_HELD_BY_OTHER_AGENT');
         assert.match(result.message, /The human denied it/);
-        assert.strictEqual(runtime.writes.overlapsOf(first.id).length, 0);
+        assert.strictEqual(runtime.writes.guard.overlapsOf(first.id).length, 0);
       } else {
         assert.strictEqual(result.status, 'edited');
         await runtime.changes.restore(second.id, 'src/f.ts');
-        await until(() => runtime.writes.overlapsOf(first.id).length === 0, 'the overlap to end with the Undo');
+        await until(() => runtime.writes.guard.overlapsOf(first.id).length === 0, 'the overlap to end with the Undo');
       }
       await runtime.dispose();
     }
