@@ -209,7 +209,8 @@ export class ExternalAgentClient {
       throw new ArborError('TOOL_FAILED', `Not run: ${reason}`, { code: 'APPROVAL_DENIED', command: params.command });
     }
     const sandbox = this.services.sandbox;
-    const plan: SandboxPlan = sandbox ? await sandbox.plan([folder]) : { kind: 'unsandboxed', reason: 'no sandbox is configured' };
+    const writable = this.services.writes?.guard.writableFolders(this.agent, folder) ?? [folder];
+    const plan: SandboxPlan = sandbox ? await sandbox.plan(writable) : { kind: 'unsandboxed', reason: 'no sandbox is configured' };
     if (!this.granted.has(`run-command:${subject.subject}`)) {
       const detail = `${subject.detail}${params.cwd ? `\nIn: ${params.cwd}` : ''}${sandbox ? `\n${sandbox.describe(plan)}` : ''}`;
       const outcome = await this.ask('run-command', subject.subject, detail, this.combined(signal), plan.kind === 'sandboxed' && plan.settings.autoAllow);

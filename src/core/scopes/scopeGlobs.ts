@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ArborError } from '../errors';
 import type { GlobKit, WriteScope } from './writeScope';
 
@@ -69,6 +71,33 @@ export function narrowScope(kit: GlobKit, parent: WriteScope | undefined, reques
 /** Whether a workspace-relative path (forward slashes) is inside the scope. */
 export function scopeAllows(kit: GlobKit, scope: WriteScope, relative: string): boolean {
   return scope.terms.some((term) => term.every((glob) => matcher(kit, glob)(relative)));
+}
+
+/**
+ * The folders inside `folder` that hold everything the scope lets an agent change: for each term,
+ * the deepest leading folder one of its globs names (`src/parser` for `src/parser/**`, `docs` for
+ * `docs/a.md`). A term whose globs name no folder (`**\/*.md`) needs all of `folder`. Folders that
+ * do not exist are left out: nothing of the scope is there for a command to change.
+ */
+export function scopeFolders(scope: WriteScope, folder: string): string[] {
+  const out = new Set<string>();
+  for (const term of scope.terms) {
+    const deepest = term.map(leadingFolder).sort((a, b) => b.length - a.length)[0] ?? '';
+    if (deepest === '') return [folder];
+    const full = path.join(folder, ...deepest.split('/'));
+    if (fs.existsSync(full) && fs.statSync(full).isDirectory()) out.add(full);
+  }
+  return [...out];
+}
+
+function leadingFolder(glob: string): string {
+  const segments = glob.split('/');
+  const literal: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (SYNTAX.test(segment)) break;
+    literal.push(segment);
+  }
+  return literal.join('/');
 }
 
 /** The scope in words: its terms, each a glob or globs joined by "and" (a path must match all of one). */

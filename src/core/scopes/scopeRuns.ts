@@ -4,5 +4,5 @@
  * agent holds a file (heldFiles.ts).
  */
 export { WriteGuard } from './writeGuard';
-export { checkScopeGlob, describeScope, globWithin, narrowScope, scopeAllows, MAX_SCOPE_GLOBS, type NarrowedScope } from './scopeGlobs';
+export { checkScopeGlob, describeScope, scopeFolders, globWithin, narrowScope, scopeAllows, MAX_SCOPE_GLOBS, type NarrowedScope } from './scopeGlobs';
 export { checkInScope, consentToHolders, writeChecked, OVERLAP_OPTIONS } from './heldFiles';

@@ -4,7 +4,7 @@ import type { WorkspacePath } from '../workspace/port';
 import { FileOverlaps } from './fileOverlaps';
 import { FileQueue } from './fileQueue';
 import { checkInScope, consentToHolders, writeChecked } from './heldFiles';
-import { describeScope, narrowScope } from './scopeGlobs';
+import { describeScope, narrowScope, scopeFolders } from './scopeGlobs';
 import type { FileOverlap, GlobKit, GuardState, ScopeKit, ScopeNote, WriteAttempt, WriteGuardDeps, WriteScope, WriteSeam } from './writeScope';
 
 /**
@@ -130,6 +130,11 @@ export class WriteGuard implements WriteSeam, GuardState {
     if (all.length === 0) return undefined;
     const [first] = all;
     return `⚠ ${first.path} (also "${first.writer === sessionId ? first.otherLabel : first.writerLabel}")${all.length > 1 ? ` +${all.length - 1}` : ''}`;
+  }
+
+  writableFolders(agent: Agent, folder: string): string[] {
+    const scope = this.scopeOf(agent);
+    return scope && !agent.run.workspace ? scopeFolders(scope, folder) : [folder];
   }
 
   envelopeLines(agent: Agent, escape: (text: string) => string): string {

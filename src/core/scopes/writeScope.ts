@@ -50,6 +50,11 @@ export interface WriteSeam {
   /** What a delegation's tool result says of the child's scope: the effective scope, and what was narrowed. */
   scopeNote(parent: Agent, definition: AgentDefinition | undefined, requested: readonly string[] | undefined): ScopeNote;
   overlapsOf(sessionId: string): readonly FileOverlap[];
+  /**
+   * The folders a command of the agent's may write under the sandbox (`folder` is its run's real
+   * folder): for a scoped agent the existing folders its scope names, else `folder` itself.
+   */
+  writableFolders(agent: Agent, folder: string): string[];
   /** The ⚠ an agent's row shows while it shares a file with another live agent: `⚠ src/a.ts (also "lead")`. */
   overlapText(sessionId: string): string | undefined;
   /** Tooltip lines (Markdown, text escaped with `escape`, led by a blank line; '' for none): the agent's scope and the files it shares. */

@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents';
 import type { ModelScript } from '../../../src/core/models';
 import { parseDefinitionFile } from '../../../src/core/definitions';
-import { approver, makeRuntime, toolResults } from '../../support/runtimeFixture';
+import { approver, makeRuntime, recordingModel, toolResults } from '../../support/runtimeFixture';
+import { Runtime } from '../../../src/core/runtime';
+import type { CommandSandbox } from '../../../src/core/sandbox';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 const turn = (...calls: Call[]) => [...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' }];
@@ -114,6 +116,42 @@ describe('write scopes: the edit tools', () => {
     assert.deepStrictEqual(runtime.writes.scopeOf(root)?.setBy, ['definition "docs" (/w/.arbor/agents/docs.md)']);
     await root.whenIdle();
     assert.strictEqual(JSON.parse(toolResults(root)[0].content).code, 'SCOPE_VIOLATION');
+    await runtime.dispose();
+  });
+});
+
+describe('write scopes: the command sandbox', () => {
+  let workspace: string;
+  beforeEach(() => {
+    workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-scoped-sandbox-')));
+    fs.mkdirSync(path.join(workspace, 'src/parser'), { recursive: true });
+    fs.mkdirSync(path.join(workspace, 'docs'));
+  });
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  it('a scoped agent\'s commands may write only in the folders its scope names; an unscoped one in its run folder', async () => {
+    const planned: string[][] = [];
+    const sandbox = {
+      sandboxesCommands: false,
+      plan: async (folders: readonly string[]) => {
+        planned.push([...folders]);
+        return { kind: 'unsandboxed' as const, reason: 'a test sandbox' };
+      },
+      describe: () => 'unsandboxed (a test sandbox)',
+    };
+    const run = { name: 'run_command', arguments: { command: 'true' } };
+    const { model } = recordingModel({
+      version: 1,
+      agents: {
+        lead: { turns: [turn(run, { name: 'delegate_task', arguments: { label: 'narrow', prompt: 'x', scope: ['src/parser/**', 'docs/*.md', 'missing/**'] } }, { name: 'delegate_task', arguments: { label: 'wide', prompt: 'x', scope: ['**/*.md'] } })] },
+        narrow: { turns: [turn(run)] },
+        wide: { turns: [turn(run)] },
+      },
+    });
+    const runtime = new Runtime({ model, workspace, sandbox: sandbox as unknown as CommandSandbox });
+    const root = runtime.startRoot({ prompt: 'go', label: 'lead', context: { nonInteractive: true } });
+    await root.whenIdle();
+    assert.deepStrictEqual(planned, [[workspace], [path.join(workspace, 'src/parser'), path.join(workspace, 'docs')], [workspace]]);
     await runtime.dispose();
   });
 });
