@@ -70,9 +70,13 @@ describe('two agents, one file', () => {
     // Both nodes hold the file with a ⚠ until a Keep or an Undo of either.
     assert.deepStrictEqual(runtime.writes.guard.overlapsOf(first.id).map((o) => o.path), ['src/f.ts']);
     assert.deepStrictEqual(runtime.writes.guard.overlapsOf(second.id).map((o) => [o.writer, o.other, o.otherHeld]), [[second.id, first.id, 'changed']]);
+    assert.strictEqual(runtime.writes.overlapText(first.id), '⚠ src/f.ts (also "second")');
+    assert.strictEqual(runtime.writes.overlapText(second.id), '⚠ src/f.ts (also "first")');
+    assert.match(runtime.writes.guard.envelopeLines(second, (x) => x), /- ⚠ src\/f\.ts: "first" had changed it; Keep or Undo of either change ends this/);
     await runtime.changes.keep(first.id, 'src/f.ts');
     await until(() => runtime.writes.guard.overlapsOf(second.id).length === 0, 'the overlap to end with the Keep');
     assert.strictEqual(runtime.writes.guard.overlapsOf(first.id).length, 0);
+    assert.strictEqual(runtime.writes.overlapText(second.id), undefined);
     await runtime.dispose();
   });
 

@@ -114,6 +114,7 @@ describe('write scopes: the edit tools', () => {
     runtime.definitions.replace([parsed.definition]);
     const root = runtime.startRoot({ prompt: 'go', definition: parsed.definition });
     assert.deepStrictEqual(runtime.writes.scopeOf(root)?.setBy, ['definition "docs" (/w/.arbor/agents/docs.md)']);
+    assert.strictEqual(runtime.writes.guard.envelopeLines(root, (x) => x), '\n\n- May change: docs/** (scope set by definition "docs" (/w/.arbor/agents/docs.md); commands are not file-aware)');
     await root.whenIdle();
     assert.strictEqual(JSON.parse(toolResults(root)[0].content).code, 'SCOPE_VIOLATION');
     await runtime.dispose();
