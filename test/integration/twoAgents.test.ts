@@ -41,6 +41,7 @@ describe('Two agents, one file', function () {
     fs.writeFileSync(file, 'one\ntwo\nthree\n');
     const first = t.startScripted({ version: 1, agents: { 'Writer One': { turns: [[{ toolCalls: [edit('one', 'ONE')] }, { hang: true }]] } } }, 'edit the top', 'Writer One');
     await promptOf(first.id, 'edit files');
+    await waitFor(() => t.observed.prompts.some((o) => o.agentId === first.id && /asks: Approval/.test(o.title)), 'the approval quick pick to open', 60_000);
     assert.ok(await ui.pageHasText('Allow once'), 'its approval is on screen');
     await ui.pressKeys('Enter'); // Allow once, the first option
     await waitFor(() => fs.readFileSync(file, 'utf8').startsWith('ONE'), "the first agent's edit on disk", 60_000);
@@ -48,6 +49,7 @@ describe('Two agents, one file', function () {
     const second = t.startScripted({ version: 1, agents: { 'Writer Two': { turns: [[{ toolCalls: [edit('three', 'THREE')] }, { text: 'done' }]] } } }, 'edit the bottom', 'Writer Two');
     const overlap = await promptOf(second.id, 'has changed and not yet kept or undone');
     assert.match(overlap.questions[0].question, /"Writer Two" wants to change two-agents\/shared\.txt, which "Writer One" has changed/);
+    await waitFor(() => t.observed.prompts.some((o) => o.agentId === second.id && /asks: Two agents, one file/.test(o.title)), 'the overlap quick pick to open', 60_000);
     assert.ok(await ui.pageHasText('Stop the other'), 'the three answers are on screen');
     await waitFor(() => t.observed.previews.some((p) => p.text.includes('+THREE') && p.text.includes('+ONE')), 'the preview of both diffs');
     assert.ok(await ui.pageHasText('The change "Writer One" has made so far'), "the first agent's diff is on screen");
@@ -57,7 +59,10 @@ describe('Two agents, one file', function () {
     await waitFor(() => first.status === 'idle', 'the first agent to stop', 60_000);
     assert.deepStrictEqual(first.log.events.flatMap((e) => (e.type === 'turn_end' ? [`${e.reason}:${e.cause ?? ''}`] : [])), ['aborted:user']);
     await promptOf(second.id, 'edit files');
-    await ui.pressKeys('Enter'); // its own approval: Allow once
+    // Its own approval, once its quick pick is on screen (the overlap question had no "Allow once").
+    await waitFor(() => t.observed.prompts.some((o) => o.agentId === second.id && /asks: Approval/.test(o.title)), 'the approval quick pick to open', 60_000);
+    assert.ok(await ui.pageHasText('Allow once'), 'its approval is on screen');
+    await ui.pressKeys('Enter'); // Allow once
     await waitFor(() => second.status === 'idle' && toolResults(second).length === 1, 'the second agent to finish', 60_000);
     assert.strictEqual(JSON.parse(toolResults(second)[0].content).status, 'edited');
     assert.strictEqual(fs.readFileSync(file, 'utf8'), 'ONE\ntwo\nTHREE\n');
