@@ -16,6 +16,7 @@ import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 import type * as ScopeRuns from './scopes/scopeRuns';
+import type * as ApprovalAsking from './interaction/approvalAsking';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -46,3 +47,6 @@ export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.
 
 /** Write scopes and files two agents change: narrowing and matching scopes, asking about another agent's file. */
 export const scopeRunsPart = partOnFirstUse('write scopes (dist/scopeRuns.js)', () => require('./scopes/scopeRuns') as typeof ScopeRuns);
+
+/** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
+export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);

@@ -103,7 +103,7 @@ export class Runtime implements AgentHost {
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
     const factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
-    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
+    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules, lineage: this.agents });
     const writes = (this.writes = new Writes(this));
     const tools = (this.tools = new RuntimeTools(this, options.systemPrompt ?? BASE_PROMPT));
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) tools.catalog.add(tool);

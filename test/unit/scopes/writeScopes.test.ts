@@ -7,7 +7,7 @@ import type { ModelScript } from '../../../src/core/models';
 import { parseDefinitionFile } from '../../../src/core/definitions';
 import { approver, makeRuntime, recordingModel, toolResults } from '../../support/runtimeFixture';
 import { Runtime } from '../../../src/core/runtime';
-import type { CommandSandbox } from '../../../src/core/sandbox';
+import { CommandSandbox, type SandboxPlan } from '../../../src/core/sandbox';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 const turn = (...calls: Call[]) => [...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' }];
@@ -132,14 +132,13 @@ describe('write scopes: the command sandbox', () => {
 
   it('a scoped agent\'s commands may write only in the folders its scope names; an unscoped one in its run folder', async () => {
     const planned: string[][] = [];
-    const sandbox = {
-      sandboxesCommands: false,
-      plan: async (folders: readonly string[]) => {
+    // Records the folders each command would be allowed to write, and runs it unsandboxed.
+    class RecordingSandbox extends CommandSandbox {
+      override plan(folders: readonly string[]): Promise<SandboxPlan> {
         planned.push([...folders]);
-        return { kind: 'unsandboxed' as const, reason: 'a test sandbox' };
-      },
-      describe: () => 'unsandboxed (a test sandbox)',
-    };
+        return Promise.resolve({ kind: 'unsandboxed', reason: 'a test sandbox' });
+      }
+    }
     const run = { name: 'run_command', arguments: { command: 'true' } };
     const { model } = recordingModel({
       version: 1,
@@ -149,7 +148,7 @@ describe('write scopes: the command sandbox', () => {
         wide: { turns: [turn(run)] },
       },
     });
-    const runtime = new Runtime({ model, workspace, sandbox: sandbox as unknown as CommandSandbox });
+    const runtime = new Runtime({ model, workspace, sandbox: new RecordingSandbox() });
     const root = runtime.startRoot({ prompt: 'go', label: 'lead', context: { nonInteractive: true } });
     await root.whenIdle();
     assert.deepStrictEqual(planned, [[workspace], [path.join(workspace, 'src/parser'), path.join(workspace, 'docs')], [workspace]]);
