@@ -41,6 +41,9 @@ export type ArborErrorCode =
   | 'SEARCH_INVALID'
   | 'CHANGES_UNREADABLE'
   | 'CHANGED_SINCE'
+  // write scopes and files two agents change
+  | 'SCOPE_VIOLATION'
+  | 'FILE_HELD_BY_OTHER_AGENT'
   // git worktrees
   | 'GIT_MISSING'
   | 'NOT_A_GIT_REPOSITORY'

@@ -16,6 +16,7 @@ import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 import type * as SessionJournal from './sessions/sessionJournal';
+import type * as ScopeRuns from './scopes/scopeRuns';
 import type * as ApprovalAsking from './interaction/approvalAsking';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -47,6 +48,9 @@ export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.
 
 /** The journal of new one-shot sessions (many sessions' first batches in one append), and writing out the journal a crashed window left. */
 export const sessionJournalPart = partOnFirstUse('the journal of new sessions (dist/sessionJournal.js)', () => require('./sessions/sessionJournal') as typeof SessionJournal);
+
+/** Write scopes and files two agents change: narrowing and matching scopes, asking about another agent's file. */
+export const scopeRunsPart = partOnFirstUse('write scopes (dist/scopeRuns.js)', () => require('./scopes/scopeRuns') as typeof ScopeRuns);
 
 /** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
 export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);

@@ -8,6 +8,8 @@ import type { AgentDefinition } from './definitions/types';
 import { ArborError } from './errors';
 import { definedAgentsPart } from './parts';
 import type { AgentKind } from './sessions/types';
+import type { Writes } from './scopes/writes';
+import type { BranchScopeRequest } from './scopes/writeScope';
 import type { ContinuationManager } from './subagents/continuation';
 import { checkDelegationLimits } from './subagents/delegationLimits';
 import { runOneShot, type OneShotOutcome } from './subagents/oneShot';
@@ -23,6 +25,8 @@ export interface DelegationHost {
   assertOpen(): void;
   /** A one-shot child is done: it leaves the registry, its log closed even when the shutdown removed it first (one function per runtime, not per child). */
   readonly releaseOneShot: (child: Agent) => void;
+  /** Each agent's write scope, given when it is made (src/core/scopes). */
+  readonly writes: Writes;
 }
 
 /**
@@ -38,23 +42,26 @@ export interface DelegationHost {
  * Functions over the runtime's parts (not a class): the start bundle carries no wrapper for them.
  */
 /** A one-shot child run to completion inside the parent's turn; it ends with that turn. */
-export function runOneShotChild(host: DelegationHost, parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
+export function runOneShotChild(host: DelegationHost, parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome> {
   checkDelegation(host, parent);
-  const child = createChild(host, parent, 'one-shot', label, undefined, undefined, definition);
+  const child = createChild(host, parent, 'one-shot', label, undefined, undefined, definition, request);
   host.agents.add(child, { owner: parent });
   return runOneShot(child, prompt, signal, host.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
 }
 
 /** A continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
-export function startContinuableChild(host: DelegationHost, parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+export function startContinuableChild(host: DelegationHost, parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
   checkDelegation(host, parent);
-  return host.manager.start(parent, label, prompt, engine, definition);
+  return host.manager.start(parent, label, prompt, engine, definition, request);
 }
 
 /** Makes a child of `parent` (a continuable one is registered under it); a reopened one keeps its definition's bounds. */
-export function createChild(host: DelegationHost, parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+export function createChild(host: DelegationHost, parent: Agent, kind: AgentKind, label: string, past?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
   const defined = definedSpec(host, parent, past ? definitionOf(host, past.log.header) : definition);
+  // Narrowed into the parent's before anything is made: a glob a scope cannot hold changes nothing.
+  const { scope } = host.writes.guard.childScope(parent, defined.definition, request?.scope);
   const agent = host.factory.create({ label, kind, run: parent.run, parent, past, engine, ...defined });
+  host.writes.set(agent, scope);
   if (kind === 'continuable') host.agents.add(agent, { parent });
   return agent;
 }

@@ -228,7 +228,7 @@ export class Agent implements HoldTarget {
     this.host.agentChanged(this, STATUS_CHANGED);
   }
 
-  /** Puts a hold on the agent (one per reason; see AgentHolds.put). It announces nothing: the caller's stop does. */
+  /** Puts a hold on the agent (one per reason; see AgentQueue.put). It announces nothing: the caller's stop does. */
   putHold(hold: Hold): void {
     this.queue.put(hold);
   }

@@ -230,6 +230,7 @@ export class BudgetGuard {
       case 'activity':
       case 'session_problem':
       case 'stop_overdue':
+      case 'envelope':
       case 'disposed':
         return;
     }

@@ -31,6 +31,8 @@ export interface AgentDefinition {
   readonly limits?: AgentLimits;
   /** How it is started when the caller does not say (Run Agent... and the tools' descriptions). */
   readonly kind?: 'one-shot' | 'continuable';
+  /** Its `scope:`: workspace globs the agent may change (narrowed into its parent's); undefined: no scope of its own. */
+  readonly writeScope?: readonly string[];
   /** The file's body: the agent's instructions, added to Arbor's own system prompt. */
   readonly prompt: string;
   readonly file: string;
