@@ -40,6 +40,12 @@ export function resolveLimits(input: unknown): RunLimits {
   return runLimitsSchema.parse(input ?? {});
 }
 
+/** What a run's budgets per branch are told: each response's tokens and cost, and each model call, of an agent. */
+export interface BranchLedger {
+  charge(agentId: string, tokens: number, cost: number): void;
+  countModelCall(agentId: string): void;
+}
+
 /**
  * What one run has used, shared by every agent of the run so each budget covers the whole tree.
  * The turn loop records into it; the budget guard (budgets/) reads it and, when a budget is
@@ -64,6 +70,8 @@ export class RunBudget {
   /** Made on first use: most runs have no warning and no priced model (a run of one idle root stays small). */
   private agentWarnings: Map<string, string> | undefined;
   private costs: Map<string, number> | undefined;
+  /** The run's budgets per branch (budgets/sliceBook.ts puts its book here with the first slice). */
+  slices: BranchLedger | undefined;
 
   constructor(
     public limits: RunLimits,
@@ -74,6 +82,12 @@ export class RunBudget {
     this.startedAt = clock();
   }
 
+  /** One model call of `agentId`, counted for the run and for its branch's slices. */
+  countModelCall(agentId: string): void {
+    this.modelCallsUsed++;
+    this.slices?.countModelCall(agentId);
+  }
+
   tokensExhausted(): boolean {
     return this.limits.maxTokens > 0 && this.tokensUsed >= this.limits.maxTokens;
   }
@@ -82,6 +96,7 @@ export class RunBudget {
   recordUsage(agentId: string, model: string, inputTokens: number, outputTokens: number): void {
     this.tokensUsed += inputTokens + outputTokens;
     const cost = costOf(this.prices, model, inputTokens, outputTokens);
+    this.slices?.charge(agentId, inputTokens + outputTokens, cost ?? 0);
     if (cost === undefined) {
       this.unpricedTokens += inputTokens + outputTokens;
       return;
@@ -95,6 +110,7 @@ export class RunBudget {
   recordCost(agentId: string, amount: number): void {
     if (!Number.isFinite(amount) || amount <= 0) return;
     this.cost += amount;
+    this.slices?.charge(agentId, 0, amount);
     const costs = (this.costs ??= new Map());
     costs.set(agentId, (costs.get(agentId) ?? 0) + amount);
   }

@@ -10,6 +10,7 @@ import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
+import type { SliceRequest } from './budgets/slices';
 import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
 import { definedAgentsPart, restorePart } from './parts';
 import { AgentDefinitions } from './definitions/definitionSet';
@@ -139,7 +140,7 @@ export class Runtime implements AgentHost {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
     const isReadOnlyTool = (name: string): boolean => this.tools.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem, end: (agent) => this.end(agent) });
     this.manager = new ContinuationManager({
       agents: this.agents,
       onEvent: this.onEvent,
@@ -276,6 +277,7 @@ export class Runtime implements AgentHost {
         defaultLimits: () => this.defaultLimits,
         newRunBudget: () => this.budgets.newRunBudget(),
         restorePause: (run, hold) => this.budgets.restorePause(run, hold),
+        restoreSlice: (agent, slice) => this.budgets.slices.restore(agent, slice),
         makeRoot: (label, run, past, planMode, engine) => this.factory.create({ label, kind: 'root', run, past, planMode, engine }),
         makeChild: (parent, label, past, engine) => this.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
         addRoot: (agent) => this.agents.add(agent),
@@ -352,10 +354,11 @@ export class Runtime implements AgentHost {
     agent.send(text, { from: 'user' });
   }
 
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, budget?: SliceRequest): Promise<OneShotOutcome> {
     this.checkDelegation(parent);
+    const slice = this.budgets.slices.take(parent, label, budget, definition?.budget);
     const child = this.createChild(parent, 'one-shot', label, undefined, undefined, definition);
-    this.agents.add(child, { owner: parent });
+    this.budgets.slices.startWith(parent, slice, () => this.agents.add(child, { owner: parent }));
     return runOneShot(child, prompt, signal, this.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
   }
 
@@ -366,9 +369,10 @@ export class Runtime implements AgentHost {
   };
 
   /** Start a continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, budget?: SliceRequest): Agent {
     this.checkDelegation(parent);
-    return this.manager.start(parent, label, prompt, engine, definition);
+    const slice = this.budgets.slices.take(parent, label, budget, definition?.budget);
+    return this.budgets.slices.startWith(parent, slice, () => this.manager.start(parent, label, prompt, engine, definition));
   }
 
   /**

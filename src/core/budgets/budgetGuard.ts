@@ -1,5 +1,6 @@
 import type { Agent, AgentRun, TurnEnd } from '../agents/agent';
-import { newHold, type Hold, type RunGate } from '../agents/holds';
+import type { RunGate } from '../agents/agentRun';
+import { newHold, type Hold } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import { ArborError } from '../errors';
@@ -12,6 +13,7 @@ import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
 import { RunawayGuard, type RunawayEvent } from './runawayGuard';
+import { SliceGuard, type SliceEvent } from './sliceGuard';
 
 /**
  * The budget guard watches every run on the core's event channel and keeps its budgets.
@@ -29,6 +31,7 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  *   note that tells them to continue.
  * - An unattended run (scheduled, webhook, autonomous) cannot wait for a raise: at its cap its
  *   root ends BLOCKED, its final result a report of what was done and what is left.
+ * - A branch with a budget of its own (a slice) is kept the same way, alone, by sliceGuard.ts.
  * - A runaway guard warns once per agent (until a person speaks to it) and, when the setting
  *   says so, holds that agent alone the same way (a `runaway` hold).
  */
@@ -38,11 +41,12 @@ export type BudgetEvent =
   | { type: 'paused'; run: AgentRun; root: Agent | undefined; reason: string }
   | { type: 'blocked'; run: AgentRun; root: Agent | undefined; reason: string; report: string }
   | { type: 'resumed'; run: AgentRun; root: Agent | undefined; limits: RunLimits }
-  | RunawayEvent;
+  | RunawayEvent
+  | SliceEvent;
 
 export interface BudgetGuardDeps {
   onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
-  agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf'>;
+  agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf' | 'get'>;
   /** Whether a tool only reads (its calls change nothing). */
   isReadOnlyTool: (name: string) => boolean;
   now?: () => number;
@@ -51,6 +55,8 @@ export interface BudgetGuardDeps {
   prices?: unknown;
   /** Hears a listener of `onEvent` here that throws. */
   onProblem: (problem: string, err: unknown) => void;
+  /** Ends a continuable agent (an unattended branch at its cap ends so). */
+  end?: (agent: Agent) => Promise<void>;
 }
 
 interface RunEntry {
@@ -68,6 +74,8 @@ export class BudgetGuard {
   readonly onEvent = this.events.on;
   private readonly runs = new Map<AgentRun, RunEntry>();
   private readonly runaway: RunawayGuard;
+  /** Budgets per branch: a child's slice, its pause and its raise. */
+  readonly slices: SliceGuard;
   private readonly subscription: Disposable;
   private readonly now: () => number;
   private prices: PriceTable;
@@ -76,6 +84,7 @@ export class BudgetGuard {
     this.now = deps.now ?? Date.now;
     this.prices = priceTableSchema.parse(deps.prices ?? {});
     this.runaway = new RunawayGuard(deps.isReadOnlyTool, (e) => this.events.fire(e), (a) => deps.agents.isLive(a), deps.runaway);
+    this.slices = new SliceGuard({ agents: deps.agents, now: this.now, fire: (e) => this.events.fire(e), runHoldOf: (run) => this.holdOf(run), end: deps.end });
     this.subscription = deps.onEvent((event) => this.handle(event));
   }
 
@@ -135,10 +144,7 @@ export class BudgetGuard {
   check(run: AgentRun, streaming?: Agent): void {
     if (!hasRunBudget(run.budget.limits) || this.holdOf(run)) return;
     const spent = spentBudget(run.budget, this.now());
-    if (spent) {
-      this.pause(run, spent, streaming);
-      return;
-    }
+    if (spent) return this.pause(run, spent, streaming);
     const entry = this.entry(run);
     if (entry.warned) return;
     const now = this.now();
@@ -198,7 +204,8 @@ export class BudgetGuard {
     // Every hold comes off before any agent is woken, as it went on before any was stopped.
     const stopped = this.agentsOf(run).filter((agent) => agent.releaseHolds('raise').some((h) => h.interrupted));
     for (const agent of stopped) {
-      if (this.deps.agents.isLive(agent) && !agent.disposed) agent.send(RESUME_NOTE, { from: 'system', wake: true });
+      // A branch whose own budget is spent goes on with its slice's raise.
+      if (!this.slices.keepsHeld(agent) && this.deps.agents.isLive(agent) && !agent.disposed) agent.send(RESUME_NOTE, { from: 'system', wake: true });
     }
     this.events.fire({ type: 'resumed', run, root: entry.root, limits: next });
     return next;
@@ -209,6 +216,7 @@ export class BudgetGuard {
     for (const entry of this.runs.values()) this.clearTimer(entry);
     this.runs.clear();
     this.runaway.dispose();
+    this.slices.dispose();
     this.events.dispose();
   }
 
@@ -220,7 +228,8 @@ export class BudgetGuard {
     const { agent, change } = event;
     switch (change.type) {
       case 'usage':
-        return this.check(agent.run, agent);
+        this.check(agent.run, agent);
+        return this.slices.check(agent, agent);
       case 'turn_end':
         return this.turnEnded(agent, change.end);
       case 'log':
@@ -240,6 +249,7 @@ export class BudgetGuard {
     // A child that joins a paused run (a tool of a stopped turn started it) waits for the raise too.
     const hold = this.holdOf(run);
     if (hold) agent.putHold(hold);
+    this.slices.added(agent);
     if (agent.kind === 'root') {
       const entry = this.entry(run);
       entry.root = agent;
@@ -252,6 +262,7 @@ export class BudgetGuard {
 
   private removed(agent: Agent): void {
     this.runaway.forget(agent);
+    this.slices.removed(agent);
     if (agent.kind !== 'root') {
       agent.run.budget.liveSubagents = Math.max(0, agent.run.budget.liveSubagents - 1);
       return;
@@ -266,6 +277,7 @@ export class BudgetGuard {
   private turnEnded(agent: Agent, { reason, hold, message }: TurnEnd): void {
     if (reason === 'completed') this.runaway.turnCompleted(agent);
     if (!hold) return;
+    if (hold.reason === 'slice') return this.slices.turnEnded(agent, hold);
     const entry = this.entry(agent.run);
     if (!entry.hold) {
       // The turn loop found a budget spent before the guard did (turns, model calls): pause the run.

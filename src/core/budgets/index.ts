@@ -6,3 +6,6 @@ export { budgetStatus, spentBudget, formatCount, formatSeconds, WARNING_FRACTION
 export { blockedReport } from './blockedReport';
 export { costOf, formatCost, modelPriceSchema, priceFor, priceTableSchema, type ModelPrice, type PriceTable } from './prices';
 export { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
+export { SLICE_RESUME_NOTE, SliceGuard, type SliceEvent } from './sliceGuard';
+export { slicesOf, type SliceBook } from './sliceBook';
+export { BudgetSlice, describeSliceValue, sliceRequestSchema, sliceStatus, type SliceLimits, type SliceRequest } from './slices';

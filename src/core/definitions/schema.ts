@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { sliceRequestSchema } from '../budgets/slices';
 import { once } from '../once';
 
 /**
@@ -48,6 +49,8 @@ export const arborFrontmatterSchema = once(() =>
     tools: z.array(toolPattern()).max(MAX_TOOL_PATTERNS).optional(),
     limits: agentLimitsSchema().optional(),
     kind: z.enum(['one-shot', 'continuable']).optional(),
+    /** The agent's own slice of the run's budget when it is started as a subagent (budgets/slices.ts). */
+    budget: sliceRequestSchema().optional(),
   }),
 );
 

@@ -1,6 +1,7 @@
 import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { AgentDefinitions } from '../definitions/definitionSet';
+import type { SliceRequest } from '../budgets/slices';
 import type { AgentDefinition } from '../definitions/types';
 import type { ApprovalService, RunInteractionPolicy, UserInteractionService } from '../interaction';
 import type { AgentKind, SessionLog } from '../sessions/types';
@@ -36,8 +37,9 @@ export interface BaseToolContext {
 
 /** Start subagents on a task; the runtime checks the caller is live and the run's limits. */
 export interface Delegation {
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome>;
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition): Agent;
+  /** `budget`: the child's own slice of the run's budget (budgets/slices.ts); refused when less is left. */
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, budget?: SliceRequest): Promise<OneShotOutcome>;
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition, budget?: SliceRequest): Agent;
   /** The agent definitions a delegation may name (`agent: "<name>"`). */
   readonly definitions: Pick<AgentDefinitions, 'get' | 'list'>;
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
+import { sliceRequestSchema } from '../budgets/slices';
 import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
 import type { OneShotOutcome } from '../subagents/oneShot';
@@ -23,9 +24,17 @@ const taskArgs = once(() => z
       .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
     prompt: prompt(),
     agent: definitionArg(),
+    budget: budgetArg(),
   })
   // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
-  .transform(({ label, prompt, agent }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
+  .transform(({ label, prompt, agent, budget }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent, budget })));
+
+/** The `budget` argument: the subagent's own slice of what the run has left (budgets/slices.ts). */
+const budgetArg = once(() =>
+  sliceRequestSchema()
+    .optional()
+    .describe("The subagent's own budget, taken from what the run (or your own budget) has left: it and its subagents pause when it is spent. Refused with what is left when that is less."),
+);
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */
 export const definitionArg = once(() =>
@@ -52,7 +61,7 @@ export const delegateTaskTool = defineTool({
   // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition).then(oneShotResult);
+    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition, args.budget).then(oneShotResult);
   },
 });
 
@@ -69,7 +78,7 @@ export const startSubagentTool = defineTool({
   readOnly: false,
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition);
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition, args.budget);
     return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started' });
   },
 });

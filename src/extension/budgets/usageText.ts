@@ -1,7 +1,8 @@
 // What a node of the Agents view says about budgets: its own and its branch's cost, how close
-// its run is to a limit (a warning from 80%), a pause, and a runaway guard's warning. Pure (no
+// its run is to a limit (a warning from 80%), how much of its own budget (a slice) it used, a
+// pause, and a runaway guard's warning. Pure (no
 // 'vscode' import) so the presentation that uses it stays unit-tested in plain Node.
-import { budgetStatus, formatCost, type BudgetStatus } from '../../core/budgets';
+import { budgetStatus, formatCost, slicesOf, sliceStatus, type BudgetStatus } from '../../core/budgets';
 import { describeHold, holdAt, type Agent } from '../../core/agents';
 
 export interface UsageText {
@@ -28,10 +29,19 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   const held = holdAt(agent.holds, 'turn');
   const hold = held && describeHold(held);
   const runaway = budget.agentWarning(agent.id);
+  const given = slicesOf(budget)?.ownOf(agent.id);
+  const slice = given && !given.closed ? sliceStatus(given, now) : undefined;
   if (hold) parts.push(hold.text);
-  else if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
+  else {
+    if (slice && slice.level !== 'ok' && slice.highest) parts.push(`⚠ ${Math.floor(slice.highest.fraction * 100)}% of its ${budgetName(slice.highest.key)}`);
+    if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
+  }
   if (runaway && !hold) parts.push(`⚠ ${runaway}`);
 
+  if (slice) {
+    lines.push('', '**Its own budget** (it and its subagents; Raise limit on this node raises it)');
+    for (const m of slice.measures) lines.push(`- ${m.text} (${Math.floor(m.fraction * 100)}%)`);
+  }
   lines.push('', '**Run budget**');
   for (const m of status.measures) {
     if ((m.key === 'cost' || m.key === 'liveSubagents') && m.used === 0 && m.limit === 0) continue;
@@ -40,7 +50,7 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   if (own > 0) lines.push(`- This agent's cost: ${formatCost(own)}${branchCost !== own ? `; with its subagents: ${formatCost(branchCost)}` : ''}`);
   if (hold) lines.push('', hold.detail);
   if (runaway) lines.push('', `Runaway guard: ${runaway}.`);
-  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' };
+  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' || (slice !== undefined && slice.level !== 'ok') };
 }
 
 function budgetName(key: string): string {
