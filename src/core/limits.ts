@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import type { BudgetStatus } from './budgets/budgetStatus';
 import { costOf, type PriceTable } from './budgets/prices';
+import type { SliceRecordData } from './budgets/sliceRequest';
 
 /**
  * Limits per run (a root agent and everything it delegates to). The per-agent and per-turn ones
@@ -40,10 +42,21 @@ export function resolveLimits(input: unknown): RunLimits {
   return runLimitsSchema.parse(input ?? {});
 }
 
-/** What a run's budgets per branch are told: each response's tokens and cost, and each model call, of an agent. */
+/**
+ * A run's budgets per branch (budgets/sliceBook.ts, a part loaded with the first slice), as the
+ * run and the views that do not load it reach them: told of each response and model call of an
+ * agent, asked whether the agent's branch is spent, how much of its own slice it used, and what
+ * its live record keeps.
+ */
 export interface BranchLedger {
   charge(agentId: string, tokens: number, cost: number): void;
   countModelCall(agentId: string): void;
+  /** The outermost spent slice of the agent's branch (the session id of its agent) and why; `next` judges model calls. */
+  spentFor(agentId: string, now: number, next?: 'modelCall'): { owner: string; reason: string } | undefined;
+  /** How much of its own slice the agent used, when it was given one. */
+  statusOf(agentId: string, now: number): BudgetStatus | undefined;
+  /** Its own slice as its live record keeps it. */
+  recordOf(agentId: string): SliceRecordData | undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { RuntimeEvent } from './agents/runtimeEvent';
 import { readSessionSnapshot, type SessionSnapshot } from './agents/sessionSnapshot';
 import { BASE_PROMPT, systemPromptFor } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
-import type { SliceRequest } from './budgets/slices';
+import type { SliceRequest } from './budgets/sliceRequest';
 import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
 import { definedAgentsPart, restorePart } from './parts';
 import { AgentDefinitions } from './definitions/definitionSet';

@@ -2,8 +2,6 @@ import type { RunGate } from '../agents/agentRun';
 import { newHold, type Hold } from '../agents/holds';
 import type { RunBudget } from '../limits';
 import { hasRunBudget, spentBudget } from './budgetStatus';
-import { slicesOf } from './sliceBook';
-import { spentSliceOf } from './slices';
 
 /**
  * Every run's gate (agents/holds.ts `RunGate`): before a turn or a model call, a budget counted in
@@ -19,9 +17,7 @@ export const budgetGate: RunGate = {
       const spent = spentBudget(run, run.clock(), next);
       if (spent !== undefined) return newHold('budget', { detail: spent });
     }
-    const slice = agentId === undefined ? undefined : slicesOf(run)?.of(agentId);
-    if (!slice) return undefined;
-    const found = spentSliceOf(slice, run.clock(), next === 'modelCall' ? 'modelCall' : undefined);
-    return found && newHold('slice', { detail: found.reason, slice: found.slice.owner });
+    const found = agentId === undefined ? undefined : run.slices?.spentFor(agentId, run.clock(), next === 'modelCall' ? 'modelCall' : undefined);
+    return found && newHold('slice', { detail: found.reason, slice: found.owner });
   },
 };

@@ -13,7 +13,7 @@ import { priceTableSchema, type PriceTable } from './prices';
 import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
 import { RunawayGuard, type RunawayEvent } from './runawayGuard';
-import { SliceGuard, type SliceEvent } from './sliceGuard';
+import { SliceFront, type SliceEvent } from './sliceFront';
 
 /**
  * The budget guard watches every run on the core's event channel and keeps its budgets.
@@ -75,7 +75,7 @@ export class BudgetGuard {
   private readonly runs = new Map<AgentRun, RunEntry>();
   private readonly runaway: RunawayGuard;
   /** Budgets per branch: a child's slice, its pause and its raise. */
-  readonly slices: SliceGuard;
+  readonly slices: SliceFront;
   private readonly subscription: Disposable;
   private readonly now: () => number;
   private prices: PriceTable;
@@ -84,7 +84,7 @@ export class BudgetGuard {
     this.now = deps.now ?? Date.now;
     this.prices = priceTableSchema.parse(deps.prices ?? {});
     this.runaway = new RunawayGuard(deps.isReadOnlyTool, (e) => this.events.fire(e), (a) => deps.agents.isLive(a), deps.runaway);
-    this.slices = new SliceGuard({ agents: deps.agents, now: this.now, fire: (e) => this.events.fire(e), runHoldOf: (run) => this.holdOf(run), end: deps.end });
+    this.slices = new SliceFront({ agents: deps.agents, now: this.now, fire: (e) => this.events.fire(e), runHoldOf: (run) => this.holdOf(run), end: deps.end });
     this.subscription = deps.onEvent((event) => this.handle(event));
   }
 

@@ -6,6 +6,7 @@ export { budgetStatus, spentBudget, formatCount, formatSeconds, WARNING_FRACTION
 export { blockedReport } from './blockedReport';
 export { costOf, formatCost, modelPriceSchema, priceFor, priceTableSchema, type ModelPrice, type PriceTable } from './prices';
 export { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
-export { SLICE_RESUME_NOTE, SliceGuard, type SliceEvent } from './sliceGuard';
-export { slicesOf, type SliceBook } from './sliceBook';
-export { BudgetSlice, describeSliceValue, sliceRequestSchema, sliceStatus, type SliceLimits, type SliceRequest } from './slices';
+export { SLICE_RESUME_NOTE, type SliceEvent } from './sliceEvents';
+export type { SliceFront } from './sliceFront';
+export type { BudgetSlice } from './slices';
+export { describeSliceValue, sliceRequestSchema, type SliceLimits, type SliceRecordData, type SliceRequest } from './sliceRequest';

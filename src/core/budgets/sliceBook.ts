@@ -1,5 +1,7 @@
 import type { BranchLedger, RunBudget } from '../limits';
-import { BudgetSlice, SLICE_KEYS, sliceLimits, sliceTooLarge, type SliceKey, type SliceRequest } from './slices';
+import type { BudgetStatus } from './budgetStatus';
+import { BudgetSlice, sliceLimits, sliceStatus, sliceTooLarge, spentSliceOf } from './slices';
+import { SLICE_KEYS, type SliceKey, type SliceRecordData, type SliceRequest } from './sliceRequest';
 
 /**
  * The slices of one run (slices.ts), kept with the run's budget: which slice each agent spends
@@ -67,9 +69,40 @@ export class SliceBook implements BranchLedger {
     return own;
   }
 
-  /** A slice put back after a reload, with what it had used. */
-  restore(agentId: string, slice: BudgetSlice): void {
+  /** A slice put back after a reload, with what it had used; the one it was taken from is back already (its agent came first). */
+  restore(agentId: string, label: string, record: SliceRecordData, now: number): BudgetSlice {
+    const parent = record.from === undefined ? undefined : this.ownOf(record.from);
+    const slice = new BudgetSlice(agentId, label, { ...record.limits }, parent, now);
+    slice.tokensUsed = record.tokensUsed;
+    slice.cost = record.cost;
+    slice.modelCallsUsed = record.modelCallsUsed;
+    if (record.paused) slice.hold = record.paused;
     this.byAgent.set(agentId, slice);
+    return slice;
+  }
+
+  spentFor(agentId: string, now: number, next?: 'modelCall'): { owner: string; reason: string } | undefined {
+    const found = spentSliceOf(this.byAgent.get(agentId), now, next);
+    return found && { owner: found.slice.owner, reason: found.reason };
+  }
+
+  statusOf(agentId: string, now: number): BudgetStatus | undefined {
+    const own = this.ownOf(agentId);
+    return own && !own.closed ? sliceStatus(own, now) : undefined;
+  }
+
+  /** Its wall time counts again from the restore, as the run's does. */
+  recordOf(agentId: string): SliceRecordData | undefined {
+    const slice = this.ownOf(agentId);
+    if (!slice || slice.closed) return undefined;
+    return {
+      limits: { ...slice.limits },
+      tokensUsed: slice.tokensUsed,
+      cost: slice.cost,
+      modelCallsUsed: slice.modelCallsUsed,
+      ...(slice.parent ? { from: slice.parent.owner } : {}),
+      ...(slice.hold ? { paused: { ...slice.hold } } : {}),
+    };
   }
 
   /** An agent left the run: its own slice closes, and what it held is free again. */

@@ -1,34 +1,18 @@
 import type { Agent, AgentRun } from '../agents/agent';
 import { newHold, type Hold } from '../agents/holds';
-import type { AgentRegistry } from '../agents/registry';
 import { ArborError } from '../errors';
+import { SLICE_RESUME_NOTE, type SliceGuardDeps } from './sliceEvents';
 import { blockedLines } from './blockedReport';
 import { formatCount } from './budgetStatus';
 import { sliceBookOf, slicesOf } from './sliceBook';
 import { formatCost } from './prices';
-import { raisedSlice, sliceSpent, sliceStatus, spentSliceOf, SLICE_KEYS, tighterRequest, type BudgetSlice, type SliceLimits, type SliceRequest } from './slices';
-
-/** What the slice guard tells the editor: a branch paused, ended BLOCKED, or went on after a raise. */
-export type SliceEvent =
-  | { type: 'slice_paused'; run: AgentRun; agent: Agent; slice: BudgetSlice; reason: string }
-  | { type: 'slice_blocked'; run: AgentRun; agent: Agent; slice: BudgetSlice; reason: string; report: string }
-  | { type: 'slice_resumed'; run: AgentRun; agent: Agent; slice: BudgetSlice };
-
-export interface SliceGuardDeps {
-  agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf' | 'get'>;
-  now: () => number;
-  fire: (event: SliceEvent) => void;
-  /** The run's own pause, if any: an agent a slice raise frees stays under it. */
-  runHoldOf: (run: AgentRun) => Hold | undefined;
-  /** Ends a continuable agent (an unattended branch at its cap ends so). */
-  end?: (agent: Agent) => Promise<void>;
-}
-
-export const SLICE_RESUME_NOTE = "[Arbor] Your branch's budget was raised. Continue where you left off.";
+import { raisedSlice, sliceSpent, sliceStatus, spentSliceOf, tighterRequest, type BudgetSlice } from './slices';
+import { SLICE_KEYS, type SliceLimits, type SliceRecordData, type SliceRequest } from './sliceRequest';
 
 /**
  * Keeps the slices of every run (budgets per branch, slices.ts) the way the budget guard keeps a
- * run's budgets: a spent slice pauses its branch alone, as a spent run budget pauses the run.
+ * run's budgets: a spent slice pauses its branch alone, as a spent run budget pauses the run. A
+ * part (dist/sliceGuard.js) the budget guard loads with the first slice (sliceFront.ts).
  *
  * Invariants:
  * - The branch of a slice is its owner and every live agent that spends from it (the owner's
@@ -73,9 +57,9 @@ export class SliceGuard {
     }
   }
 
-  /** A slice put back after a reload (restore/): spent, its branch comes back paused. */
-  restore(agent: Agent, slice: BudgetSlice): void {
-    sliceBookOf(agent.run.budget).restore(agent.id, slice);
+  /** A slice put back after a reload (restore/), before its agent joins the run: spent, its branch comes back paused. */
+  restore(agent: Agent, record: SliceRecordData): void {
+    const slice = sliceBookOf(agent.run.budget).restore(agent.id, agent.label, record, this.deps.now());
     if (slice.hold) agent.putHold(slice.hold);
     else this.armTimer(agent.run, slice);
   }

@@ -1,8 +1,7 @@
-import * as z from 'zod';
 import { ArborError } from '../errors';
 import type { Hold } from '../agents/holds';
-import { once } from '../once';
-import { formatCount, formatSeconds, WARNING_FRACTION, type BudgetLevel, type BudgetMeasure } from './budgetStatus';
+import { formatSeconds, WARNING_FRACTION, type BudgetStatus } from './budgetStatus';
+import { describeSliceValue, formatSliceValue, SLICE_KEYS, type SliceKey, type SliceLimits, type SliceRequest } from './sliceRequest';
 import { formatCost } from './prices';
 
 /**
@@ -21,37 +20,12 @@ import { formatCost } from './prices';
  *   The run's own budgets count everything too: the run's total still caps every branch.
  * - A slice ends with its owner: what it still held is then free for the others.
  * - Plain counters and a clock reading: a slice is written to the live record as it is.
+ * - Only runs that give a slice pay for slices: this module, the book and the guard are a part
+ *   (dist/sliceGuard.js); what asks for one (sliceRequest.ts) and the budget guard's front
+ *   (sliceFront.ts) are in the start bundle.
  */
 
-export const sliceRequestSchema = once(() =>
-  z
-    .object({
-      tokens: z.number().int().positive().optional().describe('Tokens (in + out) the subagent and its own subagents may use together.'),
-      cost: z.number().positive().optional().describe('What they may cost together, in the unit of the price table.'),
-      modelCalls: z.number().int().positive().optional().describe('Model calls they may make together.'),
-      wallTimeSeconds: z.number().positive().optional().describe('Seconds the branch may run from its start.'),
-    })
-    .strict()
-    .refine((b) => b.tokens !== undefined || b.cost !== undefined || b.modelCalls !== undefined || b.wallTimeSeconds !== undefined, {
-      message: 'A budget names at least one of tokens, cost, modelCalls, wallTimeSeconds.',
-    }),
-);
-
-export type SliceRequest = z.output<ReturnType<typeof sliceRequestSchema>>;
-export type SliceKey = keyof SliceRequest;
-export const SLICE_KEYS: readonly SliceKey[] = Object.freeze(['tokens', 'cost', 'modelCalls', 'wallTimeSeconds']);
-
-/** A slice's limits: 0 means none for that measure. */
-export type SliceLimits = Record<SliceKey, number>;
-
-/** What a slice has used: the figures its live record keeps. */
-export interface SliceUse {
-  tokensUsed: number;
-  cost: number;
-  modelCallsUsed: number;
-}
-
-export class BudgetSlice implements SliceUse {
+export class BudgetSlice {
   tokensUsed = 0;
   cost = 0;
   modelCallsUsed = 0;
@@ -102,19 +76,6 @@ export function tighterRequest(a: SliceRequest | undefined, b: SliceRequest | un
   return out;
 }
 
-const NAMES: Readonly<Record<SliceKey, string>> = Object.freeze({ tokens: 'tokens', cost: 'cost', modelCalls: 'model calls', wallTimeSeconds: 'wall time' });
-
-export function formatSliceValue(key: SliceKey, n: number): string {
-  if (key === 'cost') return formatCost(n);
-  if (key === 'wallTimeSeconds') return formatSeconds(n);
-  return key === 'tokens' ? formatCount(n) : String(n);
-}
-
-/** "3 model calls", "$0.50 cost", "1.2k tokens", "2m 0s wall time". */
-export function describeSliceValue(key: SliceKey, n: number): string {
-  return `${formatSliceValue(key, n)} ${NAMES[key]}`;
-}
-
 /**
  * The first measure of `slice` that is spent, as a sentence for the model and the human, or
  * undefined while each has room. Tokens, cost and wall time are spent when used up; model calls
@@ -141,16 +102,16 @@ export function spentSliceOf(slice: BudgetSlice | undefined, now: number, next?:
 }
 
 /** How much of each limited measure a slice has used, and its level (`warning` from 80%). */
-export function sliceStatus(slice: BudgetSlice, now: number): { level: BudgetLevel; measures: BudgetMeasure[]; highest: BudgetMeasure | undefined } {
-  const measures: BudgetMeasure[] = [];
-  let highest: BudgetMeasure | undefined;
-  let level: BudgetLevel = 'ok';
+export function sliceStatus(slice: BudgetSlice, now: number): BudgetStatus {
+  const measures: BudgetStatus['measures'] = [];
+  let highest: BudgetStatus['highest'];
+  let level: BudgetStatus['level'] = 'ok';
   for (const key of SLICE_KEYS) {
     const limit = slice.limits[key];
     if (limit <= 0) continue;
     const used = slice.used(key, now);
     const fraction = used / limit;
-    const m: BudgetMeasure = { key: key === 'wallTimeSeconds' ? 'wallTime' : key, used, limit, fraction, text: `${formatSliceValue(key, used)} of ${describeSliceValue(key, limit)}` };
+    const m: BudgetStatus['measures'][number] = { key: key === 'wallTimeSeconds' ? 'wallTime' : key, used, limit, fraction, text: `${formatSliceValue(key, used)} of ${describeSliceValue(key, limit)}` };
     measures.push(m);
     if (!highest || fraction > highest.fraction) highest = m;
     if (fraction >= 1) level = 'exhausted';

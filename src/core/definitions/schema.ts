@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { sliceRequestSchema } from '../budgets/slices';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 
 /**

@@ -1,4 +1,4 @@
-import type { SliceRequest } from '../budgets/slices';
+import type { SliceRequest } from '../budgets/sliceRequest';
 
 /**
  * An agent definition: a Markdown file whose YAML frontmatter names an agent, says when to use it,

@@ -8,7 +8,6 @@ import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
 import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
-import { sliceRecordOf } from './sliceRecord';
 
 /** What the editor keeps of an agent that the core does not: its ended-subagent rows, its run's worktree. */
 export interface LiveRecordExtras {
@@ -165,7 +164,7 @@ export class LiveRecorder {
     const budget = agent.run.budget;
     const warning = budget.agentWarning(agent.id);
     const ended = this.extras.ended?.(agent);
-    const slice = sliceRecordOf(agent);
+    const slice = budget.slices?.recordOf(agent.id);
     return {
       id: agent.id,
       ...(parent ? { parent } : {}),

@@ -12,13 +12,12 @@ import { Run } from '../run';
 import type { RunGate } from '../agents/agentRun';
 import type { PriceTable } from '../budgets/prices';
 import type { Hold } from '../agents/holds';
-import type { BudgetSlice } from '../budgets/slices';
+import type { SliceRecordData } from '../budgets/sliceRequest';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
 import { LiveRecordFiles } from './liveRecordFiles';
 import { readLiveRecords, setAside } from './liveRecordReading';
-import { sliceFromRecord } from './sliceRecord';
 
 /** Something restore could not put back: the session it concerns (when known) and why. */
 export interface RestoreProblem {
@@ -67,7 +66,7 @@ export interface RestoreHost {
   /** Puts a spent budget's pause back on a run before its agents join it. */
   restorePause(run: Run, hold: Hold): void;
   /** Gives a restored agent back its slice, before it joins the run (so its branch spends from it). */
-  restoreSlice?(agent: Agent, slice: BudgetSlice): void;
+  restoreSlice?(agent: Agent, slice: SliceRecordData): void;
   /** Makes (not registers) a root over a reopened session. */
   makeRoot(label: string, run: Run, past: SessionSnapshot, planMode: boolean, engine?: TurnEngine<Agent>): Agent;
   /** Makes (not registers) a continuable child of `parent` over a reopened session. */
@@ -200,7 +199,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
     const snapshot = readSessionSnapshot(o.log);
     const restored = host.makeChild(parent, child.label, snapshot, o.engine);
     settle(restored, child, snapshot, report, false);
-    if (child.slice) host.restoreSlice?.(restored, sliceFromRecord(restored, child.slice, run.budget.clock()));
+    if (child.slice) host.restoreSlice?.(restored, child.slice);
     host.adoptChild(parent, restored);
     live.set(child.id, restored);
   });

@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { AgentDefinitions } from '../definitions/definitionSet';
-import type { SliceRequest } from '../budgets/slices';
+import type { SliceRequest } from '../budgets/sliceRequest';
 import type { AgentDefinition } from '../definitions/types';
 import type { ApprovalService, RunInteractionPolicy, UserInteractionService } from '../interaction';
 import type { AgentKind, SessionLog } from '../sessions/types';

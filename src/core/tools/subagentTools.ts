@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
-import { sliceRequestSchema } from '../budgets/slices';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
 import type { OneShotOutcome } from '../subagents/oneShot';

@@ -2,7 +2,7 @@
 // 'vscode' import) so it is unit-tested in plain Node; agentRows.ts caches what the view shows,
 // agentsTree.ts turns it into a TreeItem.
 import { activityOf, describeHold, describeTurnEnd, holdAt, isQueueHold, primaryHold, type Agent, type AgentRegistry, type TurnEndTone } from '../../core/agents';
-import { formatCost, slicesOf } from '../../core/budgets';
+import { formatCost } from '../../core/budgets';
 import { describeDoing, type DoingInput } from '../../core/conversation';
 import { planLines, planSummary } from '../../core/plans';
 import { usageText } from '../budgets/usageText';
@@ -186,7 +186,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     state,
     // No Stop where it cannot reach the work (package.json's Stop menus need the kind last).
     // `:slice` last: the agent has a budget of its own, which Raise limit on its node raises.
-    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}${slicesOf(agent.run.budget)?.ownOf(agent.id)?.closed === false ? ':slice' : ''}`,
+    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}${agent.run.budget.slices?.recordOf(agent.id) ? ':slice' : ''}`,
     icon: iconFor(state, agent),
     description,
     tooltip: lines.join('\n'),

@@ -2,7 +2,7 @@
 // its run is to a limit (a warning from 80%), how much of its own budget (a slice) it used, a
 // pause, and a runaway guard's warning. Pure (no
 // 'vscode' import) so the presentation that uses it stays unit-tested in plain Node.
-import { budgetStatus, formatCost, slicesOf, sliceStatus, type BudgetStatus } from '../../core/budgets';
+import { budgetStatus, formatCost, type BudgetStatus } from '../../core/budgets';
 import { describeHold, holdAt, type Agent } from '../../core/agents';
 
 export interface UsageText {
@@ -29,8 +29,7 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   const held = holdAt(agent.holds, 'turn');
   const hold = held && describeHold(held);
   const runaway = budget.agentWarning(agent.id);
-  const given = slicesOf(budget)?.ownOf(agent.id);
-  const slice = given && !given.closed ? sliceStatus(given, now) : undefined;
+  const slice = budget.slices?.statusOf(agent.id, now);
   if (hold) parts.push(hold.text);
   else {
     if (slice && slice.level !== 'ok' && slice.highest) parts.push(`⚠ ${Math.floor(slice.highest.fraction * 100)}% of its ${budgetName(slice.highest.key)}`);

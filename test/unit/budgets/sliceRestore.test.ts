@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { Agent } from '../../../src/core/agents/agent';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
-import { SLICE_RESUME_NOTE, slicesOf } from '../../../src/core/budgets';
+import { SLICE_RESUME_NOTE } from '../../../src/core/budgets';
 import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
@@ -75,14 +75,14 @@ describe('restore: budgets per branch survive a reload', () => {
     assert.deepStrictEqual(report.problems, []);
     const sliced = byLabel(second.runtime, 'Sliced');
     const inner2 = byLabel(second.runtime, 'Inner');
-    const book = slicesOf(sliced.run.budget);
-    const own = book?.ownOf(sliced.id);
+    const slices = second.runtime.budgets.slices;
+    const own = slices.ownSliceOf(sliced);
     assert.ok(own, 'the slice is back');
     assert.deepStrictEqual(own.limits, { tokens: 100, cost: 0, modelCalls: 50, wallTimeSeconds: 0 });
     assert.strictEqual(own.tokensUsed, 110);
     assert.strictEqual(own.modelCallsUsed, 3, 'its own two calls and the inner agent\'s one');
     assert.ok(own.hold, 'it is still spent and paused');
-    const innerSlice = book?.ownOf(inner2.id);
+    const innerSlice = slices.ownSliceOf(inner2);
     assert.strictEqual(innerSlice?.parent, own, 'the inner slice was taken from the branch it is in');
     assert.ok(sliced.holds.some((h) => h.reason === 'slice') && inner2.holds.some((h) => h.reason === 'slice'), 'the branch is paused again');
     assert.ok(!byLabel(second.runtime, 'Lead').holds.some((h) => h.reason === 'slice' || h.reason === 'budget'), 'the rest of the run is not');

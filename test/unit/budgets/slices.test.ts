@@ -6,6 +6,9 @@ import type { RunLimitsInput } from '../../../src/core/limits';
 import { Runtime } from '../../../src/core/runtime';
 import { childByLabel, reasons, recordingModel, toolResults, userMessages } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { parseDefinitionFile } from '../../../src/core/definitions';
+import { builtinTools } from '../../../src/core/tools';
+import { presentAgent } from '../../../src/extension/agents/agentPresentation';
 import { whenState } from '../../support/events';
 
 // Budgets per branch (slices): a child started with its own budget, taken from what the run has
@@ -198,5 +201,68 @@ describe('budgets per branch (slices)', () => {
     assert.ok(userMessages(root).some((m) => m.includes('BLOCKED: this branch reached its budget')), 'the parent got the report');
     assert.equal(runtime.budgets.holdOf(root.run), undefined);
     assert.ok(!events.some((e) => e.type === 'slice_paused'), 'an unattended branch does not wait for a raise');
+  });
+
+  it("a definition's budget is the child's slice (the caller's and the definition's, the tighter per measure), and a bad one is refused with its field", async () => {
+    const known = new Set(builtinTools.map((t) => t.name));
+    const parse = (front: string) => parseDefinitionFile({ file: '/w/.arbor/agents/def.md', text: `---\n${front}\n---\nDo the work.\n`, format: 'arbor', scope: 'workspace' }, known);
+    const bad = parse('name: Cheap\ndescription: Works cheaply.\nbudget: { tokens: -5 }');
+    assert.equal(bad.ok, false);
+    assert.match(bad.ok ? '' : bad.message, /budget/);
+    assert.equal(parse('name: Cheap\ndescription: Works cheaply.\nbudget: { dollars: 5 }').ok, false, 'an unknown measure is refused');
+    const good = parse('name: Cheap\ndescription: Works cheaply.\nbudget: { tokens: 500, modelCalls: 4 }');
+    assert.ok(good.ok);
+    const { runtime } = sliceRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { agent: 'Cheap', prompt: 'work', budget: { tokens: 800, modelCalls: 2, cost: 1 } } }], usage: NONE }, { text: 'main waits', usage: NONE }]], afterLastTurn: 'repeat-last' },
+        Cheap: { turns: [[{ hang: true }]] },
+      },
+    });
+    track(runtime);
+    runtime.definitions.replace([good.definition]);
+    runtime.startRoot({ prompt: 'go', label: 'main' });
+    await whenState(runtime, () => runtime.agents.all().some((a) => a.label === 'Cheap' && a.status === 'running'), 'the defined child to start');
+    const cheap = childByLabel(runtime, 'Cheap');
+    assert.deepEqual(runtime.budgets.slices.ownSliceOf(cheap)?.limits, { tokens: 500, cost: 1, modelCalls: 2, wallTimeSeconds: 0 });
+  });
+
+  it('a one-shot delegation with a spent slice returns to its parent, which goes on', async () => {
+    const { runtime } = sliceRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [{ name: 'delegate_task', arguments: { label: 'helper', prompt: 'x', budget: { tokens: 50 } } }], usage: NONE }, { text: 'main goes on', usage: NONE }]] },
+        helper: { turns: [[{ toolCalls: [listAgents], usage: { inputTokens: 60, outputTokens: 0 } }, { text: 'never reached', usage: NONE }]] },
+      },
+    });
+    track(runtime);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await whenState(runtime, () => said(root, 'main goes on'), 'the parent to go on');
+    const result = toolResults(root).find((r) => r.name === 'delegate_task');
+    assert.ok(result?.isError);
+    assert.match(result.content, /"status":"budget"/);
+    assert.match(result.content, /token budget of 50 given to \\"helper\\" is spent/);
+    assert.equal(root.holds.length, 0);
+  });
+
+  it("the node shows its slice's use from 80% (⚠ 85% of its tokens), and its row offers Raise limit", async () => {
+    const { runtime } = sliceRuntime({
+      version: 1,
+      agents: {
+        main: { turns: [[{ toolCalls: [start('frugal', { tokens: 1000 })], usage: NONE }, { text: 'main waits', usage: NONE }]], afterLastTurn: 'repeat-last' },
+        frugal: { turns: [[{ toolCalls: [listAgents], usage: { inputTokens: 850, outputTokens: 0 } }, { hang: true }]] },
+      },
+    });
+    track(runtime);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await whenState(runtime, () => runtime.agents.all().some((a) => a.label === 'frugal' && a.usage.inputTokens === 850), 'the child to spend');
+    const frugal = childByLabel(runtime, 'frugal');
+    const view = presentAgent({ agent: frugal, waiting: false, treeTokens: 850, descendants: 0, now: Date.now() });
+    assert.match(view.description, /⚠ 85% of its tokens/);
+    assert.match(view.tooltip, /850 of 1\.0k tokens \(85%\)/);
+    assert.match(view.contextValue, /^agent:running:continuable:slice$/);
+    const rootView = presentAgent({ agent: root, waiting: false, treeTokens: 850, descendants: 1, now: Date.now() });
+    assert.doesNotMatch(rootView.contextValue, /:slice/, 'an agent without a slice of its own offers no Raise limit');
+    assert.doesNotMatch(rootView.description, /of its tokens/);
   });
 });
