@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { BudgetStatus } from './budgets/budgetStatus';
 import { costOf, type PriceTable } from './budgets/prices';
 import type { SliceRecordData } from './budgets/sliceRequest';
 
@@ -53,8 +52,8 @@ export interface BranchLedger {
   countModelCall(agentId: string): void;
   /** The outermost spent slice of the agent's branch (the session id of its agent) and why; `next` judges model calls. */
   spentFor(agentId: string, now: number, next?: 'modelCall'): { owner: string; reason: string } | undefined;
-  /** How much of its own slice the agent used, when it was given one. */
-  statusOf(agentId: string, now: number): BudgetStatus | undefined;
+  /** How its node says the use of its own slice, when it was given one: `⚠ 85% of its tokens` from 80%, and the tooltip's lines. */
+  usageOf(agentId: string, now: number): { part: string | undefined; lines: string[] } | undefined;
   /** Its own slice as its live record keeps it. */
   recordOf(agentId: string): SliceRecordData | undefined;
 }

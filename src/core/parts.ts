@@ -15,7 +15,7 @@ import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
-import type * as SliceGuard from './budgets/sliceGuard';
+import type * as BudgetPart from './budgets/budgetPart';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -44,5 +44,5 @@ export const definedAgentsPart = partOnFirstUse('agent definitions (dist/defined
 /** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
 export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
 
-/** Budgets per branch: giving a child its slice, the pause of a spent branch, its raise (loaded with the first slice). */
-export const slicesPart = partOnFirstUse('budgets per branch (dist/sliceGuard.js)', () => require('./budgets/sliceGuard') as typeof SliceGuard);
+/** Budgets at their cap and per branch: a child's slice, a spent branch's pause and raise, a run's BLOCKED report and raised limits. */
+export const budgetPart = partOnFirstUse('budgets at their cap and per branch (dist/budgetPart.js)', () => require('./budgets/budgetPart') as typeof BudgetPart);

@@ -44,17 +44,22 @@ export interface DelegationHost {
 /** A one-shot child run to completion inside the parent's turn; it ends with that turn. */
 export function runOneShotChild(host: DelegationHost, parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, budget?: SliceRequest): Promise<OneShotOutcome> {
   checkDelegation(host, parent);
-  const slice = host.budgets.slices.take(parent, label, budget, definition?.budget);
+  const slices = budget || definition?.budget ? host.budgets.slices : undefined;
+  const slice = slices?.take(parent, label, budget, definition?.budget);
   const child = createChild(host, parent, 'one-shot', label, undefined, undefined, definition);
-  host.budgets.slices.startWith(parent, slice, () => host.agents.add(child, { owner: parent }));
+  const add = (): void => host.agents.add(child, { owner: parent });
+  if (slices) slices.startWith(parent, slice, add);
+  else add();
   return runOneShot(child, prompt, signal, host.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
 }
 
 /** A continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
 export function startContinuableChild(host: DelegationHost, parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, budget?: SliceRequest): Agent {
   checkDelegation(host, parent);
-  const slice = host.budgets.slices.take(parent, label, budget, definition?.budget);
-  return host.budgets.slices.startWith(parent, slice, () => host.manager.start(parent, label, prompt, engine, definition));
+  const start = (): Agent => host.manager.start(parent, label, prompt, engine, definition);
+  // The slice guard is a part: a delegation without a budget never loads it.
+  const slices = budget || definition?.budget ? host.budgets.slices : undefined;
+  return slices ? slices.startWith(parent, slices.take(parent, label, budget, definition?.budget), start) : start();
 }
 
 /** Makes a child of `parent` (a continuable one is registered under it); a reopened one keeps its definition's bounds. */

@@ -170,7 +170,7 @@ export function describeHold(hold: Hold): HoldDescription {
     case 'budget':
       return { text: 'run paused: budget spent', detail: `Paused: ${hold.detail ?? 'a run budget is spent'}. Raise the limit to go on.` };
     case 'slice':
-      return { text: 'branch paused: its budget spent', detail: `Paused with its branch: ${hold.detail ?? 'its budget is spent'}. The rest of the run goes on; Raise limit on this agent to go on.` };
+      return { text: 'branch paused: its budget spent', detail: `Paused with its branch: ${hold.detail ?? 'its budget is spent'}. Raise limit on its top agent to go on.` };
     case 'runaway':
       return { text: 'paused by a runaway guard', detail: `Paused: ${hold.detail ?? 'a runaway guard paused it'}. Send it a message to go on.` };
   }

@@ -7,6 +7,6 @@ export { blockedReport } from './blockedReport';
 export { costOf, formatCost, modelPriceSchema, priceFor, priceTableSchema, type ModelPrice, type PriceTable } from './prices';
 export { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
 export { SLICE_RESUME_NOTE, type SliceEvent } from './sliceEvents';
-export type { SliceFront } from './sliceFront';
+export type { SliceGuard } from './sliceGuard';
 export type { BudgetSlice } from './slices';
-export { describeSliceValue, sliceRequestSchema, type SliceLimits, type SliceRecordData, type SliceRequest } from './sliceRequest';
+export { sliceRequestSchema, type SliceLimits, type SliceRecordData, type SliceRequest } from './sliceRequest';

@@ -1,6 +1,5 @@
 import type { BranchLedger, RunBudget } from '../limits';
-import type { BudgetStatus } from './budgetStatus';
-import { BudgetSlice, sliceLimits, sliceStatus, sliceTooLarge, spentSliceOf } from './slices';
+import { BudgetSlice, sliceLimits, sliceTooLarge, sliceUsage, spentSliceOf } from './slices';
 import { SLICE_KEYS, type SliceKey, type SliceRecordData, type SliceRequest } from './sliceRequest';
 
 /**
@@ -86,9 +85,9 @@ export class SliceBook implements BranchLedger {
     return found && { owner: found.slice.owner, reason: found.reason };
   }
 
-  statusOf(agentId: string, now: number): BudgetStatus | undefined {
+  usageOf(agentId: string, now: number): { part: string | undefined; lines: string[] } | undefined {
     const own = this.ownOf(agentId);
-    return own && !own.closed ? sliceStatus(own, now) : undefined;
+    return own && !own.closed ? sliceUsage(own, now) : undefined;
   }
 
   /** Its wall time counts again from the restore, as the run's does. */

@@ -11,8 +11,8 @@ import { SLICE_KEYS, type SliceLimits, type SliceRecordData, type SliceRequest }
 
 /**
  * Keeps the slices of every run (budgets per branch, slices.ts) the way the budget guard keeps a
- * run's budgets: a spent slice pauses its branch alone, as a spent run budget pauses the run. A
- * part (dist/sliceGuard.js) the budget guard loads with the first slice (sliceFront.ts).
+ * run's budgets: a spent slice pauses its branch alone, as a spent run budget pauses the run. In
+ * a part (budgetPart.ts) the budget guard loads with the first slice asked for or put back.
  *
  * Invariants:
  * - The branch of a slice is its owner and every live agent that spends from it (the owner's
@@ -38,7 +38,7 @@ export class SliceGuard {
    */
   take(parent: Agent, label: string, request: SliceRequest | undefined, definitionBudget?: SliceRequest): BudgetSlice | undefined {
     const asked = tighterRequest(request, definitionBudget);
-    if (!asked) return undefined;
+    if (!asked || !SLICE_KEYS.some((k) => asked[k] !== undefined)) return undefined;
     return sliceBookOf(parent.run.budget).take(parent.id, label, asked, this.deps.now());
   }
 

@@ -1,26 +1,22 @@
 import * as z from 'zod';
 import type { Hold } from '../agents/holds';
 import { once } from '../once';
-import { formatCount, formatSeconds } from './budgetStatus';
-import { formatCost } from './prices';
 
 /**
- * What a delegation may ask for as a child's own budget (a slice, budgets/slices.ts), and how its
- * measures are said. Small and in the start bundle: the delegation tools' and the definitions'
- * schemas use it; keeping slices (sliceGuard.ts) is a part loaded with the first slice.
+ * What a delegation may ask for as a child's own budget (a slice, budgets/slices.ts): any of
+ * tokens, cost, model calls and wall time, each for the child and everything below it. Small and
+ * in the start bundle (the delegation tools' and the definitions' schemas use it); keeping slices
+ * is a part (budgetPart.ts) loaded with the first one. An empty budget is no budget.
  */
 export const sliceRequestSchema = once(() =>
   z
     .object({
-      tokens: z.number().int().positive().optional().describe('Tokens (in + out) the subagent and its own subagents may use together.'),
-      cost: z.number().positive().optional().describe('What they may cost together, in the unit of the price table.'),
-      modelCalls: z.number().int().positive().optional().describe('Model calls they may make together.'),
-      wallTimeSeconds: z.number().positive().optional().describe('Seconds the branch may run from its start.'),
+      tokens: z.number().int().positive().optional(),
+      cost: z.number().positive().optional(),
+      modelCalls: z.number().int().positive().optional(),
+      wallTimeSeconds: z.number().positive().optional(),
     })
-    .strict()
-    .refine((b) => b.tokens !== undefined || b.cost !== undefined || b.modelCalls !== undefined || b.wallTimeSeconds !== undefined, {
-      message: 'A budget names at least one of tokens, cost, modelCalls, wallTimeSeconds.',
-    }),
+    .strict(),
 );
 
 export type SliceRequest = z.output<ReturnType<typeof sliceRequestSchema>>;
@@ -29,19 +25,6 @@ export const SLICE_KEYS: readonly SliceKey[] = Object.freeze(['tokens', 'cost', 
 
 /** A slice's limits: 0 means none for that measure. */
 export type SliceLimits = Record<SliceKey, number>;
-
-const NAMES: Readonly<Record<SliceKey, string>> = Object.freeze({ tokens: 'tokens', cost: 'cost', modelCalls: 'model calls', wallTimeSeconds: 'wall time' });
-
-export function formatSliceValue(key: SliceKey, n: number): string {
-  if (key === 'cost') return formatCost(n);
-  if (key === 'wallTimeSeconds') return formatSeconds(n);
-  return key === 'tokens' ? formatCount(n) : String(n);
-}
-
-/** "3 model calls", "$0.50 cost", "1.2k tokens", "2m 0s wall time". */
-export function describeSliceValue(key: SliceKey, n: number): string {
-  return `${formatSliceValue(key, n)} ${NAMES[key]}`;
-}
 
 /** A slice as an agent's live record keeps it (restore/liveRecord.ts checks it when it is read back). */
 export interface SliceRecordData {

@@ -1,7 +1,7 @@
 import { ArborError } from '../errors';
 import type { Hold } from '../agents/holds';
-import { formatSeconds, WARNING_FRACTION, type BudgetStatus } from './budgetStatus';
-import { describeSliceValue, formatSliceValue, SLICE_KEYS, type SliceKey, type SliceLimits, type SliceRequest } from './sliceRequest';
+import { formatCount, formatSeconds, WARNING_FRACTION, type BudgetStatus } from './budgetStatus';
+import { SLICE_KEYS, type SliceKey, type SliceLimits, type SliceRequest } from './sliceRequest';
 import { formatCost } from './prices';
 
 /**
@@ -20,9 +20,8 @@ import { formatCost } from './prices';
  *   The run's own budgets count everything too: the run's total still caps every branch.
  * - A slice ends with its owner: what it still held is then free for the others.
  * - Plain counters and a clock reading: a slice is written to the live record as it is.
- * - Only runs that give a slice pay for slices: this module, the book and the guard are a part
- *   (dist/sliceGuard.js); what asks for one (sliceRequest.ts) and the budget guard's front
- *   (sliceFront.ts) are in the start bundle.
+ * - Only runs that give a slice pay for slices: this module, the book and the guard are in a part
+ *   (budgetPart.ts); what asks for one (sliceRequest.ts) and the hooks are in the start bundle.
  */
 
 export class BudgetSlice {
@@ -76,6 +75,19 @@ export function tighterRequest(a: SliceRequest | undefined, b: SliceRequest | un
   return out;
 }
 
+const NAMES: Readonly<Record<SliceKey, string>> = Object.freeze({ tokens: 'tokens', cost: 'cost', modelCalls: 'model calls', wallTimeSeconds: 'wall time' });
+
+export function formatSliceValue(key: SliceKey, n: number): string {
+  if (key === 'cost') return formatCost(n);
+  if (key === 'wallTimeSeconds') return formatSeconds(n);
+  return key === 'tokens' ? formatCount(n) : String(n);
+}
+
+/** "3 model calls", "$0.50 cost", "1.2k tokens", "2m 0s wall time". */
+export function describeSliceValue(key: SliceKey, n: number): string {
+  return `${formatSliceValue(key, n)} ${NAMES[key]}`;
+}
+
 /**
  * The first measure of `slice` that is spent, as a sentence for the model and the human, or
  * undefined while each has room. Tokens, cost and wall time are spent when used up; model calls
@@ -118,6 +130,16 @@ export function sliceStatus(slice: BudgetSlice, now: number): BudgetStatus {
     else if (fraction >= WARNING_FRACTION && level === 'ok') level = 'warning';
   }
   return { level, measures, highest };
+}
+
+/** How a node says the use of its slice: `⚠ 85% of its tokens` from 80% (none below), and the tooltip's lines. */
+export function sliceUsage(slice: BudgetSlice, now: number): { part: string | undefined; lines: string[] } {
+  const { level, measures, highest } = sliceStatus(slice, now);
+  const name = highest && NAMES[highest.key === 'wallTime' ? 'wallTimeSeconds' : (highest.key as SliceKey)];
+  return {
+    part: level !== 'ok' && highest ? `⚠ ${Math.floor(highest.fraction * 100)}% of its ${name}` : undefined,
+    lines: ['', '**Its own budget** (it and its subagents; Raise limit on this node raises it)', ...measures.map((m) => `- ${m.text} (${Math.floor(m.fraction * 100)}%)`)],
+  };
 }
 
 /** Each measure at or past 80% of its limit doubled until it is below; the others as they were. */

@@ -33,7 +33,7 @@ const taskArgs = once(() => z
 const budgetArg = once(() =>
   sliceRequestSchema()
     .optional()
-    .describe("The subagent's own budget, taken from what the run (or your own budget) has left: it and its subagents pause when it is spent. Refused with what is left when that is less."),
+    .describe("Its own budget (for it and its subagents), taken from what is left of yours or the run's; refused, saying what is left, when less is."),
 );
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */

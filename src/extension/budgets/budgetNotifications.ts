@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
-import { describeSliceValue, type BudgetEvent, type SliceLimits } from '../../core/budgets';
+import type { BudgetEvent, SliceLimits } from '../../core/budgets';
 import { parseAgentArgument } from '../commandArguments';
 import { reportError } from '../errorReporting';
 
@@ -102,8 +102,7 @@ export async function raiseBranchLimit(runtime: Runtime, log: vscode.LogOutputCh
 function raiseSlice(runtime: Runtime, log: vscode.LogOutputChannel, agent: Agent): SliceLimits | undefined {
   try {
     const limits = runtime.budgets.slices.raise(agent);
-    const shown = (Object.keys(limits) as Array<keyof SliceLimits>).filter((k) => limits[k] > 0).map((k) => describeSliceValue(k, limits[k]));
-    log.info(`Raised the budget of "${agent.label}" to ${shown.join(', ')}; its branch goes on`);
+    log.info(`Raised the budget of "${agent.label}" to ${JSON.stringify(limits)} (0: no limit); its branch goes on`);
     return limits;
   } catch (err) {
     reportError(log, `Could not raise the budget of "${agent.label}"`, err);

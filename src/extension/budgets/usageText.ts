@@ -29,18 +29,15 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   const held = holdAt(agent.holds, 'turn');
   const hold = held && describeHold(held);
   const runaway = budget.agentWarning(agent.id);
-  const slice = budget.slices?.statusOf(agent.id, now);
+  const slice = budget.slices?.usageOf(agent.id, now);
   if (hold) parts.push(hold.text);
   else {
-    if (slice && slice.level !== 'ok' && slice.highest) parts.push(`⚠ ${Math.floor(slice.highest.fraction * 100)}% of its ${budgetName(slice.highest.key)}`);
+    if (slice?.part) parts.push(slice.part);
     if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
   }
   if (runaway && !hold) parts.push(`⚠ ${runaway}`);
 
-  if (slice) {
-    lines.push('', '**Its own budget** (it and its subagents; Raise limit on this node raises it)');
-    for (const m of slice.measures) lines.push(`- ${m.text} (${Math.floor(m.fraction * 100)}%)`);
-  }
+  if (slice) lines.push(...slice.lines);
   lines.push('', '**Run budget**');
   for (const m of status.measures) {
     if ((m.key === 'cost' || m.key === 'liveSubagents') && m.used === 0 && m.limit === 0) continue;
@@ -49,7 +46,7 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   if (own > 0) lines.push(`- This agent's cost: ${formatCost(own)}${branchCost !== own ? `; with its subagents: ${formatCost(branchCost)}` : ''}`);
   if (hold) lines.push('', hold.detail);
   if (runaway) lines.push('', `Runaway guard: ${runaway}.`);
-  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' || (slice !== undefined && slice.level !== 'ok') };
+  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' || slice?.part !== undefined };
 }
 
 function budgetName(key: string): string {
