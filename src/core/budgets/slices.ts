@@ -103,11 +103,11 @@ export function sliceSpent(slice: BudgetSlice, now: number, next?: 'modelCall'):
   return undefined;
 }
 
-/** The outermost spent slice of a chain (its branch holds every inner one), with why. */
+/** The outermost spent slice of a chain (its branch holds every inner one), with why; a closed one (its agent ended) holds nothing. */
 export function spentSliceOf(slice: BudgetSlice | undefined, now: number, next?: 'modelCall'): { slice: BudgetSlice; reason: string } | undefined {
   let found: { slice: BudgetSlice; reason: string } | undefined;
   for (let s = slice; s; s = s.parent) {
-    const reason = sliceSpent(s, now, next);
+    const reason = s.closed ? undefined : sliceSpent(s, now, next);
     if (reason) found = { slice: s, reason };
   }
   return found;

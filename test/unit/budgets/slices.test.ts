@@ -86,6 +86,25 @@ describe('budgets per branch (slices)', () => {
     assert.equal(runtime.agents.all().filter((a) => a.label === 'first').length, 1);
   });
 
+  it('a slice is free again when its agent ends: what it held goes back to the others', async () => {
+    const { runtime } = sliceRuntime(
+      {
+        version: 1,
+        agents: {
+          main: { turns: [[{ toolCalls: [start('first', { tokens: 600 })], usage: NONE }, { text: 'main waits', usage: NONE }], [{ toolCalls: [start('second', { tokens: 800 })], usage: NONE }, { text: 'main done', usage: NONE }]], afterLastTurn: 'repeat-last' },
+          first: { turns: [[{ text: 'first done', usage: { inputTokens: 100, outputTokens: 0 } }]] },
+          second: { turns: [[{ hang: true }]] },
+        },
+      },
+      { maxTokens: 1000 },
+    );
+    track(runtime);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await whenState(runtime, () => said(root, 'main done'), 'the second start');
+    assert.equal(toolError(root, 'start_subagent'), undefined, '800 of the 900 left fit once the first slice is free');
+    assert.deepEqual(runtime.budgets.slices.ownSliceOf(childByLabel(runtime, 'second'))?.limits.tokens, 800);
+  });
+
   it('a spent slice pauses its branch alone (the child and its descendants); the rest of the run goes on', async () => {
     const { runtime, events } = sliceRuntime(branchScript({ turns: [[{ delayMs: 30, toolCalls: [listAgents], usage: { inputTokens: 500, outputTokens: 0 } }, { text: 'other finished', usage: NONE }]] }));
     track(runtime);
