@@ -15,6 +15,7 @@ import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
+import type * as ApprovalAsking from './interaction/approvalAsking';
 import type * as BudgetPart from './budgets/budgetPart';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -43,6 +44,9 @@ export const definedAgentsPart = partOnFirstUse('agent definitions (dist/defined
 
 /** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
 export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
+
+/** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
+export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);
 
 /** Budgets at their cap and per branch: a child's slice, a spent branch's pause and raise, a run's BLOCKED report and raised limits. */
 export const budgetPart = partOnFirstUse('budgets at their cap and per branch (dist/budgetPart.js)', () => require('./budgets/budgetPart') as typeof BudgetPart);
