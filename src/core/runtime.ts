@@ -112,7 +112,7 @@ export class Runtime implements AgentHost {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
     const isReadOnlyTool = (name: string): boolean => tools.catalog.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem, end: (agent) => this.end(agent) });
     const { agents, definitions, endedLogs, budgets, onProblem, events } = this;
     const manager = new ContinuationManager({
       agents,

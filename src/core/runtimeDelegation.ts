@@ -2,6 +2,7 @@ import type { Agent, TurnEngine } from './agents/agent';
 import type { AgentFactory } from './agents/agentFactory';
 import type { AgentRegistry } from './agents/registry';
 import type { SessionSnapshot } from './agents/sessionSnapshot';
+import type { BudgetGuard } from './budgets/budgetGuard';
 import type { DefinedAgentSpec, ModelResolver } from './definitions/definedAgents';
 import type { AgentDefinitions } from './definitions/definitionSet';
 import type { AgentDefinition } from './definitions/types';
@@ -21,6 +22,8 @@ export interface DelegationHost {
   readonly definitions: AgentDefinitions;
   readonly resolveModel: ModelResolver | undefined;
   readonly manager: ContinuationManager;
+  /** Budgets per branch: a child's own slice of the run's budget. */
+  readonly budgets: Pick<BudgetGuard, 'slices'>;
   /** Throws AGENT_DISPOSED once the runtime has shut down. */
   assertOpen(): void;
   /** A one-shot child is done: it leaves the registry, its log closed even when the shutdown removed it first (one function per runtime, not per child). */
@@ -44,15 +47,24 @@ export interface DelegationHost {
 /** A one-shot child run to completion inside the parent's turn; it ends with that turn. */
 export function runOneShotChild(host: DelegationHost, parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome> {
   checkDelegation(host, parent);
+  const budget = request?.budget;
+  const slices = budget || definition?.budget ? host.budgets.slices : undefined;
+  const slice = slices?.take(parent, label, budget, definition?.budget);
   const child = createChild(host, parent, 'one-shot', label, undefined, undefined, definition, request);
-  host.agents.add(child, { owner: parent });
+  const add = (): void => host.agents.add(child, { owner: parent });
+  if (slices) slices.startWith(parent, slice, add);
+  else add();
   return runOneShot(child, prompt, signal, host.releaseOneShot, (s, onAbort) => parent.whenTurnAborted(s, onAbort));
 }
 
 /** A continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
 export function startContinuableChild(host: DelegationHost, parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
   checkDelegation(host, parent);
-  return host.manager.start(parent, label, prompt, engine, definition, request);
+  const start = (): Agent => host.manager.start(parent, label, prompt, engine, definition, request);
+  // The slice guard is a part: a delegation without a budget never loads it.
+  const budget = request?.budget;
+  const slices = budget || definition?.budget ? host.budgets.slices : undefined;
+  return slices ? slices.startWith(parent, slices.take(parent, label, budget, definition?.budget), start) : start();
 }
 
 /** Makes a child of `parent` (a continuable one is registered under it); a reopened one keeps its definition's bounds. */

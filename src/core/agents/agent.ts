@@ -245,7 +245,7 @@ export class Agent implements HoldTarget {
   gate(step: GateStep): Hold | undefined {
     const held = this.queue.heldAt(step);
     if (held) return held;
-    return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run.budget, step) : undefined;
+    return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run.budget, step, this.id) : undefined;
   }
 
   /**

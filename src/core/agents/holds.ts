@@ -1,5 +1,4 @@
 import { isoNow } from '../clock';
-import type { RunBudget } from '../limits';
 
 /**
  * Holds: every reason an agent is kept from running, as one small value with a reason and the
@@ -8,13 +7,13 @@ import type { RunBudget } from '../limits';
  * Invariants:
  * - A hold is plain data (strings and one flag), so it can be written to the session as it is.
  * - Each reason has one release rule (RELEASE): `stop`, `branch` and `reload` end with a waking
- *   send; `budget` with a raise of the run's limits; `runaway` with a person's message (or the
- *   person's Resume).
+ *   send; `budget` with a raise of the run's limits; `slice` (a branch's own budget is spent) with
+ *   a raise of that slice alone; `runaway` with a person's message (or the person's Resume).
  * - Queue holds (`stop`, `branch`, `reload`) keep the queue from being claimed for a new turn.
  *   `stop` and `reload` lapse when the agent is idle with nothing queued; `branch`, and a
  *   `reload` that cut a turn short (the window closed), stay until a waking send, so a report
  *   that arrives later only queues.
- * - Run holds (`budget`, `runaway`) let a turn start but end it at once, before any model call
+ * - Run holds (`budget`, `slice`, `runaway`) let a turn start but end it at once, before any model call
  *   and before the tools of a reply that streamed in: the message it claimed stays in the
  *   conversation, the turn ends like a Stop.
  * - An agent holds one hold per reason; holding a reason it already holds changes nothing, except
@@ -22,8 +21,8 @@ import type { RunBudget } from '../limits';
  * - An agent without a hold carries no list at all (see Agent), so an idle agent stays small.
  */
 
-export type HoldReason = 'stop' | 'branch' | 'reload' | 'budget' | 'runaway';
-export type HoldRelease = 'waking-send' | 'raise' | 'person-message';
+export type HoldReason = 'stop' | 'branch' | 'reload' | 'budget' | 'slice' | 'runaway';
+export type HoldRelease = 'waking-send' | 'raise' | 'slice-raise' | 'person-message';
 
 export interface Hold {
   readonly reason: HoldReason;
@@ -36,6 +35,8 @@ export interface Hold {
   readonly report?: string;
   /** The hold cut work short (a turn was running, or one ended against it): its release resumes the agent. */
   readonly interrupted?: true;
+  /** A `slice` hold: the session id of the agent whose slice (budgets/slices.ts) is spent, the top of the held branch. */
+  readonly slice?: string;
 }
 
 export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze({
@@ -43,6 +44,7 @@ export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze(
   branch: 'waking-send',
   reload: 'waking-send',
   budget: 'raise',
+  slice: 'slice-raise',
   runaway: 'person-message',
 });
 
@@ -51,16 +53,6 @@ export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze(
  * `modelCall` inside the turn loop before each; `tools` before the tools of a reply that streamed in.
  */
 export type GateStep = 'claim' | 'turn' | 'modelCall' | 'tools';
-
-/**
- * What a run may hold every agent of it with, asked before each turn and each model call: a
- * budget counted in turns or model calls is spent when the next one would go past it. Every run
- * the runtime starts gets budgets/budgetGate.ts; the hold it returns is not put on the agent (the
- * turn it ends reports it, and the budget guard then pauses the run).
- */
-export interface RunGate {
-  gate(run: RunBudget, next: 'turn' | 'modelCall'): Hold | undefined;
-}
 
 /** What budgets and guards put on an agent and take off it: the dependency points from them to agents. */
 export interface HoldTarget {
@@ -71,12 +63,13 @@ export interface HoldTarget {
 }
 
 /** A new hold put now. A Stop puts one before its abort reaches the model, so it allocates no more than the hold. */
-export function newHold(reason: HoldReason, extra?: { detail?: string; report?: string; interrupted?: boolean }): Hold {
+export function newHold(reason: HoldReason, extra?: { detail?: string; report?: string; interrupted?: boolean; slice?: string }): Hold {
   const hold: { -readonly [K in keyof Hold]: Hold[K] } = { reason, since: isoNow(), release: RELEASE[reason] };
   if (extra === undefined) return hold;
   if (extra.detail !== undefined) hold.detail = extra.detail;
   if (extra.report !== undefined) hold.report = extra.report;
   if (extra.interrupted) hold.interrupted = true;
+  if (extra.slice !== undefined) hold.slice = extra.slice;
   return hold;
 }
 
@@ -93,9 +86,9 @@ export function lapsesWhenEmpty(hold: Hold): boolean {
 }
 
 /** The holds that say most about the agent come first: what the person has to do before a Send is enough. */
-const ORDER: readonly HoldReason[] = ['budget', 'runaway', 'branch', 'stop', 'reload'];
+const ORDER: readonly HoldReason[] = ['budget', 'slice', 'runaway', 'branch', 'stop', 'reload'];
 /** The run holds in the order the turn loop meets them: a spent run before one agent's guard. */
-const RUN_ORDER: readonly HoldReason[] = ['budget', 'runaway'];
+const RUN_ORDER: readonly HoldReason[] = ['budget', 'slice', 'runaway'];
 const QUEUE_ORDER: readonly HoldReason[] = ['branch', 'stop', 'reload'];
 
 /** The one hold a view names for the agent, or undefined when it has none. */
@@ -147,6 +140,8 @@ export function describeHold(hold: Hold): HoldDescription {
       return { text: 'stopped', detail: "Stopped with its branch: a subagent's report only queues, and the next message you send (or its parent sends) resumes it." };
     case 'budget':
       return { text: 'run paused: budget spent', detail: `Paused: ${hold.detail ?? 'a run budget is spent'}. Raise the limit to go on.` };
+    case 'slice':
+      return { text: 'branch paused: its budget spent', detail: `Paused with its branch: ${hold.detail ?? 'its budget is spent'}. Raise limit on its top agent to go on.` };
     case 'runaway':
       return { text: 'paused by a runaway guard', detail: `Paused: ${hold.detail ?? 'a runaway guard paused it'}. Send it a message to go on.` };
   }

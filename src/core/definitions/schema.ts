@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 
 /**
@@ -63,6 +64,8 @@ export const arborFrontmatterSchema = once(() =>
     limits: agentLimitsSchema().optional(),
     kind: z.enum(['one-shot', 'continuable']).optional(),
     scope: z.array(scopeGlob()).min(1).max(50).optional(),
+    /** The agent's own slice of the run's budget when it is started as a subagent (budgets/slices.ts). */
+    budget: sliceRequestSchema().optional(),
   }),
 );
 

@@ -88,6 +88,15 @@ const past = shape({
   'plan?': listOf(shape({ step: str, status: oneOf('pending', 'in_progress', 'done') })),
 });
 
+const slice = shape({
+  limits: shape({ tokens: nonNegative, cost: nonNegative, modelCalls: nonNegative, wallTimeSeconds: nonNegative }),
+  tokensUsed: nonNegative,
+  cost: nonNegative,
+  modelCallsUsed: nonNegative,
+  'from?': nonEmpty,
+  'paused?': hold,
+});
+
 const agent = shape({
   id: nonEmpty,
   'parent?': nonEmpty,
@@ -99,6 +108,7 @@ const agent = shape({
   'planMode?': bool,
   cost: nonNegative,
   'warning?': str,
+  'slice?': slice,
   'ended?': listOf(endedRow),
   order: num,
   'past?': past,

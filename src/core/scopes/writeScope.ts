@@ -7,6 +7,7 @@ import type { WorkspacePath } from '../workspace/port';
 import type { Disposable } from '../events';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
 import type { OnProblem } from '../problems';
+import type { SliceRequest } from '../budgets/sliceRequest';
 
 /**
  * A write scope: the workspace files an agent may change, as globs. It is data on the agent,
@@ -132,8 +133,10 @@ export interface ScopeNote {
   readonly text?: string;
 }
 
-/** What a delegation asks of the branch it starts, beside its task: the files it may change. */
+/** What a delegation asks of the branch it starts, beside its task: the files it may change, and its own slice of the run's budget. */
 export interface BranchScopeRequest {
   /** Workspace globs the child may change; absent: the parent's scope (or none) applies. */
   readonly scope?: readonly string[];
+  /** The child's own slice of the run's budget (budgets/slices.ts); absent: it shares its parent's. */
+  readonly budget?: SliceRequest;
 }

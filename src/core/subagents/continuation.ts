@@ -229,8 +229,9 @@ export class ContinuationManager {
       return;
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
-    // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped).
-    const held = end?.reason === 'aborted' || end?.hold !== undefined;
+    // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped),
+    // unless it ended BLOCKED: an unattended branch at its cap is done, and its parent goes on.
+    const held = end?.reason === 'aborted' || (end?.hold !== undefined && end.reason !== 'blocked');
     const wake = held ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });
   }

@@ -37,6 +37,7 @@ export interface BaseToolContext {
 
 /** Start subagents on a task; the runtime checks the caller is live and the run's limits. */
 export interface Delegation {
+  /** `request`: what the delegation asks of the branch beside its task: its write scope, its own slice of the run's budget (refused when less is left). */
   runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome>;
   startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition, request?: BranchScopeRequest): Agent;
   /** The agent definitions a delegation may name (`agent: "<name>"`). */

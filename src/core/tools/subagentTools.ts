@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
 import type { OneShotOutcome } from '../subagents/oneShot';
@@ -25,9 +26,10 @@ const taskArgs = once(() => z
     prompt: prompt(),
     agent: definitionArg(),
     scope: scopeArg(),
+    budget: budgetArg(),
   })
   // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
-  // What else it asks of the branch (its scope) is passed on as the branch's request.
+  // What else it asks of the branch (its scope, its budget) is passed on as the branch's request.
   .transform(({ label, prompt, agent, ...branch }) => ({ ...branch, label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
 
 /** What the branch a delegation starts may change: workspace globs, narrowed into the caller's own scope. */
@@ -37,6 +39,13 @@ const scopeArg = once(() =>
     .max(50)
     .optional()
     .describe('Workspace globs it may change (["src/x/**"]); within your own scope.'),
+);
+
+/** The `budget` argument: the subagent's own slice of what the run has left (budgets/slices.ts). */
+const budgetArg = once(() =>
+  sliceRequestSchema()
+    .optional()
+    .describe("Its own budget (for it and its subagents), taken from what is left of yours or the run's; refused, saying what is left, when less is."),
 );
 
 

@@ -28,6 +28,7 @@ describe('restore: the quick live-state record check agrees with the schema', ()
         planMode: true,
         cost: 0,
         warning: 'w',
+        slice: { limits: { tokens: 100, cost: 1, modelCalls: 5, wallTimeSeconds: 60 }, tokensUsed: 10, cost: 0.1, modelCallsUsed: 1, from: 'root-1', paused: { reason: 'budget', since: 'x', release: 'raise' } },
         ended: [{ id: 'e', label: 'E', kind: 'one-shot', how: 'done', tokens: 3, cost: 0, creationOrder: 2 }],
         order: 1,
         past: { header: { ...header, id: 'root-1', kind: 'root', delegationDepth: 0, parentSession: undefined }, length: 300, turns: 2, tokens: { input: 5, output: 6 }, lastEnd: { turn: 2, reason: 'aborted', cause: 'user', message: 'm', finalText: 't' }, queue: { ids: [3], lastId: 3 }, plan: [{ step: 's', status: 'done' }] },
