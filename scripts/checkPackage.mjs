@@ -100,7 +100,7 @@ for (const file of parts) {
   check(Boolean(part?.exports?.length), `part ${file} loads after dist/arbor.js (${part ? (part.error ?? `exports ${part.exports.join(', ')}`) : loading.stderr.trim() || 'not loaded'})`);
 }
 
-const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
+const expected = ['LICENSE', 'README.md', 'dist/acp-net.js', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

@@ -4,17 +4,22 @@ import { once } from '../once';
 
 /**
  * An external agent as the user configures it (`arbor.externalAgents`): a program that speaks
- * the Agent Client Protocol over its standard input and output. Settings are a trust boundary:
- * each entry is parsed here, and a bad one is named and refused, never half-used. Secrets
- * (API keys) are never settings: `secretEnv` only names the variables whose values the editor
- * reads from its secret storage.
+ * the Agent Client Protocol over its standard input and output (`command`), or an agent served
+ * over the network (`url`: WebSocket or streamable HTTP). Settings are a trust boundary: each
+ * entry is parsed here, and a bad one is named and refused, never half-used. Secrets (API keys,
+ * a served agent's token) are never settings: `secretEnv` only names the variables whose values
+ * the editor reads from its secret storage, and a served agent's token is kept there too.
  */
 
 const envName = once(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
+const agentName = once(() => z.string().trim().min(1).max(64));
 
-export const externalAgentConfigSchema = once(() =>
+/** The command that stores a served agent's token, as the person finds it in the palette. */
+export const SET_TOKEN_COMMAND_TITLE = 'Arbor: Set External Agent Token...';
+
+const localAgentSchema = once(() =>
   z.strictObject({
-    name: z.string().trim().min(1).max(64),
+    name: agentName(),
     command: z.string().trim().min(1).max(1_000),
     args: z.array(z.string().max(4_000)).max(100).default([]),
     env: z.record(envName(), z.string().max(10_000)).default({}),
@@ -28,7 +33,56 @@ export const externalAgentConfigSchema = once(() =>
   }),
 );
 
-export type ExternalAgentConfig = z.infer<ReturnType<typeof externalAgentConfigSchema>>;
+/**
+ * A served agent: its address, reached with the SDK's WebSocket (ws://, wss://) or streamable
+ * HTTP (http://, https://) transport. Credentials never sit in the address (a setting is not
+ * secret storage): a token goes in with Arbor: Set External Agent Token..., sent as
+ * `Authorization: Bearer`. Keys that belong to a program (args, env, ...) are refused.
+ */
+const remoteAgentSchema = once(() =>
+  z.strictObject({
+    name: agentName(),
+    url: z
+      .string()
+      .trim()
+      .max(2_000)
+      .refine((text) => URL.canParse(text) && /^(wss?|https?):$/.test(new URL(text).protocol), 'a ws://, wss://, http:// or https:// address')
+      .refine((text) => !/^[^/]*\/\/[^/?#]*@/.test(text), `no user or password in it: set a token with "${SET_TOKEN_COMMAND_TITLE}"`),
+  }),
+);
+
+/** One entry: exactly one of `command` (a program Arbor starts) or `url` (an agent served elsewhere). */
+export const externalAgentConfigSchema = once(() =>
+  z.unknown().transform((entry, ctx): LocalAgentConfig | RemoteAgentConfig => {
+    const keys = typeof entry === 'object' && entry !== null ? Object.keys(entry) : [];
+    const remote = keys.includes('url');
+    const parsed =
+      remote === keys.includes('command')
+        ? undefined
+        : (remote ? remoteAgentSchema() : localAgentSchema()).safeParse(entry);
+    if (parsed?.success) return parsed.data;
+    for (const issue of parsed?.error.issues ?? [{ message: 'give one of "command" (a program to start) or "url" (where an agent is served)', path: [] }]) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    }
+    return z.NEVER;
+  }),
+);
+
+/** An agent Arbor starts as a program on this machine (or through ssh, docker exec, ...). */
+export type LocalAgentConfig = z.infer<ReturnType<typeof localAgentSchema>>;
+/** An agent served over the network, reached at `url`. */
+export type RemoteAgentConfig = z.infer<ReturnType<typeof remoteAgentSchema>>;
+export type ExternalAgentConfig = LocalAgentConfig | RemoteAgentConfig;
+
+/** The variables of the agent's environment that come from secret storage (none for a served agent: its token is apart). */
+export function secretVariablesOf(config: ExternalAgentConfig): readonly string[] {
+  return isRemoteAgent(config) ? [] : config.secretEnv;
+}
+
+/** The entry is an agent served over the network (`url`), not a program Arbor starts. */
+export function isRemoteAgent(config: ExternalAgentConfig): config is RemoteAgentConfig {
+  return 'url' in config;
+}
 
 export interface ParsedExternalAgents {
   agents: ExternalAgentConfig[];
@@ -75,7 +129,8 @@ export function findExternalAgent(agents: readonly ExternalAgentConfig[], name: 
   );
 }
 
-/** The command line as a person would type it, for messages. */
-export function commandLineOf(config: Pick<ExternalAgentConfig, 'command' | 'args'>): string {
+/** The command line as a person would type it (a served agent's address), for messages. */
+export function commandLineOf(config: Pick<LocalAgentConfig, 'command' | 'args'> | Pick<RemoteAgentConfig, 'url'>): string {
+  if ('url' in config) return config.url;
   return [config.command, ...config.args].map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part))).join(' ');
 }

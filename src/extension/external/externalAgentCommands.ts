@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ArborError, messageOf, type Runtime } from '../../core';
 import type { Agent, TurnEngine } from '../../core/agents';
-import { commandLineOf, findExternalAgent, startExternalAgentTool, type ExternalAgentConfig, type ExternalChildStarter } from '../../core/external';
+import { commandLineOf, findExternalAgent, secretVariablesOf, startExternalAgentTool, type ExternalAgentConfig, type ExternalChildStarter } from '../../core/external';
 import type { SessionLog } from '../../core/sessions';
 import { externalRunsPart } from '../parts';
 import { ExternalAgentSettings } from './externalAgentSettings';
@@ -58,7 +58,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
 
   const askSecrets = async (config: ExternalAgentConfig): Promise<Record<string, string> | undefined> => {
     const have = await settings.secrets(config);
-    for (const variable of config.secretEnv) {
+    for (const variable of secretVariablesOf(config)) {
       if (have[variable]) continue;
       const value = await vscode.window.showInputBox({
         title: `${config.name}: ${variable}`,
@@ -84,14 +84,14 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
   const engineForResume = async (past: SessionLog): Promise<TurnEngine<Agent>> => {
     const config = findExternalAgent(settings.list(), past.header.external ?? '');
     const secretEnv = await askSecrets(config);
-    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${config.secretEnv.join(', ')}).`, { name: config.name });
+    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${secretVariablesOf(config).join(', ')}).`, { name: config.name });
     return externalRunsPart().externalEngineForResume(runtime, past, { config, secretEnv });
   };
 
   const engineForRestore = async (past: Pick<SessionLog, 'header' | 'events'>, folder?: string): Promise<TurnEngine<Agent>> => {
     const config = findExternalAgent(settings.list(), past.header.external ?? '');
     const secretEnv = await settings.secrets(config);
-    const missing = config.secretEnv.filter((variable) => !secretEnv[variable]);
+    const missing = secretVariablesOf(config).filter((variable) => !secretEnv[variable]);
     if (missing.length > 0) {
       throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not started again: ${missing.join(', ')} is not in VS Code's secret storage. Run it from Arbor to give it.`, { name: config.name, missing });
     }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseExternalAgents, type ExternalAgentConfig, type ExternalAgentDirectory } from '../../core/external';
+import { parseExternalAgents, secretVariablesOf, type ExternalAgentConfig, type ExternalAgentDirectory } from '../../core/external';
 
 const SECRET_PREFIX = 'arbor.externalAgent.secret:';
 
@@ -42,7 +42,7 @@ export class ExternalAgentSettings implements ExternalAgentDirectory {
 
   async secrets(config: ExternalAgentConfig): Promise<Record<string, string>> {
     const values: Record<string, string> = {};
-    for (const variable of config.secretEnv) {
+    for (const variable of secretVariablesOf(config)) {
       const value = await this.secretStorage.get(ExternalAgentSettings.secretName(config.name, variable));
       if (value) values[variable] = value;
     }
