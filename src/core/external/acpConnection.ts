@@ -4,8 +4,8 @@ import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, ty
 import { notResumable, reasonOf, signInNeeded } from './acpErrors';
 import type { AcpCarrier } from './acpCarrier';
 import { withSubagentUpdates, type SubagentUpdate } from './acpSubagents';
-import { commandLineOf, isRemoteAgent, type ExternalAgentConfig } from './config';
-import { networkCarrier } from './networkCarrier';
+import { commandLineOf, type ExternalAgentConfig } from './config';
+import { isRemoteAgent, networkCarrier } from './networkCarrier';
 import { processCarrier } from './processCarrier';
 import type { CommandSandbox } from '../sandbox';
 

@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { ArborError } from '../errors';
 import { once } from '../once';
 import type { AuthMethodInfo } from './acpAnswers';
-import { commandLineOf, isRemoteAgent, SET_TOKEN_COMMAND_TITLE, type ExternalAgentConfig } from './config';
+import { commandLineOf, type ExternalAgentConfig } from './config';
+import { isRemoteAgent, SET_TOKEN_COMMAND_TITLE } from './networkCarrier';
 
 /** The errors an external agent's start ends with that a person acts on: a sign-in to do, a session that cannot be reopened. */
 

@@ -14,9 +14,6 @@ import { once } from '../once';
 const envName = once(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
 const agentName = once(() => z.string().trim().min(1).max(64));
 
-/** The command that stores a served agent's token, as the person finds it in the palette. */
-export const SET_TOKEN_COMMAND_TITLE = 'Arbor: Set External Agent Token...';
-
 const localAgentSchema = once(() =>
   z.strictObject({
     name: agentName(),
@@ -46,22 +43,19 @@ const remoteAgentSchema = once(() =>
       .string()
       .trim()
       .max(2_000)
-      .refine((text) => URL.canParse(text) && /^(wss?|https?):$/.test(new URL(text).protocol), 'a ws://, wss://, http:// or https:// address')
-      .refine((text) => !/^[^/]*\/\/[^/?#]*@/.test(text), `no user or password in it: set a token with "${SET_TOKEN_COMMAND_TITLE}"`),
+      .regex(/^(wss?|https?):\/\/[^\s/?#@]+([/?#]\S*)?$/, 'a ws://, wss://, http:// or https:// address without user or password')
+      .refine((text) => URL.canParse(text), 'not an address'),
   }),
 );
 
 /** One entry: exactly one of `command` (a program Arbor starts) or `url` (an agent served elsewhere). */
 export const externalAgentConfigSchema = once(() =>
   z.unknown().transform((entry, ctx): LocalAgentConfig | RemoteAgentConfig => {
-    const keys = typeof entry === 'object' && entry !== null ? Object.keys(entry) : [];
+    const keys = Object.keys(entry ?? 0);
     const remote = keys.includes('url');
-    const parsed =
-      remote === keys.includes('command')
-        ? undefined
-        : (remote ? remoteAgentSchema() : localAgentSchema()).safeParse(entry);
+    const parsed = remote !== keys.includes('command') ? (remote ? remoteAgentSchema() : localAgentSchema()).safeParse(entry) : undefined;
     if (parsed?.success) return parsed.data;
-    for (const issue of parsed?.error.issues ?? [{ message: 'give one of "command" (a program to start) or "url" (where an agent is served)', path: [] }]) {
+    for (const issue of parsed?.error.issues ?? [{ message: 'give "command" (a program to start) or "url" (where it is served)', path: [] }]) {
       ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     }
     return z.NEVER;
@@ -70,19 +64,9 @@ export const externalAgentConfigSchema = once(() =>
 
 /** An agent Arbor starts as a program on this machine (or through ssh, docker exec, ...). */
 export type LocalAgentConfig = z.infer<ReturnType<typeof localAgentSchema>>;
-/** An agent served over the network, reached at `url`. */
-export type RemoteAgentConfig = z.infer<ReturnType<typeof remoteAgentSchema>>;
+/** An agent served over the network, reached at `url`; it has no environment, so no `secretEnv` (its token is kept apart). */
+export type RemoteAgentConfig = z.infer<ReturnType<typeof remoteAgentSchema>> & { readonly secretEnv?: undefined };
 export type ExternalAgentConfig = LocalAgentConfig | RemoteAgentConfig;
-
-/** The variables of the agent's environment that come from secret storage (none for a served agent: its token is apart). */
-export function secretVariablesOf(config: ExternalAgentConfig): readonly string[] {
-  return isRemoteAgent(config) ? [] : config.secretEnv;
-}
-
-/** The entry is an agent served over the network (`url`), not a program Arbor starts. */
-export function isRemoteAgent(config: ExternalAgentConfig): config is RemoteAgentConfig {
-  return 'url' in config;
-}
 
 export interface ParsedExternalAgents {
   agents: ExternalAgentConfig[];

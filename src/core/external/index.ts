@@ -7,15 +7,13 @@ export {
   parseExternalAgents,
   findExternalAgent,
   commandLineOf,
-  isRemoteAgent,
-  secretVariablesOf,
-  SET_TOKEN_COMMAND_TITLE,
   type ExternalAgentConfig,
   type LocalAgentConfig,
   type RemoteAgentConfig,
   type ParsedExternalAgents,
 } from './config';
 export { signInNeeded, notResumable } from './acpErrors';
+export { isRemoteAgent, SET_TOKEN_COMMAND_TITLE } from './networkCarrier';
 export { AcpSession, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
 export { AgentProcess, PROCESS_KILL_GRACE_MS, type ProcessExit } from './agentProcess';
 export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } from './clientServices';

@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, errnoOf, messageOf } from '../errors';
 import type { AcpCarrier } from './acpCarrier';
 import type * as NetLib from './acpNetLib';
-import { SET_TOKEN_COMMAND_TITLE, type RemoteAgentConfig } from './config';
+import type { ExternalAgentConfig, RemoteAgentConfig } from './config';
 
 /**
  * A served agent's carrier: one network connection to its `url` with the SDK's own client
@@ -20,6 +20,14 @@ import { SET_TOKEN_COMMAND_TITLE, type RemoteAgentConfig } from './config';
  * - the token never appears in an error, a log line or a transcript: an error text that quotes
  *   it (a server that echoes its headers) has it cut out.
  */
+
+/** The entry is an agent served over the network (`url`), not a program Arbor starts. */
+export function isRemoteAgent(config: ExternalAgentConfig): config is RemoteAgentConfig {
+  return 'url' in config;
+}
+
+/** The command that stores a served agent's token, as the person finds it in the palette. */
+export const SET_TOKEN_COMMAND_TITLE = 'Arbor: Set External Agent Token...';
 
 let loadedLib: typeof NetLib | undefined;
 /** The transports and `ws`, loaded the first time a served agent connects (see acpNetLib.ts). */

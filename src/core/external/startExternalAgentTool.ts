@@ -69,7 +69,7 @@ export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgen
         const definition = args.definition === undefined ? undefined : externalDefinition(runtime.definitions.get(args.definition));
         const secretEnv = await directory.secrets(config);
         const prompt = definition ? `${definition.prompt}\n\n---\n\n${args.task}` : args.task;
-        const token = directory.token && (() => directory.token!(config));
+        const token = () => directory.token?.(config) ?? Promise.resolve(undefined);
         const child = startChild(runtime, ctx.agent, { config, prompt, label: args.label ?? definition?.name, secretEnv, token, definition });
         return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, ...(definition ? { definition: definition.name } : {}), status: 'started' });
       } catch (err) {

@@ -27,12 +27,12 @@ describe('arbor.externalAgents entries served at a url', () => {
     assert.deepStrictEqual(parsed.agents.map((a) => a.name), ['Good', 'Local']);
     const [both, neither, ftp, file, words, userinfo, withArgs] = parsed.problems;
     assert.strictEqual(parsed.problems.length, 7, parsed.problems.join('\n'));
-    assert.match(both, /"Both" is ignored: entry: give one of "command" \(a program to start\) or "url" \(where an agent is served\)/);
-    assert.match(neither, /"Neither" is ignored: entry: give one of "command" .* or "url"/);
-    assert.match(ftp, /"Ftp" is ignored: url: a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address/);
-    assert.match(file, /"File" is ignored: url: a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address/);
-    assert.match(words, /"Words" is ignored: url: a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address/);
-    assert.match(userinfo, /"Userinfo" is ignored: url: no user or password in it: set a token with "Arbor: Set External Agent Token\.\.\."/);
+    assert.match(both, /"Both" is ignored: entry: give "command" \(a program to start\) or "url" \(where it is served\)/);
+    assert.match(neither, /"Neither" is ignored: entry: give "command" .* or "url"/);
+    const scheme = /url: a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address without user or password/;
+    for (const [problem, name] of [[ftp, 'Ftp'], [file, 'File'], [words, 'Words'], [userinfo, 'Userinfo']]) {
+      assert.match(problem, new RegExp(`"${name}" is ignored: ${scheme.source}`));
+    }
     assert.ok(!userinfo.includes('hunter2'), 'the password in the address is not repeated');
     assert.match(withArgs, /"WithArgs" is ignored: .*Unrecognized keys: "args", "secretEnv"/);
   });
