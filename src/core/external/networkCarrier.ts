@@ -81,6 +81,7 @@ function isInitialize(body: unknown): boolean {
   try {
     return (JSON.parse(body) as { method?: unknown }).method === 'initialize';
   } catch {
+    // Not JSON: not an initialize request, so never sent again.
     return false;
   }
 }
