@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { ArborError } from '../errors';
 import { externalAgentsSettingPart } from '../parts';
-import type { LocalAgentEntry, RemoteAgentEntry } from './externalAgentsSetting';
+import type { LocalAgentEntry, ParsedExternalAgents, RemoteAgentEntry } from './externalAgentsSetting';
 
 /**
  * An external agent as the user configures it (`arbor.externalAgents`): a program that speaks
@@ -19,11 +19,7 @@ export type LocalAgentConfig = LocalAgentEntry;
 export type RemoteAgentConfig = RemoteAgentEntry;
 export type ExternalAgentConfig = LocalAgentConfig | RemoteAgentConfig;
 
-export interface ParsedExternalAgents {
-  agents: ExternalAgentConfig[];
-  /** One line per entry that was refused, naming it and why. */
-  problems: string[];
-}
+export type { ParsedExternalAgents };
 
 /**
  * Every valid entry of the setting; invalid entries (and a second entry under a name already

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { once } from '../once';
-import type { ExternalAgentConfig, ParsedExternalAgents } from './config';
 
 /**
  * The parser of the setting `arbor.externalAgents` (see config.ts), a part of its own
@@ -48,7 +47,7 @@ const remoteAgentSchema = once(() =>
 
 /** One entry: exactly one of `command` (a program Arbor starts) or `url` (an agent served elsewhere). */
 export const externalAgentConfigSchema = once(() =>
-  z.unknown().transform((entry, ctx): ExternalAgentConfig => {
+  z.unknown().transform((entry, ctx): ExternalAgentEntry => {
     const keys = Object.keys(entry ?? 0);
     const remote = keys.includes('url');
     const parsed = remote !== keys.includes('command') ? (remote ? remoteAgentSchema() : localAgentSchema()).safeParse(entry) : undefined;
@@ -64,6 +63,13 @@ export const externalAgentConfigSchema = once(() =>
 export type LocalAgentEntry = z.infer<ReturnType<typeof localAgentSchema>>;
 /** An agent served over the network, reached at `url`; it has no environment, so no `secretEnv` (its token is kept apart). */
 export type RemoteAgentEntry = z.infer<ReturnType<typeof remoteAgentSchema>> & { readonly secretEnv?: undefined };
+export type ExternalAgentEntry = LocalAgentEntry | RemoteAgentEntry;
+
+export interface ParsedExternalAgents {
+  agents: ExternalAgentEntry[];
+  /** One line per entry that was refused, naming it and why. */
+  problems: string[];
+}
 
 /**
  * Every valid entry of the setting; invalid entries (and a second entry under a name already
@@ -71,7 +77,7 @@ export type RemoteAgentEntry = z.infer<ReturnType<typeof remoteAgentSchema>> & {
  */
 export function parseExternalAgents(raw: unknown): ParsedExternalAgents {
   if (!Array.isArray(raw)) return { agents: [], problems: ['arbor.externalAgents must be a list of agents ({ "name", "command", "args", "env" }).'] };
-  const agents: ExternalAgentConfig[] = [];
+  const agents: ExternalAgentEntry[] = [];
   const problems: string[] = [];
   raw.forEach((entry: unknown, index) => {
     const parsed = externalAgentConfigSchema().safeParse(entry);

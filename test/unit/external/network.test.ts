@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents';
-import { externalEngineOf, startExternalRoot, type RemoteAgentConfig } from '../../../src/core/external';
+import { externalEngineOf, startExternalAgentTool, startExternalChild, startExternalRoot, type RemoteAgentConfig } from '../../../src/core/external';
 import type { SessionEvent } from '../../../src/core/sessions/types';
 import { ACP_WAIT, testAgentSessionsEnv, turnEnds } from '../../support/acpTestAgent';
 import { whenState } from '../../support/events';
@@ -134,13 +134,45 @@ for (const transport of ['ws', 'http'] as const) {
   });
 }
 
-describe('external agents served over the network: an address with nothing there', function () {
+describe('external agents served over the network: delegated and unreachable', function () {
   this.timeout(60_000);
+  it('start_external_agent reaches a served agent with the token the directory keeps for it; its report reaches the Arbor agent', async () => {
+    const served = await serveTestAgent({ ACP_TEST_AGENT_TOKEN: TOKEN });
+    const script = {
+      version: 1 as const,
+      agents: {
+        lead: {
+          turns: [
+            [{ toolCalls: [{ name: 'start_external_agent', arguments: { agent: 'Served Agent', task: 'say: hello from afar' } }] }, { text: 'started it' }],
+            [{ text: 'got the report' }],
+          ],
+        },
+      },
+    };
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-net-'));
+    const { runtime } = makeRuntime(script, { workspace });
+    try {
+      const asked: string[] = [];
+      const directory = { list: () => [served.config('ws')], secrets: async () => ({}), token: async (config: { name: string }) => (asked.push(config.name), TOKEN) };
+      runtime.registerTool(startExternalAgentTool(runtime, directory, startExternalChild));
+      const lead = runtime.startRoot({ prompt: 'delegate', label: 'lead' });
+      await whenState(runtime, () => lead.turnCount === 2 && lead.status === 'idle', 'the lead\'s second turn', ACP_WAIT);
+      const report = lead.log.events.find((e) => e.type === 'user_message' && e.from === 'child');
+      assert.ok(report?.type === 'user_message' && report.text.includes('hello from afar'), JSON.stringify(report));
+      assert.deepStrictEqual(asked, ['Served Agent']);
+    } finally {
+      await runtime.dispose();
+      await served.stop();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('a server that is not there is EXTERNAL_AGENT_DISCONNECTED saying it cannot be reached; nothing hangs', async () => {
     const served = await serveTestAgent();
     const config = served.config('ws', 'Gone');
     await served.stop();
-    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace: os.tmpdir() });
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-net-'));
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace });
     try {
       const agent = startExternalRoot(runtime, { config, prompt: 'say: hi' });
       await whenState(runtime, () => turnEnds(agent).length === 1, 'the turn end', ACP_WAIT);
@@ -150,6 +182,7 @@ describe('external agents served over the network: an address with nothing there
       assert.strictEqual(ends.length, 1);
     } finally {
       await runtime.dispose();
+      fs.rmSync(workspace, { recursive: true, force: true });
     }
   });
 });
