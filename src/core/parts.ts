@@ -16,6 +16,7 @@ import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 import type * as ExternalAgentsSetting from './external/externalAgentsSetting';
+import type * as SessionJournal from './sessions/sessionJournal';
 import type * as ApprovalAsking from './interaction/approvalAsking';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -47,5 +48,9 @@ export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.
 
 /** The parser of the setting arbor.externalAgents: the entries' schemas, loaded once someone configured an external agent. */
 export const externalAgentsSettingPart = partOnFirstUse('the external agents setting (dist/externalAgentsSetting.js)', () => require('./external/externalAgentsSetting') as typeof ExternalAgentsSetting);
+
+/** The journal of new one-shot sessions (many sessions' first batches in one append), and writing out the journal a crashed window left. */
+export const sessionJournalPart = partOnFirstUse('the journal of new sessions (dist/sessionJournal.js)', () => require('./sessions/sessionJournal') as typeof SessionJournal);
+
 /** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
 export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);
