@@ -105,6 +105,27 @@ describe('budgets per branch (slices)', () => {
     assert.deepEqual(runtime.budgets.slices.ownSliceOf(childByLabel(runtime, 'second'))?.limits.tokens, 800);
   });
 
+  it('one delegation with both a write scope and a budget gives the child both', async () => {
+    const both = { name: 'start_subagent', arguments: { label: 'docs', prompt: 'write the docs', scope: ['docs/**'], budget: { tokens: 300 } } };
+    const { runtime } = sliceRuntime(
+      {
+        version: 1,
+        agents: {
+          main: { turns: [[{ toolCalls: [both], usage: NONE }, { text: 'main done', usage: NONE }]] },
+          docs: { turns: [[{ hang: true }]] },
+        },
+      },
+      { maxTokens: 1000 },
+    );
+    track(runtime);
+    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+    await whenState(runtime, () => said(root, 'main done'), 'the start');
+    assert.equal(toolError(root, 'start_subagent'), undefined);
+    const docs = childByLabel(runtime, 'docs');
+    assert.deepEqual(runtime.budgets.slices.ownSliceOf(docs)?.limits.tokens, 300, 'its own slice');
+    assert.deepEqual(runtime.writes.scopeOf(docs)?.globs, ['docs/**'], 'its own scope');
+  });
+
   it('a spent slice pauses its branch alone (the child and its descendants); the rest of the run goes on', async () => {
     const { runtime, events } = sliceRuntime(branchScript({ turns: [[{ delayMs: 30, toolCalls: [listAgents], usage: { inputTokens: 500, outputTokens: 0 } }, { text: 'other finished', usage: NONE }]] }));
     track(runtime);
