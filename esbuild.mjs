@@ -4,6 +4,7 @@
 //   parts        what src/extension/parts.ts loads on first use -> dist/<part>.js, built with
 //                dist/arbor.js (scripts/lib/bundleParts.mjs)
 //   acp-sdk      the Agent Client Protocol SDK -> dist/acp-sdk.js    (Node, cjs, loaded on first use)
+//   acp-net      its network transports and ws -> dist/acp-net.js    (Node, cjs, loaded when a served agent connects)
 //   webview      media/src/webview.ts       -> media/dist/webview.js (browser, iife)
 //   integration  test/integration/**/*.ts   -> out/test/integration/ (Node, cjs, run inside the editor)
 // Flags: --production (minified, no source maps, no test bundle), --watch (rebuild on change).
@@ -76,10 +77,16 @@ const sharedVscodePlugin = {
  * nothing at activation.
  */
 const ACP_SDK_BUNDLE = './acp-sdk.js';
+/**
+ * Likewise the SDK's network transports and the `ws` WebSocket (src/core/external/acpNetLib.ts):
+ * dist/acp-net.js, required the first time an agent served at a url connects.
+ */
+const ACP_NET_BUNDLE = './acp-net.js';
 const lazyAcpSdkPlugin = {
   name: 'lazy-acp-sdk',
   setup(build) {
     build.onResolve({ filter: /^@agentclientprotocol\/sdk$/ }, () => ({ path: ACP_SDK_BUNDLE, external: true }));
+    build.onResolve({ filter: /^\.\/acpNetLib$/ }, () => ({ path: ACP_NET_BUNDLE, external: true }));
   },
 };
 
@@ -139,6 +146,17 @@ const builds = [
     platform: 'node',
     target: 'node20',
     plugins: [reportPlugin('acp-sdk')],
+  },
+  {
+    ...common,
+    entryPoints: { 'acp-net': 'src/core/external/acpNetLib.ts' },
+    outdir: 'dist',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // ws's optional native speed-ups: it works without them, and they are not installed.
+    external: ['bufferutil', 'utf-8-validate'],
+    plugins: [reportPlugin('acp-net')],
   },
   {
     ...common,

@@ -106,7 +106,7 @@ const conversion = spawnSync(process.execPath, ['-e', converting, JSON.stringify
 const converted = conversion.status === 0 ? JSON.parse(conversion.stdout) : { error: conversion.stderr.trim().split('\n').slice(-3).join(' ') };
 check(converted.loadedAtStart === false && converted.same === true && converted.loadedAfter === true, `zod's JSON Schema converter loads from dist/zodJsonSchema.js on first use and gives the package's own result (got ${JSON.stringify(converted)})`);
 
-const expected = ['LICENSE', 'README.md', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
+const expected = ['LICENSE', 'README.md', 'dist/acp-net.js', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

@@ -15,6 +15,7 @@ import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
+import type * as ExternalAgentsSetting from './external/externalAgentsSetting';
 import type * as SessionJournal from './sessions/sessionJournal';
 import type * as ScopeRuns from './scopes/scopeRuns';
 import type * as ApprovalAsking from './interaction/approvalAsking';
@@ -46,6 +47,9 @@ export const definedAgentsPart = partOnFirstUse('agent definitions (dist/defined
 
 /** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
 export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
+
+/** The parser of the setting arbor.externalAgents: the entries' schemas, loaded once someone configured an external agent. */
+export const externalAgentsSettingPart = partOnFirstUse('the external agents setting (dist/externalAgentsSetting.js)', () => require('./external/externalAgentsSetting') as typeof ExternalAgentsSetting);
 
 /** The journal of new one-shot sessions (many sessions' first batches in one append), and writing out the journal a crashed window left. */
 export const sessionJournalPart = partOnFirstUse('the journal of new sessions (dist/sessionJournal.js)', () => require('./sessions/sessionJournal') as typeof SessionJournal);

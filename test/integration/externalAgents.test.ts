@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
-import type { ExternalAgentConfig } from '../../src/core/external';
+import type { LocalAgentConfig } from '../../src/core/external';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { ChangedFileNode, FileUndoOutcome, ReviewOpened } from '../../src/extension/review';
 import { arborTesting, runFromPalette, EXTENSION_ID, turnEnds, waitFor } from './support';
@@ -14,7 +14,7 @@ import { ui } from './ui';
 describe('External agents (the ACP test agent in the real extension host)', function () {
   this.timeout(120_000);
   let t: ArborTesting;
-  let config: ExternalAgentConfig;
+  let config: LocalAgentConfig;
 
   before(async () => {
     t = await arborTesting();
@@ -36,7 +36,7 @@ describe('External agents (the ACP test agent in the real extension host)', func
   /** Runs the test agent from the palette on `task`, typed as a person would; returns the agent it started. */
   async function runTestAgentFromPalette(task: string, env: Record<string, string> = {}): Promise<Agent> {
     await vscode.workspace.getConfiguration('arbor').update('externalAgents', [{ ...config, env }], vscode.ConfigurationTarget.Global);
-    await waitFor(() => JSON.stringify(t.externalAgents.settings.list()[0]?.env) === JSON.stringify(env), 'the setting to be read');
+    await waitFor(() => JSON.stringify((t.externalAgents.settings.list()[0] as LocalAgentConfig | undefined)?.env) === JSON.stringify(env), 'the setting to be read');
     const before = new Set(t.runtime.agents.all().map((a) => a.id));
     await runFromPalette('Arbor: Start External Agent');
     // The pick lists each agent with its command line.
@@ -114,7 +114,7 @@ describe('External agents (the ACP test agent in the real extension host)', func
     const kept = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-acp-sessions-'));
     const env = { ACP_TEST_AGENT_SESSIONS: kept };
     await vscode.workspace.getConfiguration('arbor').update('externalAgents', [{ ...config, env }], vscode.ConfigurationTarget.Global);
-    await waitFor(() => JSON.stringify(t.externalAgents.settings.list()[0]?.env) === JSON.stringify(env), 'the setting to be read');
+    await waitFor(() => JSON.stringify((t.externalAgents.settings.list()[0] as LocalAgentConfig | undefined)?.env) === JSON.stringify(env), 'the setting to be read');
     const first = await t.externalAgents.run(t.externalAgents.settings.list()[0], 'say: remember the pears');
     assert.ok(first);
     await waitFor(() => turnEnds(first).length === 1, 'the first turn to end', 60_000);

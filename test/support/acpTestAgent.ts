@@ -1,19 +1,19 @@
 import * as path from 'node:path';
 import type { Agent } from '../../src/core/agents/agent';
-import type { ExternalAgentConfig } from '../../src/core/external';
+import type { LocalAgentConfig } from '../../src/core/external';
 import type { SessionEvent } from '../../src/core/sessions';
 
 /** The small Agent Client Protocol agent of the tests (test/fixtures/acp-test-agent), as an external agent entry. */
 export const ACP_TEST_AGENT_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/agent.mjs');
 
-export function testAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
+export function testAgentConfig(overrides: Partial<LocalAgentConfig> = {}): LocalAgentConfig {
   return { name: 'Test Agent', command: process.execPath, args: [ACP_TEST_AGENT_SCRIPT], env: {}, secretEnv: [], ...overrides };
 }
 
 /** The test agent started by a launcher that passes it its own standard streams (as npm wrappers do). */
 export const ACP_TEST_LAUNCHER_SCRIPT = path.resolve(__dirname, '../fixtures/acp-test-agent/launcher.mjs');
 
-export function launchedTestAgentConfig(overrides: Partial<ExternalAgentConfig> = {}): ExternalAgentConfig {
+export function launchedTestAgentConfig(overrides: Partial<LocalAgentConfig> = {}): LocalAgentConfig {
   return testAgentConfig({ args: [ACP_TEST_LAUNCHER_SCRIPT], ...overrides });
 }
 

@@ -1,26 +1,28 @@
-import * as path from 'node:path';
-import * as fs from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, isArborError, messageOf } from '../errors';
 import { parseInitialize, parseNewSession, parsePromptUsage, parseStopReason, type AuthMethodInfo, type StopReason, type TurnUsage } from './acpAnswers';
 import { notResumable, reasonOf, signInNeeded } from './acpErrors';
-import { AgentProcess, type ProcessExit } from './agentProcess';
+import type { AcpCarrier } from './acpCarrier';
 import { withSubagentUpdates, type SubagentUpdate } from './acpSubagents';
-import { whenLost } from './connectionLoss';
 import { commandLineOf, type ExternalAgentConfig } from './config';
-import { processesPart } from '../parts';
-import type { CommandSandbox, SandboxLaunch } from '../sandbox';
+import { isRemoteAgent, networkCarrier } from './networkCarrier';
+import { processCarrier } from './processCarrier';
+import type { CommandSandbox } from '../sandbox';
+
+export { programFoldersUnderTmp } from './processCarrier';
 
 /**
- * The client side of the Agent Client Protocol over one external agent's process, built on the
- * official SDK (`@agentclientprotocol/sdk`): it starts the process, completes `initialize` and
+ * The client side of the Agent Client Protocol over one external agent, built on the official
+ * SDK (`@agentclientprotocol/sdk`): it reaches the agent through its carrier (acpCarrier.ts: a
+ * process Arbor starts, or a network connection to a served agent), completes `initialize` and
  * `session/new`, sends prompts and `session/cancel`, and serves the agent's requests through
- * the handlers it is given (Arbor's approval seam and workspace port).
+ * the handlers it is given (Arbor's approval seam and workspace port). Everything below holds
+ * over either carrier.
  *
  * Invariants:
  * - nothing waits on the agent without a way out: every request races the session's loss (the
  *   process's exit, or the connection's close), and start-up (`initialize`, `session/new`) has
- *   a deadline and a signal after which the process is ended;
+ *   a deadline and a signal after which the carrier is ended;
  * - a connection that closes while the process lives on (the agent closed its output, sent a
  *   line over the SDK's message limit, or stopped reading its input) ends the process: a
  *   session is usable only while both are, and `lost` says why it no longer is;
@@ -66,6 +68,8 @@ export interface AcpSessionOptions {
   cwd: string;
   /** Extra environment (secrets from the editor's secret storage). */
   env?: Record<string, string>;
+  /** A served agent's token (from the editor's secret storage), sent as `Authorization: Bearer`. */
+  token?: string;
   /** Where the process starts when its configuration asks for the sandbox (`sandbox: true`). */
   sandbox?: CommandSandbox;
   handlers: AcpClientHandlers;
@@ -92,7 +96,7 @@ export interface AcpAgentInfo {
 export class AcpSession {
   private constructor(
     readonly config: ExternalAgentConfig,
-    private readonly process: AgentProcess,
+    private readonly carrier: AcpCarrier,
     private readonly connection: acp.ClientConnection,
     /** Settles, with why, once the session can no longer be used (see `usable`). */
     readonly lost: Promise<ArborError>,
@@ -100,14 +104,14 @@ export class AcpSession {
     readonly info: AcpAgentInfo,
   ) {}
 
-  /** Starts the agent's process and opens one protocol session in `cwd`. */
+  /** Starts the agent's process (or connects to a served agent) and opens one protocol session in `cwd`. */
   static async open(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
-    const proc = new AgentProcess(config, { cwd: options.cwd, env: options.env, launch: await sandboxedStart(config, options) });
-    const app = clientApp(options.handlers, () => proc.childGone);
+    const carrier = isRemoteAgent(config) ? networkCarrier(config, options.token) : await processCarrier(config, options, sdk());
+    const app = clientApp(options.handlers, () => carrier.gone());
     const { subagentUpdate } = options.handlers;
-    const stream = sdk().ndJsonStream(proc.input, proc.output);
+    const { stream } = carrier;
     const connection = app.connect(subagentUpdate ? withSubagentUpdates(stream, (parent, update) => subagentUpdate(parent, update)) : stream);
-    const lost = whenLost(config, proc, connection);
+    const lost = carrier.whenLost(connection);
     const deadline = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -117,7 +121,7 @@ export class AcpSession {
           reject(
             new ArborError(
               'EXTERNAL_AGENT_START_FAILED',
-              `The external agent ${config.name} (${commandLineOf(config)}) did not finish starting within ${Math.round(deadline / 1000)} s; check that this command starts an Agent Client Protocol agent.`,
+              `The external agent ${config.name} (${commandLineOf(config)}) did not finish starting within ${Math.round(deadline / 1000)} s; ${carrier.startHint}.`,
               { name: config.name },
             ),
           ),
@@ -145,13 +149,13 @@ export class AcpSession {
       if (options.loadSessionId !== undefined) {
         if (!info.loadSession) throw notResumable(config.name);
         await race(connection.agent.request('session/load', { sessionId: options.loadSessionId, cwd: options.cwd, mcpServers: [] }), link, gaveUp, init.authMethods);
-        return new AcpSession(config, proc, connection, lost, options.loadSessionId, info);
+        return new AcpSession(config, carrier, connection, lost, options.loadSessionId, info);
       }
       const created = await race(connection.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }), link, gaveUp, init.authMethods);
-      return new AcpSession(config, proc, connection, lost, parseNewSession(config.name, created), info);
+      return new AcpSession(config, carrier, connection, lost, parseNewSession(config.name, created), info);
     } catch (err) {
       connection.close();
-      proc.kill();
+      carrier.kill();
       throw err;
     } finally {
       clearTimeout(timer);
@@ -159,17 +163,18 @@ export class AcpSession {
     }
   }
 
-  get exited(): Promise<ProcessExit> {
-    return this.process.exited;
-  }
-
   get pid(): number | undefined {
-    return this.process.pid;
+    return this.carrier.pid;
   }
 
-  /** The connection is open and the process runs: a prompt can reach the agent. */
+  /** The agent is served over the network (its loss is a dropped connection, not a crash). */
+  get remote(): boolean {
+    return isRemoteAgent(this.config);
+  }
+
+  /** The connection is open and the agent's side is there (its process runs): a prompt can reach the agent. */
   get usable(): boolean {
-    return !this.connection.signal.aborted && !this.process.childGone;
+    return !this.connection.signal.aborted && !this.carrier.gone();
   }
 
   /** Sends one prompt; resolves with the agent's stop reason (and the tokens it says it used) when its turn ends. */
@@ -196,7 +201,7 @@ export class AcpSession {
   /** Ends the connection and every process of the agent. */
   kill(): void {
     this.connection.close();
-    this.process.kill();
+    this.carrier.kill();
   }
 }
 
@@ -279,39 +284,4 @@ async function race<T>(request: Promise<T>, link: Link, deadline?: Promise<never
     }
     throw err;
   }
-}
-
-/**
- * The sandbox's start of an agent whose configuration asks for it (never unsandboxed: without a
- * sandbox this is SANDBOX_UNAVAILABLE), or undefined for an agent that runs as it is.
- */
-async function sandboxedStart(config: ExternalAgentConfig, options: AcpSessionOptions): Promise<(SandboxLaunch & { tag: string }) | undefined> {
-  if (!config.sandbox) return undefined;
-  if (!options.sandbox) throw new ArborError('SANDBOX_UNAVAILABLE', `The external agent ${config.name} is configured to run sandboxed, but Arbor has no sandbox here.`, { name: config.name });
-  const planned = await options.sandbox.plan([options.cwd], { required: true });
-  const plan = planned.kind === 'sandboxed' ? { ...planned, programs: programFoldersUnderTmp([config.command, ...config.args]) } : planned;
-  const { tag, env } = processesPart().newProcessTag();
-  const launch = await options.sandbox.launch(plan, config.command, config.args, options.cwd, { ...config.env, ...options.env, ...env });
-  return { ...launch, tag };
-}
-
-/**
- * The folders under /tmp that hold the agent's program or a script it is given (an agent
- * installed or checked out there): the first folder below /tmp of each existing absolute path,
- * so the program's own files and packages beside it stay readable in the sandbox's fresh /tmp.
- */
-export function programFoldersUnderTmp(paths: readonly string[]): string[] {
-  const folders = new Set<string>();
-  for (const p of paths) {
-    if (!path.isAbsolute(p)) continue;
-    let real: string;
-    try {
-      real = fs.realpathSync(p);
-    } catch {
-      continue; // not a path on this machine: an argument like any other
-    }
-    const parts = real.split(path.sep);
-    if (parts[1] === 'tmp' && parts.length > 3) folders.add(path.join('/tmp', parts[2]));
-  }
-  return [...folders];
 }

@@ -4,6 +4,7 @@ import { ArborError } from '../errors';
 import { once } from '../once';
 import type { AuthMethodInfo } from './acpAnswers';
 import { commandLineOf, type ExternalAgentConfig } from './config';
+import { isRemoteAgent, SET_TOKEN_COMMAND_TITLE } from './networkCarrier';
 
 /** The errors an external agent's start ends with that a person acts on: a sign-in to do, a session that cannot be reopened. */
 
@@ -20,13 +21,17 @@ export function notResumable(name: string): ArborError {
  * The message a person needs: which agent, why it says it cannot work (its own words, when it
  * gives any), and the whole command line to run to sign in.
  */
-export function signInNeeded(config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args'>, methods: readonly AuthMethodInfo[], reason?: string): ArborError {
+export function signInNeeded(config: ExternalAgentConfig, methods: readonly AuthMethodInfo[], reason?: string): ArborError {
   const how = methods.map((m) => `${m.name}${m.description ? ` (${m.description})` : ''}`);
   const ways = how.length ? ` It offers: ${how.join('; ')}.` : '';
   const why = reason ? ` It says: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '';
   return new ArborError(
     'EXTERNAL_AGENT_AUTH_REQUIRED',
-    `The external agent ${config.name} needs you to sign in before it can work.${why}${ways} Run \`${commandLineOf(config)}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`,
+    `The external agent ${config.name} needs you to sign in before it can work.${why}${ways} ${
+      isRemoteAgent(config)
+        ? `Sign in where it is served (${config.url}), or set the token it expects with "${SET_TOKEN_COMMAND_TITLE}", then send your message again.`
+        : `Run \`${commandLineOf(config)}\` in a terminal and sign in there (or set its API key in the agent's environment), then run it again from Arbor.`
+    }`,
     { name: config.name, methods: methods.map((m) => m.id), ...(reason ? { reason } : {}) },
   );
 }

@@ -4,7 +4,7 @@ import { ArborError } from '../errors';
 import { processesPart } from '../parts';
 import type { FoundProcesses, ProcessRoot } from '../processTree';
 import type { SandboxLaunch } from '../sandbox';
-import { commandLineOf, type ExternalAgentConfig } from './config';
+import { commandLineOf, type LocalAgentConfig } from './config';
 
 /** Between SIGTERM and SIGKILL when an external agent's process group is ended. */
 export const PROCESS_KILL_GRACE_MS = 2_000;
@@ -71,7 +71,7 @@ export class AgentProcess {
   private exitInfo: ProcessExit | undefined;
 
   constructor(
-    readonly config: Pick<ExternalAgentConfig, 'name' | 'command' | 'args' | 'env'>,
+    readonly config: Pick<LocalAgentConfig, 'name' | 'command' | 'args' | 'env'>,
     options: AgentProcessOptions,
   ) {
     const { launch } = options;
@@ -174,7 +174,7 @@ export class AgentProcess {
 }
 
 /** The typed error for a process that ended while Arbor still needed it. */
-export function processEndedError(name: string, config: Pick<ExternalAgentConfig, 'command' | 'args'>, exit: ProcessExit): ArborError {
+export function processEndedError(name: string, config: Pick<LocalAgentConfig, 'command' | 'args'>, exit: ProcessExit): ArborError {
   const how = exit.signal ? `was ended by ${exit.signal}` : exit.code === null ? 'could not be started' : `exited with code ${exit.code}`;
   const tail = exit.stderr ? ` Its last output: ${lastLines(exit.stderr, 5)}` : '';
   return new ArborError(

@@ -1,64 +1,39 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { ArborError } from '../errors';
-import { once } from '../once';
+import { externalAgentsSettingPart } from '../parts';
+import type { LocalAgentEntry, ParsedExternalAgents, RemoteAgentEntry } from './externalAgentsSetting';
 
 /**
  * An external agent as the user configures it (`arbor.externalAgents`): a program that speaks
- * the Agent Client Protocol over its standard input and output. Settings are a trust boundary:
- * each entry is parsed here, and a bad one is named and refused, never half-used. Secrets
- * (API keys) are never settings: `secretEnv` only names the variables whose values the editor
- * reads from its secret storage.
+ * the Agent Client Protocol over its standard input and output (`command`), or an agent served
+ * over the network (`url`: WebSocket or streamable HTTP). Settings are a trust boundary: each
+ * entry is parsed (externalAgentsSetting.ts), and a bad one is named and refused, never
+ * half-used. Secrets (API keys, a served agent's token) are never settings: `secretEnv` only
+ * names the variables whose values the editor reads from its secret storage, and a served
+ * agent's token is kept there too.
  */
 
-const envName = once(() => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)'));
+/** An agent Arbor starts as a program on this machine (or through ssh, docker exec, ...). */
+export type LocalAgentConfig = LocalAgentEntry;
+/** An agent served over the network, reached at `url`; it has no environment, so no `secretEnv` (its token is kept apart). */
+export type RemoteAgentConfig = RemoteAgentEntry;
+export type ExternalAgentConfig = LocalAgentConfig | RemoteAgentConfig;
 
-export const externalAgentConfigSchema = once(() =>
-  z.strictObject({
-    name: z.string().trim().min(1).max(64),
-    command: z.string().trim().min(1).max(1_000),
-    args: z.array(z.string().max(4_000)).max(100).default([]),
-    env: z.record(envName(), z.string().max(10_000)).default({}),
-    /** Variables whose values come from the editor's secret storage, never from settings. */
-    secretEnv: z.array(envName()).max(20).default([]),
-    /**
-     * Start the agent's own process in the command sandbox (writes only in its run folder, the
-     * network through the filter). Opt-in: the agent then never starts without a sandbox.
-     */
-    sandbox: z.boolean().optional(),
-  }),
-);
-
-export type ExternalAgentConfig = z.infer<ReturnType<typeof externalAgentConfigSchema>>;
-
-export interface ParsedExternalAgents {
-  agents: ExternalAgentConfig[];
-  /** One line per entry that was refused, naming it and why. */
-  problems: string[];
-}
+export type { ParsedExternalAgents };
 
 /**
  * Every valid entry of the setting; invalid entries (and a second entry under a name already
- * taken) are reported in `problems` and left out.
+ * taken) are reported in `problems` and left out. The parser loads on first use
+ * (externalAgentsSetting.ts): a setting that is not there costs nothing.
  */
 export function parseExternalAgents(raw: unknown): ParsedExternalAgents {
-  if (raw === undefined || raw === null) return { agents: [], problems: [] };
-  if (!Array.isArray(raw)) return { agents: [], problems: ['arbor.externalAgents must be a list of agents ({ "name", "command", "args", "env" }).'] };
-  const agents: ExternalAgentConfig[] = [];
-  const problems: string[] = [];
-  raw.forEach((entry: unknown, index) => {
-    const parsed = externalAgentConfigSchema().safeParse(entry);
-    const label = typeof (entry as { name?: unknown } | null)?.name === 'string' ? `"${(entry as { name: string }).name}"` : `#${index + 1}`;
-    if (!parsed.success) {
-      problems.push(`External agent ${label} is ignored: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ')}.`);
-      return;
-    }
-    if (agents.some((a) => a.name === parsed.data.name)) {
-      problems.push(`External agent ${label} is ignored: another agent already has that name.`);
-      return;
-    }
-    agents.push(parsed.data);
-  });
-  return { agents, problems };
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return { agents: [], problems: [] };
+  return externalAgentsSettingPart().parseExternalAgents(raw);
+}
+
+/** The schema of one entry (from the parser's part). */
+export function externalAgentConfigSchema(): z.ZodType<ExternalAgentConfig> {
+  return externalAgentsSettingPart().externalAgentConfigSchema();
 }
 
 /** The one entry named `name`, or EXTERNAL_AGENT_CONFIG_INVALID naming the choices. */
@@ -75,7 +50,8 @@ export function findExternalAgent(agents: readonly ExternalAgentConfig[], name: 
   );
 }
 
-/** The command line as a person would type it, for messages. */
-export function commandLineOf(config: Pick<ExternalAgentConfig, 'command' | 'args'>): string {
+/** The command line as a person would type it (a served agent's address), for messages. */
+export function commandLineOf(config: Pick<LocalAgentConfig, 'command' | 'args'> | Pick<RemoteAgentConfig, 'url'>): string {
+  if ('url' in config) return config.url;
   return [config.command, ...config.args].map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part))).join(' ');
 }

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { ArborError, errnoOf, messageOf } from '../errors';
 import { processEndedError, type AgentProcess, type ProcessExit } from './agentProcess';
-import { commandLineOf, type ExternalAgentConfig } from './config';
+import { commandLineOf, type LocalAgentConfig } from './config';
 
 /**
  * When and why an external agent's protocol session is lost: its process exited, or its
@@ -17,7 +17,7 @@ import { commandLineOf, type ExternalAgentConfig } from './config';
  * moment for the process's exit (it closes a moment before the exit is reported, and a crash
  * says more than a closed pipe); a process still running then is ended.
  */
-export function whenLost(config: ExternalAgentConfig, proc: Pick<AgentProcess, 'childExit' | 'kill' | 'outputClosed'>, connection: Pick<acp.ClientConnection, 'signal'>): Promise<ArborError> {
+export function whenLost(config: LocalAgentConfig, proc: Pick<AgentProcess, 'childExit' | 'kill' | 'outputClosed'>, connection: Pick<acp.ClientConnection, 'signal'>): Promise<ArborError> {
   const closed = new Promise<unknown>((resolve) => {
     if (connection.signal.aborted) resolve(connection.signal.reason);
     else connection.signal.addEventListener('abort', () => resolve(connection.signal.reason), { once: true });
@@ -35,7 +35,7 @@ export function whenLost(config: ExternalAgentConfig, proc: Pick<AgentProcess, '
 }
 
 /** Why a connection closed under a living process, as the typed error its turn ends with. */
-function connectionLost(config: ExternalAgentConfig, reason: unknown, outputClosed: boolean): ArborError {
+function connectionLost(config: LocalAgentConfig, reason: unknown, outputClosed: boolean): ArborError {
   const after = 'Arbor ended its process; your next message starts it again.';
   const error = reason instanceof Error ? reason : undefined;
   const errno = errnoOf(reason);

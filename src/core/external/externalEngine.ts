@@ -1,11 +1,11 @@
 import type { Agent, EngineNotice, EngineTurn as AnyEngineTurn, TurnEngine, TurnEnd } from '../agents/agent';
 import { isoNow } from '../clock';
-import { abortCauseOf, asArborError } from '../errors';
+import { abortCauseOf, asArborError, type ArborError } from '../errors';
 import { warnProcess } from '../problems';
 import { AcpSession, type AcpAgentInfo, type AcpClientHandlers } from './acpConnection';
 import { ExternalAgentClient, type ExternalAgentServices } from './clientServices';
 import type { ExternalAgentConfig } from './config';
-import { afterLoss, whyNotLoaded, type FreshMemory } from './afterLoss';
+import { afterLoss, MemoryNotice, whyNotLoaded } from './afterLoss';
 import { aborted, endOf } from './externalTurnEnd';
 import { ExternalSubagents } from './externalSubagents';
 import { ReportedCost } from './reportedCost';
@@ -24,6 +24,8 @@ export interface ExternalEngineOptions {
   cwd: string;
   /** Secrets from the editor's secret storage, added to the agent's environment. */
   secretEnv?: Record<string, string>;
+  /** A served agent's token from the editor's secret storage, read again for each connection (it may be set after one was refused). */
+  token?: () => Promise<string | undefined>;
   stopGraceMs?: number;
   startTimeoutMs?: number;
   /** The agent's own id of a past session to reopen (`session/load`) when the process starts, instead of a new session. */
@@ -97,8 +99,8 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private loadingQuietly = false;
   /** The start under way, shared by whoever needs the session meanwhile. */
   private opening: Promise<AcpSession> | undefined;
-  /** The fresh-memory note still to write to the transcript (the agent did not exist when it was known). */
-  private freshNote: string | undefined;
+  /** What its node says about its memory and its connection (afterLoss.ts). */
+  private readonly memory: MemoryNotice;
   /** The next process comes back after a lost one (see afterLoss.ts). */
   private restarting = false;
   /** The session open now is the agent's own earlier one, loaded. */
@@ -108,13 +110,17 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
   private readonly cost = new ReportedCost();
   private subagents: ExternalSubagents | undefined;
   private turn: EngineTurn | undefined;
-  /** Set when the agent lost its earlier memory: it started a new session instead of loading its own. */
-  notice: EngineNotice | undefined;
 
   constructor(private readonly options: ExternalEngineOptions) {
     this.name = options.config.name;
+    this.memory = new MemoryNotice(this.name);
     this.loadSessionId = options.loadSessionId;
-    if (options.freshMemory !== undefined) this.markFresh({ short: 'cannot load its earlier session', why: options.freshMemory });
+    if (options.freshMemory !== undefined) this.memory.fresh({ short: 'cannot load its earlier session', why: options.freshMemory });
+  }
+
+  /** Set when the agent lost its earlier memory (it started a new session instead of loading its own), or a served agent its connection. */
+  get notice(): EngineNotice | undefined {
+    return this.memory.notice;
   }
 
   get pid(): number | undefined {
@@ -153,7 +159,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       transcript.close();
       const error = asArborError(err, 'EXTERNAL_AGENT_PROTOCOL');
       // A session that cannot be used any more is forgotten: the next message starts the agent again.
-      if (!this.session?.usable) this.forgetSession();
+      if (!this.session?.usable) this.forgetSession(error);
       // Stopped or ended: however the agent's side then failed, the turn was aborted.
       if (signal.aborted) return aborted(turn, transcript);
       return { turn: turn.turn, reason: 'error', message: error.message, code: error.code, finalText: transcript.finalText };
@@ -210,7 +216,7 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
       // The session cannot come back: a new one stands in for it, and the node says so at once.
       loaded = false;
       this.loadSessionId = undefined;
-      this.markFresh(why);
+      this.memory.fresh(why);
       agent.engineChanged();
       session = await this.connect(agent, undefined);
     }
@@ -228,13 +234,12 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     if (this.loaded && (this.options.replay === 'skip' || restarted)) {
       agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopened its own session (session/load): it remembers the conversation above.` });
     }
-    if (this.freshNote !== undefined) {
-      agent.append({ type: 'assistant_text', at: isoNow(), text: this.freshNote });
-      this.freshNote = undefined;
-    }
+    const note = this.memory.takeNote();
+    if (note !== undefined) agent.append({ type: 'assistant_text', at: isoNow(), text: note });
+    if (this.memory.reconnected()) agent.engineChanged();
     agent.append({ type: 'external_session', at: isoNow(), sessionId: session.sessionId, loadSession: session.info.loadSession });
-    void session.lost.then(() => {
-      if (this.session === session) this.forgetSession();
+    void session.lost.then((why) => {
+      if (this.session === session) this.forgetSession(why);
     });
     return session;
   }
@@ -257,13 +262,6 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     return this.replay ?? (this.loadingQuietly ? undefined : this.transcript);
   }
 
-  /** The agent starts with a fresh memory: its node says so (notice), and its transcript when its process is up. */
-  private markFresh(lost: FreshMemory): void {
-    const detail = `${this.name} starts with a fresh memory: ${lost.why}, so it does not remember its earlier conversation (its transcript here still shows it).`;
-    this.notice = { text: `fresh memory: ${lost.short}`, detail };
-    this.freshNote = detail;
-  }
-
   /** One process and protocol session: `loading` is loaded (its replay recorded or not, see `replay`), else a new one is made. */
   private async connect(agent: EngineTurn['agent'], loading: string | undefined): Promise<AcpSession> {
     const client = (this.client ??= new ExternalAgentClient(agent, this.options.services, () => this.currentSignal));
@@ -274,9 +272,11 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     this.loadingQuietly = loading !== undefined && !record;
     if (replay) agent.append({ type: 'assistant_text', at: isoNow(), text: `${this.name} reopens its session (session/load); what it remembers of the conversation follows.` });
     try {
+      const token = await this.options.token?.();
       return await AcpSession.open(this.options.config, {
         cwd: this.options.cwd,
         env: this.options.secretEnv,
+        token,
         sandbox: this.options.services.sandbox,
         handlers: this.handlersOf(client),
         startTimeoutMs: this.options.startTimeoutMs,
@@ -290,8 +290,11 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     }
   }
 
-  /** The session is lost (a crash, End Process): forgotten, and what the next process remembers is settled now (afterLoss.ts). */
-  private forgetSession(): void {
+  /**
+   * The session is lost (a crash, End Process, a served agent's dropped connection, `why`):
+   * forgotten, and what the next process or connection remembers is settled now (afterLoss.ts).
+   */
+  private forgetSession(why?: ArborError): void {
     const lost = this.session;
     this.subagents?.lost();
     this.session?.kill();
@@ -300,10 +303,10 @@ export class ExternalAgentEngine implements TurnEngine<Agent> {
     if (!lost || this.disposed) return;
     const next = afterLoss(lost);
     this.restarting = true;
-    if ('loadSessionId' in next) this.loadSessionId = next.loadSessionId;
-    else {
-      this.markFresh(next.fresh);
-      this.client?.agent.engineChanged();
-    }
+    if ('loadSessionId' in next) {
+      this.loadSessionId = next.loadSessionId;
+      if (lost.remote) this.memory.disconnected(why?.message ?? `${this.name} lost its connection.`);
+    } else this.memory.fresh(next.fresh);
+    if (lost.remote || 'fresh' in next) this.client?.agent.engineChanged();
   }
 }

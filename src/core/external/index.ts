@@ -2,8 +2,18 @@
  * External agents: any Agent Client Protocol agent (an external program) as an Arbor agent,
  * in the same tree, with the same Stop, approvals, reviewed edits and History.
  */
-export { externalAgentConfigSchema, parseExternalAgents, findExternalAgent, commandLineOf, type ExternalAgentConfig, type ParsedExternalAgents } from './config';
+export {
+  externalAgentConfigSchema,
+  parseExternalAgents,
+  findExternalAgent,
+  commandLineOf,
+  type ExternalAgentConfig,
+  type LocalAgentConfig,
+  type RemoteAgentConfig,
+  type ParsedExternalAgents,
+} from './config';
 export { signInNeeded, notResumable } from './acpErrors';
+export { isRemoteAgent, SET_TOKEN_COMMAND_TITLE } from './networkCarrier';
 export { AcpSession, DEFAULT_START_TIMEOUT_MS, type AcpAgentInfo, type AcpClientHandlers, type AcpSessionOptions } from './acpConnection';
 export { AgentProcess, PROCESS_KILL_GRACE_MS, type ProcessExit } from './agentProcess';
 export { ExternalAgentClient, describeToolCall, type ExternalAgentServices } from './clientServices';

@@ -15,6 +15,8 @@ export interface ExternalStartOptions {
   label?: string;
   /** Secrets from the editor's secret storage for the agent's environment. */
   secretEnv?: Record<string, string>;
+  /** A served agent's token from the editor's secret storage, read for each connection. */
+  token?: () => Promise<string | undefined>;
   stopGraceMs?: number;
   startTimeoutMs?: number;
   /** The agent definition whose instructions it got (its name is recorded with the session). */
@@ -49,6 +51,7 @@ export function engineFor(
     services: runtimeServices(runtime),
     cwd: folder,
     secretEnv: options.secretEnv,
+    token: options.token,
     stopGraceMs: options.stopGraceMs,
     startTimeoutMs: options.startTimeoutMs,
     loadSessionId: options.loadSessionId,

@@ -34,6 +34,8 @@ export interface ExternalAgentDirectory {
   list(): readonly ExternalAgentConfig[];
   /** The values of the agent's `secretEnv` variables that are set; never from settings. */
   secrets(config: ExternalAgentConfig): Promise<Record<string, string>>;
+  /** A served agent's token (`url` entries), when one is stored. */
+  token?(config: ExternalAgentConfig): Promise<string | undefined>;
 }
 
 export const startExternalAgentArgsSchema = once(() =>
@@ -67,7 +69,8 @@ export function startExternalAgentTool(runtime: Runtime, directory: ExternalAgen
         const definition = args.definition === undefined ? undefined : externalDefinition(runtime.definitions.get(args.definition));
         const secretEnv = await directory.secrets(config);
         const prompt = definition ? `${definition.prompt}\n\n---\n\n${args.task}` : args.task;
-        const child = startChild(runtime, ctx.agent, { config, prompt, label: args.label ?? definition?.name, secretEnv, definition });
+        const token = () => directory.token?.(config) ?? Promise.resolve(undefined);
+        const child = startChild(runtime, ctx.agent, { config, prompt, label: args.label ?? definition?.name, secretEnv, token, definition });
         return jsonResult({ agent_id: child.id, label: child.label, external_agent: config.name, ...(definition ? { definition: definition.name } : {}), status: 'started' });
       } catch (err) {
         if (isArborError(err)) return errorResult(err);

@@ -7,7 +7,7 @@ import { externalRunsPart } from '../parts';
 import { ExternalAgentSettings } from './externalAgentSettings';
 
 /** Turn errors that need the person to do something outside Arbor: said in a notification, not only the log. */
-const NEEDS_ATTENTION = new Set(['EXTERNAL_AGENT_AUTH_REQUIRED', 'EXTERNAL_AGENT_START_FAILED', 'EXTERNAL_AGENT_CRASHED']);
+const NEEDS_ATTENTION = new Set(['EXTERNAL_AGENT_AUTH_REQUIRED', 'EXTERNAL_AGENT_START_FAILED', 'EXTERNAL_AGENT_CRASHED', 'EXTERNAL_AGENT_UNAUTHORIZED', 'EXTERNAL_AGENT_DISCONNECTED']);
 
 export interface ExternalAgents {
   readonly settings: ExternalAgentSettings;
@@ -58,7 +58,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
 
   const askSecrets = async (config: ExternalAgentConfig): Promise<Record<string, string> | undefined> => {
     const have = await settings.secrets(config);
-    for (const variable of config.secretEnv) {
+    for (const variable of (config.secretEnv ?? [])) {
       if (have[variable]) continue;
       const value = await vscode.window.showInputBox({
         title: `${config.name}: ${variable}`,
@@ -76,7 +76,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
   const run = async (config: ExternalAgentConfig, task: string): Promise<Agent | undefined> => {
     const secretEnv = await askSecrets(config);
     if (!secretEnv) return undefined;
-    const agent = externalRunsPart().startExternalRoot(runtime, { config, prompt: task, secretEnv });
+    const agent = externalRunsPart().startExternalRoot(runtime, { config, prompt: task, secretEnv, token: () => settings.token(config) });
     log.info(`Started external agent "${agent.label}" (${agent.id}): ${commandLineOf(config)}`);
     return agent;
   };
@@ -84,18 +84,18 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
   const engineForResume = async (past: SessionLog): Promise<TurnEngine<Agent>> => {
     const config = findExternalAgent(settings.list(), past.header.external ?? '');
     const secretEnv = await askSecrets(config);
-    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${config.secretEnv.join(', ')}).`, { name: config.name });
-    return externalRunsPart().externalEngineForResume(runtime, past, { config, secretEnv });
+    if (!secretEnv) throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not resumed: it needs its secrets (${(config.secretEnv ?? []).join(', ')}).`, { name: config.name });
+    return externalRunsPart().externalEngineForResume(runtime, past, { config, secretEnv, token: () => settings.token(config) });
   };
 
   const engineForRestore = async (past: Pick<SessionLog, 'header' | 'events'>, folder?: string): Promise<TurnEngine<Agent>> => {
     const config = findExternalAgent(settings.list(), past.header.external ?? '');
     const secretEnv = await settings.secrets(config);
-    const missing = config.secretEnv.filter((variable) => !secretEnv[variable]);
+    const missing = (config.secretEnv ?? []).filter((variable) => !secretEnv[variable]);
     if (missing.length > 0) {
       throw new ArborError('EXTERNAL_AGENT_START_FAILED', `${config.name} was not started again: ${missing.join(', ')} is not in VS Code's secret storage. Run it from Arbor to give it.`, { name: config.name, missing });
     }
-    return externalRunsPart().externalEngineForRestore(runtime, past, { config, secretEnv, folder });
+    return externalRunsPart().externalEngineForRestore(runtime, past, { config, secretEnv, token: () => settings.token(config), folder });
   };
 
   const restartProcess = async (agent: Agent): Promise<void> => {
@@ -117,6 +117,7 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
       settings.reload();
       offerTool();
     }),
+    vscode.commands.registerCommand('arbor.setExternalAgentToken', () => externalRunsPart().setExternalAgentToken(settings)),
     vscode.commands.registerCommand('arbor.runExternalAgent', async () => {
       const agents = settings.list();
       if (agents.length === 0) {

@@ -5,3 +5,4 @@
  * in the start bundle.
  */
 export { externalEngineForRestore, externalEngineForResume, restartExternalProcess, startExternalChild, startExternalRoot } from '../../core/external';
+export { setExternalAgentToken } from './externalAgentToken';
