@@ -1,3 +1,4 @@
+import type { Writes } from './scopes/writes';
 import type { Agent } from './agents/agent';
 import type { AgentFactory } from './agents/agentFactory';
 import type { DurableSessionStore, EndedAgentLogs } from './agents/endedAgentLogs';
@@ -34,6 +35,7 @@ export interface ResumeHost extends Pick<DelegationHost, 'definitions' | 'resolv
   readonly manager: ContinuationManager;
   readonly budgets: BudgetGuard;
   readonly onProblem: OnProblem;
+  readonly writes: Writes;
   defaultLimits(): RunLimits;
   isOpen(): boolean;
   /** Throws AGENT_DISPOSED once the runtime has shut down. */
@@ -132,6 +134,7 @@ export function restoreLive(host: ResumeHost, options: RestoreLiveOptions): Prom
       newRunBudget: () => host.budgets.newRunBudget(),
       restorePause: (run, hold) => host.budgets.restorePause(run, hold),
       restoreSlice: (agent, slice) => host.budgets.slices.restore(agent, slice),
+      restoreScope: (agent, scope) => host.writes.set(agent, scope),
       makeRoot: (label, run, past, planMode, engine) => host.factory.create({ label, kind: 'root', run, past, planMode, engine }),
       makeChild: (parent, label, past, engine) => host.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
       addRoot: (agent) => host.agents.add(agent),
@@ -155,6 +158,7 @@ export interface LiveRecordsHost {
   readonly agents: AgentRegistry;
   readonly budgets: BudgetGuard;
   readonly onProblem: OnProblem;
+  readonly writes: Writes;
   onEvent(listener: (event: RuntimeEvent) => void): Disposable;
 }
 
@@ -166,7 +170,7 @@ export interface LiveRecordsHost {
 export function liveRecordsIn(folder: string, host: LiveRecordsHost, delayMs: number | undefined): LiveRecords {
   const records = new LiveRecords(() => {
     const part = restorePart();
-    return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: host.agents, onEvent: host.onEvent, onBudgetEvent: host.budgets.onEvent, pauseOf: (a) => host.budgets.holdOf(a.run), onProblem: host.onProblem, delayMs });
+    return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: host.agents, onEvent: host.onEvent, onBudgetEvent: host.budgets.onEvent, pauseOf: (a) => host.budgets.holdOf(a.run), onProblem: host.onProblem, delayMs, scopeOf: (a) => host.writes.scopeOf(a) });
   });
   const first = host.onEvent((event) => {
     if (event.type !== 'agent_added') return;

@@ -37,6 +37,15 @@ const holdSchema = once(() =>
   }),
 );
 
+/** An agent's write scope as the runtime holds it: its terms, the globs as asked, who set each level. */
+const scopeRecordSchema = once(() =>
+  z.object({
+    terms: z.array(z.array(z.string().min(1).max(500)).min(1).max(60)).min(1).max(60),
+    globs: z.array(z.string().min(1).max(500)).max(60),
+    setBy: z.array(z.string().max(1000)).max(60),
+  }),
+);
+
 /** The budget an agent was started with (budgets/slices.ts): its limits, what its branch used, its pause. */
 const sliceRecordSchema = once(() =>
   z.object({
@@ -101,6 +110,8 @@ const liveAgentSchema = once(() =>
     warning: z.string().optional(),
     /** Its own budget, when it was started with one (a slice). */
     slice: sliceRecordSchema().optional(),
+    /** Its write scope (scopes/writeScope.ts), when it has one: what it may change stays so after a restore. */
+    scope: scopeRecordSchema().optional(),
     ended: z.array(endedRowSchema()).optional(),
     /** The agent's row number among its siblings, so restored siblings keep their order. */
     order: z.number(),

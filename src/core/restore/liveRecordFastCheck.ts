@@ -109,6 +109,7 @@ const agent = shape({
   cost: nonNegative,
   'warning?': str,
   'slice?': slice,
+  'scope?': shape({ terms: listOf(listOf(nonEmpty)), globs: listOf(nonEmpty), setBy: listOf(str) }),
   'ended?': listOf(endedRow),
   order: num,
   'past?': past,

@@ -6,6 +6,7 @@ import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
+import type { WriteScope } from '../scopes/writeScope';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
 import { draftPast, lengthOf, lengthSync, settlePast, type PastDraft } from './sessionPast';
 import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
@@ -26,6 +27,8 @@ export interface LiveRecorderDeps {
   readonly onProblem: OnProblem;
   /** How long changes gather before their roots' records are written (1 s by default). */
   readonly delayMs?: number;
+  /** The agent's write scope, if it has one. */
+  scopeOf?(agent: Agent): WriteScope | undefined;
 }
 
 const DEFAULT_DELAY_MS = 1_000;
@@ -203,6 +206,7 @@ export class LiveRecorder {
     const warning = budget.agentWarning(agent.id);
     const ended = this.extras.ended?.(agent);
     const slice = budget.slices?.recordOf(agent.id);
+    const scope = this.deps.scopeOf?.(agent);
     return {
       id: agent.id,
       ...(parent ? { parent } : {}),
@@ -215,6 +219,7 @@ export class LiveRecorder {
       cost: budget.costOf(agent.id),
       ...(warning !== undefined ? { warning } : {}),
       ...(slice ? { slice } : {}),
+      ...(scope ? { scope: { terms: scope.terms.map((t) => [...t]), globs: [...scope.globs], setBy: [...scope.setBy] } } : {}),
       ...(ended?.length ? { ended: ended.map((row) => ({ ...row })) } : {}),
       order: agent.creationOrder,
     };

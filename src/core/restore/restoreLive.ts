@@ -13,6 +13,7 @@ import type { RunGate } from '../agents/agentRun';
 import type { PriceTable } from '../budgets/prices';
 import type { Hold } from '../agents/holds';
 import type { SliceRecordData } from '../budgets/sliceRequest';
+import type { WriteScope } from '../scopes/writeScope';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
@@ -68,6 +69,8 @@ export interface RestoreHost {
   restorePause(run: Run, hold: Hold): void;
   /** Gives a restored agent back its slice, before it joins the run (so its branch spends from it). */
   restoreSlice?(agent: Agent, slice: SliceRecordData): void;
+  /** Gives a restored agent back its write scope, before it can write. */
+  restoreScope?(agent: Agent, scope: WriteScope): void;
   /** Makes (not registers) a root over a reopened session. */
   makeRoot(label: string, run: Run, past: SessionSnapshot, planMode: boolean, engine?: TurnEngine<Agent>): Agent;
   /** Makes (not registers) a continuable child of `parent` over a reopened session. */
@@ -210,6 +213,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
   const run = newRun(host, record.run, head.label, options);
   const past = root.past ?? readSessionSnapshot(root.log, { resumeWaiting: true });
   const agent = host.makeRoot(head.label, run, past, head.planMode ?? false, root.engine);
+  if (head.scope) host.restoreScope?.(agent, head.scope);
   carryOver(run, record);
   const live = new Map<string, Agent>([[head.id, agent]]);
   // Holds go on before the agent is registered: its first row already shows them.
@@ -235,6 +239,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
     const restored = host.makeChild(parent, child.label, snapshot, o.engine);
     settle(restored, child, snapshot, report, false);
     if (child.slice) host.restoreSlice?.(restored, child.slice);
+    if (child.scope) host.restoreScope?.(restored, child.scope);
     host.adoptChild(parent, restored);
     live.set(child.id, restored);
   });

@@ -237,6 +237,27 @@ describe('restore: the Agents tree survives a reload', () => {
     assert.ok(back.conversation.some((m) => m.role === 'tool'), 'the tool result it had received');
   });
 
+  it('a subagent started with a write scope has the same scope after the restore', async () => {
+    const scoped: ModelScript = {
+      version: 1,
+      agents: {
+        Scoper: { turns: [[{ toolCalls: [{ name: 'start_subagent', arguments: { label: 'Docs', prompt: 'write the docs', scope: ['docs/**'] } }] }, { text: 'started' }], [{ text: 'heard from Docs' }]], afterLastTurn: 'repeat-last' },
+        Docs: { turns: [[{ hang: true }]] },
+      },
+    };
+    const first = track(openWindow(dir, scoped));
+    const lead = first.runtime.startRoot({ prompt: 'go', label: 'Scoper' });
+    await until(() => lead.status === 'idle' && first.runtime.agents.all().some((a) => a.label === 'Docs' && a.status === 'running'), 'the lead idle and its Docs at work');
+    const before = first.runtime.writes.scopeOf(byLabel(first.runtime, 'Docs'));
+    assert.deepStrictEqual(before?.globs, ['docs/**']);
+    await closeWindow(first);
+    windows.splice(0);
+    const second = track(openWindow(dir, scoped));
+    await second.restore();
+    const after = second.runtime.writes.scopeOf(byLabel(second.runtime, 'Docs'));
+    assert.deepStrictEqual(after && { terms: after.terms, globs: after.globs, setBy: after.setBy }, { terms: before.terms, globs: before.globs, setBy: before.setBy }, 'what it may change is what it could before');
+  });
+
   it('End takes a root out of what is restored', async () => {
     const first = track(openWindow(dir, script));
     const kept = first.runtime.startRoot({ prompt: 'a', label: 'Guarded' });
