@@ -1,6 +1,8 @@
 // The budget guard's news as the human sees it: a paused run asks Raise limit / Stop, an
 // unattended run that ended BLOCKED says so, a runaway guard that paused an agent offers Resume.
 // A part loaded by the first budget event (budgetEvents.ts hands each event here).
+// A pause is one notice per kind: while one is on screen, the next pause of its kind waits in
+// "Waiting for you" only (Show What Is Waiting leads there).
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import type { BudgetEvent } from '../../core/budgets';
@@ -9,6 +11,21 @@ import { reportError } from '../errorReporting';
 export const RAISE_LIMIT = 'Raise limit';
 export const STOP = 'Stop';
 export const RESUME = 'Resume';
+export const SHOW_WAITING = 'Show What Is Waiting';
+
+/** The kinds of pause whose notice is on screen. */
+const shown = new Set<'paused' | 'runaway'>();
+
+/** Shows a pause's notice unless one of its kind is on screen; Show What Is Waiting opens the inbox. */
+function notice(kind: 'paused' | 'runaway', message: string, ...actions: string[]): Thenable<string | undefined> {
+  if (shown.has(kind)) return Promise.resolve(undefined);
+  shown.add(kind);
+  return vscode.window.showWarningMessage(message, ...actions, SHOW_WAITING).then((pick) => {
+    shown.delete(kind);
+    if (pick === SHOW_WAITING) void vscode.commands.executeCommand('arbor.showWaiting');
+    return pick;
+  });
+}
 
 export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscode.LogOutputChannel, openTranscript: (agentId: string) => void): void {
   switch (event.type) {
@@ -20,8 +37,7 @@ export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscod
     case 'paused': {
       const name = event.root?.label ?? 'A run';
       log.warn(`"${name}" paused: ${event.reason}`);
-      void vscode.window
-        .showWarningMessage(`Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
+      void notice('paused', `Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
         .then((pick) => {
           if (pick !== RAISE_LIMIT) {
             if (pick === STOP) log.info(`"${name}" stays stopped; send one of its agents a message after raising arbor.limits to go on.`);
@@ -48,7 +64,7 @@ export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscod
       const { agent, reason, hold } = event;
       log.warn(`Runaway guard on "${agent.label}": ${reason}${hold ? ' (paused)' : ''}`);
       if (!hold) return;
-      void vscode.window.showWarningMessage(`Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
+      void notice('runaway', `Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
         if (pick === RESUME) runtime.budgets.resumeAgent(agent);
       });
       return;

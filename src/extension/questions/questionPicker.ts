@@ -16,6 +16,10 @@ export interface Queued {
   prompt: InteractionPrompt;
   resolve: (answers: Answer[]) => void;
   reject: (err: unknown) => void;
+  /** Its place in the order prompts were asked in. */
+  order: number;
+  /** The person put it back (Later): it waits until they open it again. */
+  later?: boolean;
 }
 
 /**
@@ -25,11 +29,18 @@ export interface Queued {
  * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
  * Prompts from several agents are queued and shown one at a time. Escape dismisses
  * (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
+ *
+ * What opens by itself: only the oldest prompt, only while `arbor.attention.openPrompts` is
+ * `auto`, and never one the person put back (Later): that one stays open for its agent and waits
+ * in "Waiting for you" until it is opened again (`open`), so prompts do not take the focus one
+ * after another. Each showing of a prompt is an attempt of its own: what the pickers of an
+ * attempt that was put back do afterwards is ignored.
  * Only unowned agents (no runtime owner) ever reach this provider: the interaction service rejects everyone else.
  */
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   private readonly queue: Queued[] = [];
-  private active: { item: Queued; picker?: vscode.QuickPick<vscode.QuickPickItem>; input?: vscode.InputBox } | undefined;
+  private asked = 0;
+  private active: { item: Queued; attempt: object; picker?: vscode.QuickPick<vscode.QuickPickItem>; input?: vscode.InputBox } | undefined;
   private readonly opened = new vscode.EventEmitter<OpenedPrompt>();
   /** Fires as each question of a prompt opens in front of the human. */
   readonly onDidOpenPrompt = this.opened.event;
@@ -37,30 +48,49 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     /** Where a prompt's detail (a command, a plan) is shown whole before it can be answered. */
-    private readonly previews?: ReviewPreviews,
+    private readonly previews: ReviewPreviews | undefined,
+    /** `arbor.attention.openPrompts` is `manual`: no prompt opens by itself. */
+    private readonly manual: () => boolean,
   ) {}
 
   ask(prompt: InteractionPrompt): Promise<Answer[]> {
     return new Promise<Answer[]>((resolve, reject) => {
-      const item: Queued = { prompt, resolve, reject };
+      const item: Queued = { prompt, resolve, reject, order: this.asked++ };
       prompt.signal.addEventListener('abort', () => this.abandon(item), { once: true });
       this.queue.push(item);
       this.pump();
     });
   }
 
-  /** Bring an agent's queued prompt to the front, or show its open prompt again. */
-  focus(agentId: string): boolean {
-    if (this.active?.item.prompt.agent?.id === agentId) {
+  /** Opens the prompt `promptId` (the one in front is put back first), or shows it again. */
+  open(promptId: string): boolean {
+    if (this.active?.item.prompt.id === promptId) {
       (this.active.picker ?? this.active.input)?.show();
       return true;
     }
-    const i = this.queue.findIndex((q) => q.prompt.agent?.id === agentId);
-    if (i < 0) return false;
-    const [item] = this.queue.splice(i, 1);
-    this.queue.unshift(item);
-    if (!this.active) this.pump();
+    const item = this.queue.find((q) => q.prompt.id === promptId);
+    if (!item) return false;
+    if (this.active) this.putBack(this.active.item);
+    this.show(item);
     return true;
+  }
+
+  /** The prompt in front of the human, if any. */
+  get shownId(): string | undefined {
+    return this.active?.item.prompt.id;
+  }
+
+  /** Puts the prompt in front back (Later): it stays open, waiting, and nothing else opens in its place by itself. */
+  putBack(item = this.active?.item): void {
+    if (!item || this.active?.item !== item) return;
+    const { picker, input } = this.active;
+    this.active = undefined;
+    item.later = true;
+    // Back in the order it was asked in.
+    this.queue.push(item);
+    this.queue.sort((a, b) => a.order - b.order);
+    picker?.dispose();
+    input?.dispose();
   }
 
   dispose(): void {
@@ -82,19 +112,27 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
     item.reject(new ArborError('ASK_ABORTED', 'The asking turn ended before the question was answered.'));
   }
 
-  private pump(): void {
-    if (this.active) return;
-    const item = this.queue.shift();
-    if (!item) return;
-    this.active = { item };
-    void this.run(item).then(
-      (answers) => this.settle(item, () => item.resolve(answers)),
-      (err) => this.settle(item, () => item.reject(err)),
+  /** Opens the oldest prompt if it may open by itself (see the class comment); the setting's change calls it too. */
+  pump(): void {
+    if (this.active || this.manual()) return;
+    const item = this.queue[0];
+    if (item && !item.later) this.show(item);
+  }
+
+  private show(item: Queued): void {
+    this.queue.splice(this.queue.indexOf(item), 1);
+    const attempt = {};
+    this.active = { item, attempt };
+    void this.run(item, attempt).then(
+      (answers) => this.settle(attempt, () => item.resolve(answers)),
+      (err) => this.settle(attempt, () => item.reject(err)),
     );
   }
 
-  private settle(item: Queued, done: () => void): void {
-    if (this.active?.item === item) this.active = undefined;
+  /** An attempt put back or withdrawn settles nothing: the prompt waits, or was rejected already. */
+  private settle(attempt: object, done: () => void): void {
+    if (this.active?.attempt !== attempt) return;
+    this.active = undefined;
     done();
     this.pump();
   }
@@ -103,15 +141,17 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
    * Puts the prompt in front of the human (questionPrompts.ts, a part loaded by the first
    * question). Async, so that a part that fails to load rejects this prompt and the queue goes on.
    */
-  private async run(item: Queued): Promise<Answer[]> {
+  private async run(item: Queued, attempt: object): Promise<Answer[]> {
+    const current = (): boolean => this.active?.attempt === attempt;
     return questionPromptsPart().runPrompt(item, {
       log: this.log,
       previews: this.previews,
-      isActive: (it) => this.active?.item === it,
+      isActive: current,
       showing: (it, ui) => {
-        this.active = { item: it, ...ui };
+        if (current()) this.active = { item: it, attempt, ...ui };
       },
       opened: (prompt) => this.opened.fire(prompt),
+      later: (it) => this.putBack(it),
     });
   }
 }

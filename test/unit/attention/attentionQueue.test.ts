@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { AttentionQueue, pathText, type AttentionItem } from '../../../src/core/attention';
+import type { Agent } from '../../../src/core/agents/agent';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { Answer } from '../../../src/core/sessions/types';
 import { Runtime } from '../../../src/core/runtime';
@@ -49,7 +50,7 @@ describe('the attention queue over a live runtime', () => {
     runtime.interaction.registerProvider(human.provider);
     const { queue, fired } = queueOn(runtime);
     track(queue);
-    const agents = [];
+    const agents: Agent[] = [];
     for (const label of ['First', 'Second', 'Third']) {
       agents.push(runtime.startRoot({ prompt: 'ask me', label }));
       await whenState(runtime, () => human.open.length === agents.length, `${label} to ask`);
