@@ -29,7 +29,7 @@ function stats(samples: number[]): string {
 async function main(): Promise<void> {
   const t0 = performance.now();
   const available = await probeSandbox();
-  console.log(`probe: ${(performance.now() - t0).toFixed(0)} ms (${available.ok ? `bubblewrap at ${available.bwrap}` : available.missing})`);
+  console.log(`probe: ${(performance.now() - t0).toFixed(0)} ms (${!available.ok ? available.missing : available.seatbelt !== undefined ? `Seatbelt at ${available.seatbelt}` : `bubblewrap at ${available.bwrap}`})`);
   if (!available.ok) return;
   const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-sandbox-')));
   const sandbox = new CommandSandbox({ settings: DEFAULT_SANDBOX_SETTINGS, availability: async () => available });

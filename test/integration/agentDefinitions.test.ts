@@ -122,9 +122,19 @@ describe('Agent definitions and plans', function () {
   });
 
   it('a broken definition file is a problem on that file, and is not used', async function () {
-    const file = path.join(agentsDir(), 'broken.md');
-    await write(file, BROKEN);
-    const uri = vscode.Uri.file(file);
+    // Written and fixed in the editor, as a user would: a save is read at once. (A file another
+    // program writes is heard of by the editor's file watcher, which a cold editor may start
+    // many seconds late; Run Agent... reads the files again either way.)
+    const uri = vscode.Uri.file(path.join(agentsDir(), 'broken.md'));
+    const create = new vscode.WorkspaceEdit();
+    create.createFile(uri, { ignoreIfExists: true });
+    assert.ok(await vscode.workspace.applyEdit(create), 'the new file is made in the editor');
+    // Typed into an editor, as the user has it (it stays open for the fix below), then saved.
+    const editor = await vscode.window.showTextDocument(uri);
+    const doc = editor.document;
+    assert.ok(await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), BROKEN)), 'the text is typed');
+    assert.ok(await doc.save(), 'the new file is saved');
+    assert.strictEqual(fs.readFileSync(uri.fsPath, 'utf8'), BROKEN, 'the file is on disk as typed');
     await waitFor(() => vscode.languages.getDiagnostics(uri).some((d) => /no tool named "delete_everything"/.test(d.message)), 'the diagnostic on the broken file');
     const [problem] = vscode.languages.getDiagnostics(uri);
     assert.strictEqual(problem.severity, vscode.DiagnosticSeverity.Error);
@@ -135,7 +145,11 @@ describe('Agent definitions and plans', function () {
       assert.ok(await ui.pageHasText('delete_everything'), 'the Problems view lists it');
       await ui.screenshot('definition-problem');
     }
-    await write(file, BROKEN.replace(', delete_everything', ''));
+    // The Problems view has the focus now: the fix goes into the document as an edit.
+    const fix = new vscode.WorkspaceEdit();
+    fix.replace(uri, new vscode.Range(0, 0, doc.lineCount, 0), BROKEN.replace(', delete_everything', ''));
+    assert.ok(await vscode.workspace.applyEdit(fix), 'the fix is typed');
+    assert.ok(await doc.save(), 'the fixed file is saved');
     await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0 && t.runtime.definitions.find('Broken') !== undefined, 'the fixed file to be used and its problem to clear');
   });
 

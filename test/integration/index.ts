@@ -10,20 +10,23 @@
 // A run has a second phase when a suite asks for a real window reload (see windowReload.ts):
 // after the last suite this host records 'reload' instead of 'end' and reloads the window; the
 // extension host the reload starts runs this entry again, runs only the suites that asked,
-// and records the 'end'. The second phase never reloads again.
+// and records the 'end'. The second phase never reloads again; one of its suites may ask for a
+// crash instead: that host records 'crash' and kills itself (SIGKILL), and the host the
+// workbench starts after the crash runs only the suites that asked, then records the 'end'.
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import { SKIP_REASON, ui } from './ui';
-import { windowReload } from './windowReload';
+import { windowReload, type Phase } from './windowReload';
 
 /** One line of the results file. */
 export type ResultRecord =
-  | { type: 'start'; appName: string; version: string; phase: 'before' | 'after' }
+  | { type: 'start'; appName: string; version: string; phase: Phase }
   | { type: 'test'; state: 'passed' | 'failed' | 'skipped'; title: string; durationMs?: number; error?: string }
   | { type: 'reload'; passed: number; failed: number; skipped: number; suites: string[] }
-  | { type: 'plan'; phase: 'before' | 'after'; total: number }
+  | { type: 'crash'; passed: number; failed: number; skipped: number; suites: string[] }
+  | { type: 'plan'; phase: Phase; total: number }
   | { type: 'end'; passed: number; failed: number; skipped: number };
 
 /**
@@ -32,7 +35,7 @@ export type ResultRecord =
  * end them) or tear Arbor down (deactivation disposes every agent and command): they run after
  * every other suite of the phase, whatever their names, in this order.
  */
-const LAST_SUITES = ['pendingQuestionReload.test.js', 'treeRestore.test.js', 'attentionReload.test.js', 'deactivation.test.js'];
+const LAST_SUITES = ['pendingQuestionReload.test.js', 'treeRestore.test.js', 'attentionReload.test.js', 'crashRestore.test.js', 'deactivation.test.js'];
 
 /** The window gets this long to reload before the first phase reports that it did not. */
 const RELOAD_TIMEOUT_MS = 60_000;
@@ -76,7 +79,7 @@ function fileNameFor(title: string): string {
 export function run(): Promise<void> {
   const record = recorder();
   const phase = windowReload.phase();
-  console.log(`Extension host: ${vscode.env.appName} ${vscode.version}${phase === 'after' ? ' (after the window reload)' : ''}`);
+  console.log(`Extension host: ${vscode.env.appName} ${vscode.version}${phase === 'after' ? ' (after the window reload)' : phase === 'crashed' ? ' (after the extension host was killed)' : ''}`);
   record({ type: 'start', appName: vscode.env.appName, version: vscode.version, phase });
 
   // Base collects statistics without printing; the listeners below print one line per test.
@@ -92,7 +95,12 @@ export function run(): Promise<void> {
       console.log(`  screenshot at failure: ${shot}`);
     },
   });
-  const files = phase === 'after' ? windowReload.requestedSuites().map((file) => path.join(__dirname, file)) : suiteFiles();
+  const files =
+    phase === 'after'
+      ? windowReload.requestedSuites().map((file) => path.join(__dirname, file))
+      : phase === 'crashed'
+        ? windowReload.crashRequestedSuites().map((file) => path.join(__dirname, file))
+        : suiteFiles();
   for (const file of runOrder(files)) mocha.addFile(file);
 
   return new Promise((resolve, reject) => {
@@ -113,6 +121,17 @@ export function run(): Promise<void> {
           record({ type: 'end', passed, failed: failed + 1, skipped });
           reject(new Error('the window did not reload'));
         }, RELOAD_TIMEOUT_MS);
+        return;
+      }
+      const crashFor = phase === 'after' ? windowReload.crashRequestedSuites() : [];
+      if (crashFor.length > 0) {
+        // As a crash: no deactivate, no last write. The workbench starts a new extension host.
+        record({ type: 'crash', passed, failed, skipped, suites: crashFor });
+        windowReload.markCrashing();
+        console.log(`Killing the extension host (SIGKILL); after the crash ${crashFor.join(', ')} run again.`);
+        // The lines above reach the runner through the workbench a moment later; a kill at once
+        // would drop them (the results file has them either way).
+        setTimeout(() => process.kill(process.pid, 'SIGKILL'), 500);
         return;
       }
       record({ type: 'end', passed, failed, skipped });

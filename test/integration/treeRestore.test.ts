@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -11,8 +12,9 @@ import { windowReload } from './windowReload';
 
 // The Agents tree survives a window reload by itself, as a user sees it: a lead stopped with its
 // queue, a stopped Watcher with a parked message, an ended Researcher and Summarizer, a file the
-// lead created; after Developer: Reload Window the view shows the same rows with the same words,
-// with nothing clicked. It runs after the other suites of its phase (index.ts), so none of them
+// lead created, an idle agent in a worktree of its own with a change there; after Developer:
+// Reload Window the view shows the same rows with the same words, with nothing clicked, and Review
+// Worktree Changes still lists the worktree agent. It runs after the other suites of its phase (index.ts), so none of them
 // ends its agents before the reload.
 
 const SUITE = path.basename(__filename);
@@ -29,6 +31,20 @@ interface BeforeReload {
   /** The lead's run in the status bar's tooltip. */
   usageLine: string;
   leadQueued: number;
+  worktreeId: string;
+  worktreeRows: string[];
+  /** Whether this suite made the workspace a git repository (removed again after the reload). */
+  madeRepo: boolean;
+}
+
+const WORKTREE_AGENT = 'Restore worktree';
+const worktreeScript = {
+  version: 1,
+  agents: { [WORKTREE_AGENT]: { turns: [[{ toolCalls: [{ name: 'create_file', arguments: { path: `${NOTES}/draft.md`, content: 'a draft\n' } }] }, { text: 'Drafted.' }]] } },
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', cwd, '-c', 'user.email=test@example.com', '-c', 'user.name=Test', ...args], { encoding: 'utf8' });
 }
 
 const beforeScript = {
@@ -91,6 +107,14 @@ if (windowReload.phase() === 'before') {
       const t = await arborTesting();
       // The lead's file is allowed by a rule, so no prompt stands in front of other suites' questions.
       await setRule(true);
+      // A worktree needs a repository with a commit.
+      const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const madeRepo = !fs.existsSync(path.join(folder, '.git'));
+      if (madeRepo) git(folder, 'init', '-q');
+      git(folder, 'commit', '-q', '--allow-empty', '-m', 'before the reload');
+      const inWorktree = await t.startScriptedInWorktree(worktreeScript, 'Draft the notes.', WORKTREE_AGENT);
+      await waitFor(() => inWorktree.status === 'idle' && toolResults(inWorktree).length === 1, 'the worktree agent to write its draft and go idle');
+      assert.notStrictEqual(toolResults(inWorktree)[0].isError, true, JSON.stringify(toolResults(inWorktree)));
       const lead = t.startScripted(beforeScript, 'Plan the weekly shopping.', LEAD);
       await waitFor(() => toolResults(lead).some((r) => r.name === 'send_message') && childNamed(t, lead, 'Watcher')?.pendingCount === 1, "the lead's message parked in the Watcher's queue");
       assert.ok(!toolResults(lead).some((r) => r.isError), `a tool call of the lead failed: ${JSON.stringify(toolResults(lead))}`);
@@ -115,7 +139,17 @@ if (windowReload.phase() === 'before') {
       // The status bar as of now (it repaints a moment after each change).
       t.usageBar.update();
       assert.notStrictEqual(usageLine(t), '', 'the status bar shows the run');
-      const state: BeforeReload = { leadId: lead.id, watcherId: watcher.id, rows: rowsOf(t, lead), usageLine: usageLine(t), leadQueued: lead.pendingCount };
+      await waitFor(() => /in worktree/.test(String(t.tree.getTreeItem(inWorktree).description)), 'the worktree agent row to say it is in a worktree');
+      const state: BeforeReload = {
+        leadId: lead.id,
+        watcherId: watcher.id,
+        rows: rowsOf(t, lead),
+        usageLine: usageLine(t),
+        leadQueued: lead.pendingCount,
+        worktreeId: inWorktree.id,
+        worktreeRows: rowsOf(t, inWorktree),
+        madeRepo,
+      };
       windowReload.request(SUITE, STATE_KEY, state);
     });
   });
@@ -137,6 +171,10 @@ if (windowReload.phase() === 'before') {
       await config.update('model.provider', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('scriptedModel.scriptFile', undefined, vscode.ConfigurationTarget.Workspace);
       await setRule(false);
+      if (t) {
+        t.worktrees.confirmDiscard = () => Promise.resolve(true);
+        for (const entry of t.worktrees.list()) await t.worktrees.discard(entry.agent.id);
+      }
       const lead = t?.runtime.agents.get(recorded?.leadId ?? '');
       if (lead) {
         await t.runtime.changes.keepAll(lead.id);
@@ -147,6 +185,8 @@ if (windowReload.phase() === 'before') {
       const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
       fs.rmSync(path.join(folder, NOTES), { recursive: true, force: true });
       fs.rmSync(path.join(folder, scriptFile), { force: true });
+      // Other suites expect the plain folder they started with.
+      if (recorded?.madeRepo) fs.rmSync(path.join(folder, '.git'), { recursive: true, force: true });
     });
 
     it('shows the same rows with the same words, with nothing clicked, and the status bar the same use', async () => {
@@ -169,6 +209,16 @@ if (windowReload.phase() === 'before') {
       const opened = await vscode.commands.executeCommand<ReviewOpened>('arbor.reviewChanges', lead);
       assert.strictEqual(opened, 'changes-editor');
       await waitFor(() => vscode.window.tabGroups.activeTabGroup.activeTab?.label.startsWith(`Changes by "${LEAD}"`) === true, 'the changes editor to be the active tab');
+    });
+
+    it('the worktree agent is back in its worktree, and Review Worktree Changes lists it without a Resume', async () => {
+      const agent = t.runtime.agents.get(recorded.worktreeId);
+      assert.ok(agent && t.tree.getChildren().includes(agent), 'the worktree agent is back at the top of the Agents view');
+      assert.deepStrictEqual(rowsOf(t, agent), recorded.worktreeRows);
+      assert.ok(t.worktrees.get(agent.id), 'it has its worktree again');
+      assert.ok(t.worktrees.list().some((entry) => entry.agent === agent), 'Review / Keep / Discard Worktree list it');
+      assert.strictEqual(await vscode.commands.executeCommand('arbor.reviewWorktree', agent), 1, 'Review shows its one changed file');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
     it('a Send to the restored Watcher runs its parked message first, then the new one', async () => {

@@ -12,7 +12,9 @@
 // A suite may ask for a real window reload (test/integration/windowReload.ts): the first
 // extension host records 'reload' after its last suite and reloads the page; the host the reload
 // starts runs the suites that asked once more, with the state they left in ARBOR_TEST_PHASE_DIR,
-// and ends the run. Results of both phases count; a run reloads at most once.
+// and ends the run. Results of both phases count; a run reloads at most once. A suite after the
+// reload may ask for a crash: that host kills itself, the runner reloads the page as a person would
+// when code-server cannot reconnect, and the next host runs the suites that asked.
 //
 // Output: the host's console (one PASS/FAIL/SKIP line per test), then `N passed, N failed`.
 // Exit status: 0 when every test passed; 1 on a failure, a timeout, or when no test ran.
@@ -131,9 +133,21 @@ try {
     relaying ||= text.startsWith('Extension host: ');
     if (relaying) console.log(line);
     // The reloaded workbench's start-up chatter goes to the log file only, as the first one's did.
-    if (text.startsWith('Reloading the window')) relaying = false;
+    if (text.startsWith('Reloading the window') || text.startsWith('Killing the extension host')) relaying = false;
   });
-  await page.exposeFunction('codeAutomationExit', (code) => finish(code));
+  // The workbench ends a test run when its extension host exits. When a suite asked for that exit
+  // (a SIGKILL, see windowReload.ts), the page is reloaded instead, as a person does when
+  // code-server says it cannot reconnect: the next extension host runs the suites that asked.
+  let reloadedAfterCrash = false;
+  await page.exposeFunction('codeAutomationExit', (code) => {
+    if (!reloadedAfterCrash && crashAwaitsRestart()) {
+      reloadedAfterCrash = true;
+      say('the extension host was killed, as a suite asked: reloading the page');
+      page.reload({ waitUntil: 'domcontentloaded', timeout: START_TIMEOUT_MS }).catch((error) => runnerErrors.push(`the page did not reload after the crash: ${error.message}`));
+      return;
+    }
+    finish(code);
+  });
 
   const payload = JSON.stringify([
     ['extensionDevelopmentPath', remoteUri(port, ROOT)],
@@ -201,8 +215,8 @@ function buildIfMissing() {
 
 /**
  * Resolves with the reason when the suites stall: none started within `ms` of loading the
- * workbench, none started again within `ms` of a window reload, or the window was reloaded a
- * second time (a run reloads once; more would be a loop).
+ * workbench, none started again within `ms` of a window reload or an extension host crash, or
+ * either happened a second time (a run reloads once and crashes once; more would be a loop).
  */
 async function suitesStalled(ms) {
   let waitingSince = Date.now();
@@ -212,19 +226,32 @@ async function suitesStalled(ms) {
     const records = fs.existsSync(files.results)
       ? fs.readFileSync(files.results, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
       : [];
-    const reloads = records.filter((record) => record.type === 'reload');
-    if (reloads.length > 1) return `the window was reloaded ${reloads.length} times; a run reloads at most once`;
-    if (reloads.length > reloadsSeen) {
-      reloadsSeen = reloads.length;
-      waitingSince = Date.now();
-      say(`window reload requested by ${reloads[0].suites.join(', ')}`);
+    // Each restart of the extension host (a requested reload, then a requested crash) happens at most once.
+    const restarts = records.filter((record) => record.type === 'reload' || record.type === 'crash');
+    for (const type of ['reload', 'crash']) {
+      const count = restarts.filter((record) => record.type === type).length;
+      if (count > 1) return `the extension host was restarted by a ${type} ${count} times; a run does each at most once`;
     }
-    const lastReload = records.findLastIndex((record) => record.type === 'reload');
-    if (records.slice(lastReload + 1).some((record) => record.type === 'start')) continue;
+    if (restarts.length > reloadsSeen) {
+      reloadsSeen = restarts.length;
+      waitingSince = Date.now();
+      const last = restarts[restarts.length - 1];
+      say(`${last.type === 'crash' ? 'extension host crash' : 'window reload'} requested by ${last.suites.join(', ')}`);
+    }
+    const lastRestart = records.findLastIndex((record) => record.type === 'reload' || record.type === 'crash');
+    if (records.slice(lastRestart + 1).some((record) => record.type === 'start')) continue;
     if (Date.now() - waitingSince > ms) {
-      return reloadsSeen ? `no suite started within ${ms / 1000}s of the window reload` : `no suite started within ${ms / 1000}s of loading the workbench`;
+      return reloadsSeen ? `no suite started within ${ms / 1000}s of the extension host's restart` : `no suite started within ${ms / 1000}s of loading the workbench`;
     }
   }
+}
+
+/** Whether the last record is a requested crash that no extension host has started after yet. */
+function crashAwaitsRestart() {
+  if (!fs.existsSync(files.results)) return false;
+  const records = fs.readFileSync(files.results, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const crash = records.findLastIndex((record) => record.type === 'crash');
+  return crash >= 0 && !records.slice(crash + 1).some((record) => record.type === 'start' || record.type === 'end');
 }
 
 /** The loopback HTTP server that performs the browser actions tests ask for (one at a time). */

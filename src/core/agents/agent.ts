@@ -1,30 +1,26 @@
-// Why this file stays whole: an agent is one state machine (its turn, its inbox, its holds, its
-// abort, its log) whose transitions read one another: a Stop holds the queue, a turn end claims
-// from it, disposal aborts the turn. Split apart, every transition would reach across files for
-// the rest. What a hold is and how it is said lives in holds.ts.
 import { isoNow } from '../clock';
 import { ArborError, type CancelCause } from '../errors';
 import type { AgentBounds } from '../definitions/bounds';
 import type { AgentDefinition } from '../definitions/types';
+import type { AgentChange, AgentInitOf, AgentStatus } from './agentInit';
 import type { ChatMessage, ModelProvider, ToolCall, ToolSpec } from '../models/types';
 import { unwrapLog } from '../sessions/observedLog';
 import type { AgentKind, PlanItem, SessionEvent, SessionLog } from '../sessions/types';
 import type { ToolResult } from '../tools/types';
-import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
-import { Inbox, type CancelOptions, type InboxItem, type SendOptions } from './inbox';
+import { newHold, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
+import type { CancelOptions, SendOptions } from './inbox';
+import { AgentQueue } from './agentQueue';
+import { AgentTurns, STATUS_CHANGED } from './agentTurns';
 import type { AgentRun } from './agentRun';
-import { AgentLog, turnEndEvent } from './agentLog';
-import { TurnAbort, whenAborted } from './turnAbort';
-import { runEngineTurn, type TurnEngine } from './turnEngine';
-import { TurnLoop, type TurnEnd } from './turnLoop';
+import { AgentLog } from './agentLog';
+import type { TurnEngine } from './turnEngine';
+import type { TurnEnd } from './turnLoop';
 
 export { unwrapLog };
-export type { TurnEnd };
+export type { AgentChange, AgentStatus, TurnEnd };
 export type { CancelOptions, MessageSource, SendOptions, WakeMode } from './inbox';
 export type { EngineNotice, EngineTurn, TurnEngine } from './turnEngine';
 export type { AgentRun, RunWorkspace } from './agentRun';
-
-export type AgentStatus = 'idle' | 'running';
 
 /** What an agent needs from the runtime that hosts it. */
 export interface AgentHost {
@@ -38,62 +34,23 @@ export interface AgentHost {
   onProblem(problem: string, err: unknown): void;
 }
 
-export type AgentChange =
-  | { type: 'status' }
-  | { type: 'turn_start'; turn: number }
-  | { type: 'turn_end'; end: TurnEnd }
-  | { type: 'log'; event: SessionEvent }
-  | { type: 'usage' }
-  /** The running turn's tools started, or their results are in (see activityOf). */
-  | { type: 'activity' }
-  /** The session log could not save something, or saved it after all (see `Agent.sessionProblem`). */
-  | { type: 'session_problem'; problem: ArborError | undefined }
-  /** A Stop was sent but the agent has not ended its turn within its grace period (external agents). */
-  | { type: 'stop_overdue'; graceMs: number }
-  | { type: 'disposed' };
+/** What an Agent is made from (agentInit.ts). */
+export type AgentInit = AgentInitOf<AgentHost, TurnEngine<Agent>>;
 
-export interface AgentInit {
-  id: string;
-  label: string;
-  kind: AgentKind;
-  delegationDepth: number;
-  log: SessionLog;
-  host: AgentHost;
-  run: AgentRun;
-  /** Creation order within the process (a counter, not a time): siblings are listed by it, then by id. */
-  creationOrder: number;
-  planMode?: boolean;
-  /** The conversation so far, when reopening a past session. */
-  conversation?: ChatMessage[];
-  /** Turns already recorded in a reopened session. */
-  turnsSoFar?: number;
-  /** Messages a reopened session had queued but never claimed: they come back held (`reload`). */
-  pending?: readonly InboxItem[];
-  /** The last queue id a reopened session used. */
-  lastQueueId?: number;
-  /** Runs the turns instead of the model turn loop (an external agent). */
-  engine?: TurnEngine<Agent>;
-  /** The definition it was started with (name and file) and what definitions allow it (definitions/bounds.ts). */
-  definition?: AgentDefinition;
-  bounds?: AgentBounds;
-  /** Its definition's model, used instead of the run's. */
-  model?: ModelProvider;
-  plan?: readonly PlanItem[];
-}
-
-/** Changes without data are shared, not allocated per notification. */
-const STATUS_CHANGED: AgentChange = Object.freeze({ type: 'status' });
 const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
-/** Conversations up to this long are kept at their size at rest: for them the room push keeps is most of the array. */
-const SHORT_CONVERSATION = 16;
-
 const now = isoNow;
 
 /**
  * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat
- * until the model answers without tool calls. Messages queue in a FIFO inbox (inbox.ts); a turn
- * claims one message. Each turn has a signal (turnAbort.ts) that reaches the model request and
- * every tool. Every change is reported to the host, in order, and nowhere else.
+ * until the model answers without tool calls. Messages queue in a FIFO inbox; a turn claims one
+ * message. Each turn has a signal (turnAbort.ts) that reaches the model request and every tool.
+ * Every change is reported to the host, in order, and nowhere else.
+ *
+ * The agent is one state machine whose transitions read one another (a Stop holds the queue, a
+ * turn end claims from it, disposal aborts the turn); this class is its one face and keeps the
+ * transitions that cross its parts (send, cancel, interrupt, dispose). Its parts hold their own
+ * state and rules: the queue and what holds it in agentQueue.ts (holds.ts says what a hold is),
+ * the conversation, the running turn and the step to the next in agentTurns.ts.
  */
 export class Agent implements HoldTarget {
   readonly id: string;
@@ -105,8 +62,6 @@ export class Agent implements HoldTarget {
   /** Creation order within the process (a counter, not a time). */
   readonly creationOrder: number;
   planMode: boolean;
-  /** The conversation the model sees; kept at its size while the agent rests (see startNextTurn). */
-  private messages: ChatMessage[];
   /** Tokens used, made at the first response that reports any (an agent that never spent shares NO_USAGE). */
   private spent: { inputTokens: number; outputTokens: number } | undefined;
   lastTurnEnd: TurnEnd | undefined;
@@ -124,15 +79,11 @@ export class Agent implements HoldTarget {
   plan: readonly PlanItem[] | undefined;
 
   private readonly host: AgentHost;
-  private readonly inbox: Inbox;
-  /** Null while nothing holds the agent (most of its life): an idle agent carries no list. */
-  private holdSet: AgentHolds | null = null;
-  private modelCalls = 0;
-  private turns: number;
-  /** The running turn, with its abort (made per turn: an idle agent holds none). */
-  private current: { turn: number; startedAt: number; abort: TurnAbort; stopping?: CancelCause } | undefined;
+  /** The inbox and its holds. */
+  private readonly queue: AgentQueue;
+  /** The conversation and the running turn. */
+  private readonly turns: AgentTurns<Agent>;
   private disposedFlag = false;
-  private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Stops the session log's problem reports to this agent. */
   private stopProblemReports: (() => void) | undefined;
 
@@ -152,10 +103,8 @@ export class Agent implements HoldTarget {
     this.run = init.run;
     this.creationOrder = init.creationOrder;
     this.planMode = init.planMode ?? false;
-    this.messages = init.conversation ?? [];
-    this.turns = init.turnsSoFar ?? 0;
-    this.inbox = new Inbox(init.lastQueueId ?? 0, init.pending);
-    if (init.pending?.length) this.putHold(newHold('reload'));
+    this.queue = new AgentQueue(init.lastQueueId ?? 0, init.pending);
+    this.turns = new AgentTurns<Agent>(this, init.host, this.queue, init.conversation ?? [], init.turnsSoFar ?? 0);
     this.engine = init.engine;
     this.definition = init.definition;
     this.bounds = init.bounds;
@@ -168,10 +117,10 @@ export class Agent implements HoldTarget {
     return this.creationOrder;
   }
   get status(): AgentStatus {
-    return this.current ? 'running' : 'idle';
+    return this.turns.running ? 'running' : 'idle';
   }
   get conversation(): ChatMessage[] {
-    return this.messages;
+    return this.turns.messages;
   }
   /** Tokens in and out used by the agent so far. */
   get usage(): Readonly<{ inputTokens: number; outputTokens: number }> {
@@ -188,32 +137,32 @@ export class Agent implements HoldTarget {
   }
   /** Messages waiting in the inbox (parked or not). */
   get pendingCount(): number {
-    return this.inbox.size;
+    return this.queue.size;
   }
   /** Everything that keeps the agent from running, oldest first (holds.ts). */
   get holds(): readonly Hold[] {
-    return this.holdSet?.all ?? NO_HOLDS;
+    return this.queue.holds;
   }
   /** True when a hold keeps queued work waiting for the next waking send (a Stop, a branch Stop, a reload). */
   get isParked(): boolean {
-    return this.inbox.size > 0 && holdAt(this.holds, 'claim') !== undefined;
+    return this.queue.isParked;
   }
   /** After a branch Stop, until a waking send: only that send starts a turn (a child's report just queues). */
   get isHeld(): boolean {
-    return this.holdSet?.has('branch') ?? false;
+    return this.queue.has('branch');
   }
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
-    return this.current?.stopping;
+    return this.turns.running?.stopping;
   }
   get turnCount(): number {
-    return this.turns;
+    return this.turns.count;
   }
   get currentTurn(): number | undefined {
-    return this.current?.turn;
+    return this.turns.running?.turn;
   }
   get turnStartedAt(): number | undefined {
-    return this.current?.startedAt;
+    return this.turns.running?.startedAt;
   }
 
   /** Queue a message. A waking send starts a turn when the agent is idle. */
@@ -221,7 +170,7 @@ export class Agent implements HoldTarget {
     if (this.disposedFlag) {
       throw new ArborError('AGENT_DISPOSED', `Agent "${this.label}" has ended; start a new agent or resume its session.`);
     }
-    const item = this.inbox.send(text, options.from, options.atNextStep ?? false, now());
+    const item = this.queue.send(text, options.from, options.atNextStep ?? false, now());
     this.append(item);
     if (item.from === 'user') this.releaseHolds('person-message');
     const wake = options.wake ?? true;
@@ -230,7 +179,7 @@ export class Agent implements HoldTarget {
       return;
     }
     if (wake === true) this.releaseHolds('waking-send');
-    if (!this.current) this.startNextTurn();
+    if (!this.turns.running) this.turns.startNext();
     else this.host.agentChanged(this, STATUS_CHANGED);
   }
 
@@ -240,16 +189,7 @@ export class Agent implements HoldTarget {
    * Returns whether a signal was issued.
    */
   cancel(cause: CancelCause, options: CancelOptions = {}): boolean {
-    const turn = this.current;
-    if (!turn) return false;
-    if (options.keepInbox) this.putHold(newHold('stop'));
-    else this.dropQueue();
-    if (!turn.abort.aborted) {
-      turn.stopping = cause;
-      turn.abort.abort(cause);
-      this.host.agentChanged(this, STATUS_CHANGED);
-    }
-    return true;
+    return this.turns.cancel(cause, options.keepInbox ?? false);
   }
 
   /**
@@ -259,7 +199,7 @@ export class Agent implements HoldTarget {
    * queue is left as it is, as a cancel leaves it.
    */
   parkQueue(): boolean {
-    if (!this.current) return false;
+    if (!this.turns.running) return false;
     this.putHold(newHold('stop'));
     return true;
   }
@@ -285,12 +225,12 @@ export class Agent implements HoldTarget {
 
   /** Puts a hold on the agent (one per reason; see AgentHolds.put). It announces nothing: the caller's stop does. */
   putHold(hold: Hold): void {
-    (this.holdSet ??= new AgentHolds()).put(hold);
+    this.queue.put(hold);
   }
 
   /** Takes off the holds `rule` releases; returns them. */
   releaseHolds(rule: HoldRelease): readonly Hold[] {
-    return this.dropHolds((h) => h.release === rule);
+    return this.queue.release((h) => h.release === rule);
   }
 
   /**
@@ -298,7 +238,7 @@ export class Agent implements HoldTarget {
    * turn loop, the run holds, then (before a turn or a model call) the run's own gate.
    */
   gate(step: GateStep): Hold | undefined {
-    const held = this.holdSet && holdAt(this.holdSet.all, step);
+    const held = this.queue.heldAt(step);
     if (held) return held;
     return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run.budget, step) : undefined;
   }
@@ -308,19 +248,12 @@ export class Agent implements HoldTarget {
    * aborts; returns the unsubscribe. The one-shot children a turn holds are cancelled this way.
    */
   whenTurnAborted(signal: AbortSignal, callback: () => void): () => void {
-    const turn = this.current;
-    return turn ? turn.abort.whenAborted(signal, callback) : whenAborted(signal, callback);
+    return this.turns.whenTurnAborted(signal, callback);
   }
 
   /** Resolves when no turn is running and none is about to start. */
   whenIdle(): Promise<void> {
-    if (!this.current) return Promise.resolve();
-    if (!this.idleWaiter) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.idleWaiter = { promise, resolve };
-    }
-    return this.idleWaiter.promise;
+    return this.turns.whenIdle();
   }
 
   /**
@@ -330,10 +263,10 @@ export class Agent implements HoldTarget {
    */
   dispose(options: { dropQueue?: boolean } = {}): void {
     if (this.disposedFlag) return;
-    if (options.dropQueue) this.dropQueue();
+    if (options.dropQueue) this.turns.dropQueue();
     this.disposedFlag = true;
-    this.inbox.drop();
-    this.current?.abort.abort('disposed');
+    this.queue.drop();
+    this.turns.running?.abort.abort('disposed');
     this.engine?.dispose();
     this.host.agentChanged(this, { type: 'disposed' });
   }
@@ -359,63 +292,6 @@ export class Agent implements HoldTarget {
 
   /** Runs again, in a new turn, the call (last in the conversation) a resumed session waited on for the human. */
   continueWaitingCall(call: ToolCall): void {
-    void (this.disposedFlag || this.current ? undefined : this.runAndFinishTurn({ resumedCall: call }));
-  }
-
-  /** Starts a turn on the next unclaimed message, or reports the agent idle when there is none. */
-  private startNextTurn(): void {
-    if (this.current) return;
-    const next = this.disposedFlag || this.gate('claim') ? undefined : this.inbox.claimNext();
-    if (!next) {
-      if (this.inbox.size === 0) this.dropHolds(lapsesWhenEmpty);
-      // At rest: an array grown by push keeps room for 17 items, so a short conversation is
-      // copied to its size (the next turn's first push makes room again).
-      if (this.messages.length <= SHORT_CONVERSATION) this.messages = this.messages.slice();
-      const waiter = this.idleWaiter;
-      this.idleWaiter = undefined;
-      this.host.agentChanged(this, STATUS_CHANGED);
-      waiter?.resolve();
-      return;
-    }
-    void this.runAndFinishTurn(next);
-  }
-
-  /** Starts the turn; its end is recorded when the loop settles (no frame of its own waits for it). */
-  private runAndFinishTurn(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
-    const [abort, turn] = [new TurnAbort(), ++this.turns];
-    this.current = { turn, startedAt: Date.now(), abort };
-    this.host.agentChanged(this, STATUS_CHANGED);
-    if (this.engine && !('resumedCall' in first)) {
-      return runEngineTurn(this.engine, this, first, turn, abort.signal, (change) => this.host.agentChanged(this, change)).then((end) => this.finishTurn(end));
-    }
-    const loop = new TurnLoop<Agent>(this, this.host, this.inbox, abort, this.modelCalls);
-    return loop.run(first, turn).then((end) => {
-      this.modelCalls = loop.modelCalls;
-      this.finishTurn(end);
-    });
-  }
-
-  private finishTurn(end: TurnEnd): void {
-    this.append(turnEndEvent(end));
-    this.lastTurnEnd = end;
-    this.current?.abort.end(!this.disposedFlag);
-    this.current = undefined;
-    const [id, host] = [this.id, this.host]; // not the agent: the write may finish long after it is gone
-    this.log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));
-    this.host.agentChanged(this, { type: 'turn_end', end });
-    this.startNextTurn();
-  }
-
-  private dropHolds(match: (hold: Hold) => boolean): readonly Hold[] {
-    const set = this.holdSet;
-    if (!set) return NO_HOLDS;
-    const dropped = set.release(match);
-    if (set.empty) this.holdSet = null;
-    return dropped;
-  }
-
-  private dropQueue(): void {
-    if (this.inbox.size === 0) return;
-    this.append({ type: 'queue_dropped', at: now(), ids: this.inbox.drop() });
+    this.turns.continueWaitingCall(call);
   }
 }

@@ -5,14 +5,17 @@ import * as path from 'node:path';
 /**
  * Whether this machine can sandbox commands, found once per process: on Linux, bubblewrap
  * (`bwrap`) that really starts a sandbox here (a container may forbid user namespaces), and
- * socat for the way out to the network filter. Elsewhere there is no sandbox Arbor drives.
+ * socat for the way out to the network filter; on macOS, Seatbelt (`/usr/bin/sandbox-exec`, part
+ * of the system) that really applies a profile here. Elsewhere there is no sandbox Arbor drives.
  *
  * Invariant: "available" means a probe sandbox with the very options every command gets was
  * started and exited 0, not merely that a program of that name exists.
  */
 
 export type SandboxAvailability =
-  | { ok: true; bwrap: string; socat: string; disableUserns: boolean }
+  | { ok: true; bwrap: string; socat: string; disableUserns: boolean; seatbelt?: undefined }
+  /** macOS: `sandbox-exec` at this path (see seatbeltProfile.ts). */
+  | { ok: true; seatbelt: string }
   | { ok: false; missing: string };
 
 const INSTALL = 'install bubblewrap and socat (Debian, Ubuntu: sudo apt install bubblewrap socat; Fedora: sudo dnf install bubblewrap socat)';
@@ -41,9 +44,28 @@ function run(program: string, args: readonly string[]): Promise<{ code: number |
   });
 }
 
+/** Where macOS keeps Seatbelt's command (never taken from PATH, where a look-alike could sit first). */
+export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+
+/** A profile that denies one thing: the probe that it is really applied here (a write outside is refused). */
+const SEATBELT_PROBE = '(version 1)(allow default)(deny file-write* (subpath "/"))';
+
+/** Probes macOS's sandbox: `sandbox-exec` runs a profile, and the profile holds (a denied write fails). */
+export async function probeSeatbelt(sandboxExec = SANDBOX_EXEC): Promise<SandboxAvailability> {
+  if (!fs.existsSync(sandboxExec)) return { ok: false, missing: `${sandboxExec} not found (it is part of macOS; a system without it has no command sandbox)` };
+  const ran = await run(sandboxExec, ['-p', '(version 1)(allow default)', '/usr/bin/true']);
+  if (ran.code !== 0) return { ok: false, missing: `sandbox-exec cannot apply a profile here (${ran.output || `exit ${ran.code}`}); Arbor may itself be running in a sandbox` };
+  const denied = await run(sandboxExec, ['-p', SEATBELT_PROBE, '/usr/bin/touch', '/tmp/.arbor-sandbox-probe']);
+  if (denied.code === 0) {
+    fs.rmSync('/tmp/.arbor-sandbox-probe', { force: true });
+    return { ok: false, missing: 'sandbox-exec ran, but its profile did not hold (a write it denies succeeded)' };
+  }
+  return { ok: true, seatbelt: sandboxExec };
+}
+
 /** Probes the machine (no cache: see `sandboxAvailability`). */
 export async function probeSandbox(platform: NodeJS.Platform = process.platform): Promise<SandboxAvailability> {
-  if (platform === 'darwin') return { ok: false, missing: 'Arbor does not drive the macOS sandbox (sandbox-exec) yet' };
+  if (platform === 'darwin') return probeSeatbelt();
   if (platform !== 'linux') return { ok: false, missing: `there is no command sandbox on ${platform === 'win32' ? 'Windows' : platform}` };
   const bwrap = findOnPath('bwrap');
   const socat = findOnPath('socat');

@@ -119,9 +119,9 @@ export function launcherScript(socat: string): string {
   ].join('\n');
 }
 
-/** The variables that send a command's HTTP(S) traffic to the filter. */
-export function proxyEnv(): Record<string, string> {
-  const url = `http://127.0.0.1:${PROXY_PORT_INSIDE}`;
+/** The variables that send a command's HTTP(S) traffic to the filter, on `port` of loopback. */
+export function proxyEnv(port = PROXY_PORT_INSIDE): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
   return { http_proxy: url, https_proxy: url, HTTP_PROXY: url, HTTPS_PROXY: url, ALL_PROXY: url, all_proxy: url, no_proxy: '', NO_PROXY: '' };
 }
 

@@ -53,10 +53,20 @@ export class NetworkFilter {
     return [...this.blockedHosts];
   }
 
+  /** Listens on the Unix socket `socketPath` (bound into a bubblewrap sandbox). */
   listen(socketPath: string): Promise<void> {
+    return this.listenOn({ path: socketPath }).then(() => undefined);
+  }
+
+  /** Listens on a free port of 127.0.0.1 (the one a Seatbelt profile lets a command reach) and resolves to it. */
+  listenOnLoopback(): Promise<number> {
+    return this.listenOn({ host: '127.0.0.1', port: 0 }).then(() => (this.server.address() as net.AddressInfo).port);
+  }
+
+  private listenOn(where: net.ListenOptions): Promise<void> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(socketPath, () => {
+      this.server.listen(where, () => {
         this.server.off('error', reject);
         resolve();
       });

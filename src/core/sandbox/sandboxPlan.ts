@@ -50,11 +50,12 @@ export function sandboxedPlan(folders: readonly string[], settings: SandboxSetti
 export function describePlan(plan: SandboxPlan): string {
   if (plan.kind === 'unsandboxed') return `Runs unsandboxed, with all of your rights: ${plan.reason}.`;
   const { settings } = plan;
+  const tmp = plan.available.seatbelt !== undefined ? 'its own temp folder' : 'its own /tmp';
   const denied = [...BUILTIN_DENY_READ, ...settings.denyRead];
   const network = settings.networkAllow.length > 0 ? `only ${settings.networkAllow.join(', ')}` : 'none';
   const env = settings.envAllow.length > 0 ? ` (but ${settings.envAllow.join(', ')})` : '';
   return (
-    `Runs sandboxed: writes only in ${plan.writable.join(', ')} and its own /tmp; cannot read ${denied.slice(0, 3).join(', ')}, ${denied.length - 3} more secret stores or the editor's storage; ` +
+    `Runs sandboxed: writes only in ${plan.writable.join(', ')} and ${tmp}; cannot read ${denied.slice(0, 3).join(', ')}, ${denied.length - 3} more secret stores or the editor's storage; ` +
     `network: ${network}, loopback ${settings.allowLoopback ? 'open' : 'closed'}; secret-looking variables withheld${env}.`
   );
 }
@@ -64,7 +65,7 @@ export function sandboxReport(plan: SandboxPlan, output: string, hosts: readonly
   if (plan.kind === 'unsandboxed') return { sandbox: `unsandboxed: ${plan.reason}` };
   const paths = blockedPaths(output);
   return {
-    sandbox: `sandboxed: writes only in ${plan.writable.join(', ')} and /tmp`,
+    sandbox: `sandboxed: writes only in ${plan.writable.join(', ')} and ${plan.available.seatbelt !== undefined ? 'its own temp folder ($TMPDIR)' : '/tmp'}`,
     ...(hosts.length > 0 ? { blocked_network: hosts, blocked_network_note: 'The sandbox refused these hosts; the setting arbor.sandbox.network.allow lists the domains a command may reach.' } : {}),
     ...(paths.length > 0 ? { blocked_paths: paths, blocked_paths_note: 'Writes outside the run folder fail in the sandbox (read-only file system).' } : {}),
   };

@@ -37,7 +37,8 @@ export function removePlace(place: SandboxPlace | undefined): void {
 let probed: Promise<SandboxAvailability> | undefined;
 
 /**
- * Skips the calling suite, saying why, where bubblewrap or socat is not installed. Where they
+ * Skips the calling suite, saying why, where bubblewrap or socat is not installed (on macOS,
+ * where sandbox-exec is not there). Where they
  * are installed (CI: scripts/setup.cjs installs them for `npm test`) but cannot start a sandbox,
  * the suite fails with the reason instead: a sandbox that is there and does not work is a fault
  * to see, not a test to skip.
@@ -48,6 +49,7 @@ export function requireSandbox(): void {
     const available = await (probed ??= probeSandbox());
     if (available.ok) return;
     if (process.platform === 'linux' && findOnPath('bwrap') && findOnPath('socat')) throw new Error(`bubblewrap is installed but cannot sandbox here: ${available.missing}`);
+    if (process.platform === 'darwin' && fs.existsSync('/usr/bin/sandbox-exec')) throw new Error(`macOS's sandbox-exec is there but cannot sandbox here: ${available.missing}`);
     console.log(`      (skipped: ${available.missing})`);
     this.skip();
   });

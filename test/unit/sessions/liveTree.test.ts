@@ -292,7 +292,9 @@ describe('restore: the Agents tree survives a reload', () => {
     assert.deepStrictEqual(report.problems.map((p) => [p.sessionId, p.code]), [[b.id, 'LIVE_RECORD_UNREADABLE']]);
   });
 
-  it('restores from a record cut at every offset, and from a log cut at every offset of its last batch', async () => {
+  it('restores from a record cut at every offset, and from a log cut at every offset of its last batch', async function () {
+    // Some hundreds of windows opened and closed: seconds alone, much longer on a loaded machine.
+    this.timeout(240_000);
     const first = track(openWindow(dir, script));
     const other = first.runtime.startRoot({ prompt: 'a', label: 'Guarded' });
     const cut = first.runtime.startRoot({ prompt: 'b', label: 'Guarded' });

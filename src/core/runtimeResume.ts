@@ -1,0 +1,176 @@
+import type { Agent } from './agents/agent';
+import type { AgentFactory } from './agents/agentFactory';
+import type { DurableSessionStore, EndedAgentLogs } from './agents/endedAgentLogs';
+import type { AgentRegistry } from './agents/registry';
+import type { RuntimeEvent } from './agents/runtimeEvent';
+import { readSessionSnapshot } from './agents/sessionSnapshot';
+import type { BudgetGuard } from './budgets';
+import { ArborError, asArborError } from './errors';
+import type { Disposable } from './events';
+import { resolveInteractionPolicy } from './interaction';
+import { resolveLimits, type RunLimits } from './limits';
+import { restorePart } from './parts';
+import type { OnProblem } from './problems';
+import type { RestoreLiveOptions, RestoreReport } from './restore';
+import { LiveRecords } from './restore/liveRecords';
+import { Run } from './run';
+import { definedSpec, definitionOf, type DelegationHost } from './runtimeDelegation';
+import type { ResumeRootOptions } from './runtimeOptions';
+import type { ContinuationManager } from './subagents/continuation';
+import { NodeWorkspace } from './workspace/nodeWorkspace';
+
+/** The note a turn the window cut short is continued with (Runtime.resumeInterrupted). */
+export const INTERRUPTED_NOTE = '[Arbor] The window closed while your last turn was running. Continue where you left off.';
+
+/** What bringing sessions back needs of the runtime (with what making an agent under its definition does). */
+export interface ResumeHost extends Pick<DelegationHost, 'definitions' | 'resolveModel'> {
+  /** Set only when sessions are durable: without it nothing can be brought back. */
+  readonly store: DurableSessionStore | undefined;
+  /** Where live-state records are kept; set only with a store. */
+  readonly liveRecordsFolder: string | undefined;
+  readonly agents: AgentRegistry;
+  readonly endedLogs: EndedAgentLogs;
+  readonly factory: AgentFactory;
+  readonly manager: ContinuationManager;
+  readonly budgets: BudgetGuard;
+  readonly onProblem: OnProblem;
+  defaultLimits(): RunLimits;
+  isOpen(): boolean;
+  /** Throws AGENT_DISPOSED once the runtime has shut down. */
+  assertOpen(): void;
+}
+
+/**
+ * The runtime's ways back to a past session: reopening one as a new unowned root (resumeRoot),
+ * putting back every root a window had live when it went away (restoreLive, from the live-state
+ * records, through the lazily loaded restore part), and continuing a turn the window cut short
+ * (resumeInterrupted).
+ *
+ * Invariants: a session is live at most once (SESSION_IN_USE, checked again after every wait);
+ * a resumed root heads a new run with fresh limits and budget and the interaction mode its log
+ * recorded, resolved through the policy again, because recorded lineage is history, never
+ * authority; a resume that fails lets its log go and changes nothing else; restoreLive never
+ * throws (what cannot be put back is in its report).
+ */
+/**
+ * Reopen a past session as a new unowned agent. The session continues under its own id (its
+ * log is taken over for writing, a turn a crash left open is closed as `interrupted`), so
+ * its transcript, the ids its conversation mentions and its children's recorded parent all
+ * stay valid: after a reload, a resumed parent can cold-resume its continuable children.
+ *
+ * The agent is registered with no owner, so it may ask the human whatever its header says
+ * about a parent: recorded lineage is history, never authority. It heads a new run (fresh
+ * limits and token budget, delegation depth 0) whose interaction mode is the persisted one,
+ * resolved through the policy again. Its conversation is rebuilt from the log,
+ * its turn count and token usage carry over. A session that is live here is refused
+ * (SESSION_IN_USE); without durable sessions resume is unavailable (INPUT_INVALID). A
+ * session an external agent ran resumes only on the engine `externalEngine` gives for it
+ * (EXTERNAL_NOT_RESUMABLE otherwise).
+ */
+export async function resumeRoot(host: ResumeHost, sessionId: string, options: ResumeRootOptions): Promise<Agent> {
+  host.assertOpen();
+  const store = host.store;
+  if (!store) throw new ArborError('INPUT_INVALID', 'This runtime keeps sessions in memory only, so past sessions cannot be resumed.');
+  const assertNotLive = (): void => {
+    const live = host.agents.get(sessionId);
+    if (live) throw new ArborError('SESSION_IN_USE', `"${live.label}" is already running in this window; find it in the Agents view.`, { id: sessionId });
+  };
+  assertNotLive();
+  await host.endedLogs.whenClosed(sessionId);
+  const log = await store.reopenLog(sessionId);
+  try {
+    if (log.header.external && !options.externalEngine) {
+      throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}; its session can be read in History but not continued here. Run the agent again to carry on.`);
+    }
+    const engine = log.header.external ? await options.externalEngine?.(log) : undefined;
+    host.assertOpen();
+    assertNotLive();
+    const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
+    const defaults = host.defaultLimits();
+    const limits = options.limits ? resolveLimits({ ...defaults, ...options.limits }) : defaults;
+    const run = new Run(limits, policy, options.model, undefined, host.budgets.newRunBudget());
+    const defined = definedSpec(host, undefined, definitionOf(host, log.header));
+    const past = readSessionSnapshot(log, { resumeWaiting: true });
+    const agent = host.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
+    host.agents.add(agent);
+    // A question or approval open when the session stopped is asked again before anything else.
+    if (past.waiting) agent.continueWaitingCall(past.waiting.call);
+    if (options.message !== undefined) agent.send(options.message, { from: 'user' });
+    return agent;
+  } catch (err) {
+    // The resume's own failure is what the caller hears: closing only lets the session go.
+    void log.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Puts back every root that was live in this folder when its window last went away, each with
+ * its live subtree, states, queues, usage and holds, from the live-state records and the
+ * sessions' logs (restore/restoreLive.ts, loaded here on first use). Never throws: what cannot be
+ * put back, including a restore part that will not load, is in the report's problems. Without
+ * durable sessions and live-state records, or after dispose, there is nothing to restore.
+ */
+export function restoreLive(host: ResumeHost, options: RestoreLiveOptions): Promise<RestoreReport> {
+  const { store, liveRecordsFolder: folder } = host;
+  if (!store || folder === undefined || !host.isOpen()) return Promise.resolve({ roots: [], interrupted: [], problems: [], agents: [] });
+  let part: ReturnType<typeof restorePart>;
+  try {
+    part = restorePart();
+  } catch (err) {
+    // A damaged installation: nothing is put back, and the report says why.
+    const error = asArborError(err, 'INTERNAL');
+    return Promise.resolve({ roots: [], interrupted: [], problems: [{ code: error.code, message: error.message }], agents: [] });
+  }
+  return part.restoreLive(
+    {
+      store,
+      folder,
+      agents: host.agents,
+      onProblem: host.onProblem,
+      defaultLimits: () => host.defaultLimits(),
+      newRunBudget: () => host.budgets.newRunBudget(),
+      restorePause: (run, hold) => host.budgets.restorePause(run, hold),
+      makeRoot: (label, run, past, planMode, engine) => host.factory.create({ label, kind: 'root', run, past, planMode, engine }),
+      makeChild: (parent, label, past, engine) => host.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
+      addRoot: (agent) => host.agents.add(agent),
+      adoptChild: (parent, child) => host.manager.adopt(parent, child),
+      isOpen: () => host.isOpen(),
+      workspaceFor: (folder) => new NodeWorkspace({ folders: [folder] }),
+    },
+    options,
+  );
+}
+
+/** Continues an agent the window cut short (held `reload`, interrupted); any other is left as it is. */
+export function resumeInterrupted(agents: AgentRegistry, agent: Agent): void {
+  if (!agents.isLive(agent)) throw new ArborError('AGENT_DISPOSED', `"${agent.label}" is no longer live.`);
+  if (!agent.holds.some((h) => h.reason === 'reload' && h.interrupted)) return;
+  agent.send(INTERRUPTED_NOTE, { from: 'system', wake: true });
+}
+
+/** What keeping live-state records needs: the runtime's channel and the places it reads a root's state from. */
+export interface LiveRecordsHost {
+  readonly agents: AgentRegistry;
+  readonly budgets: BudgetGuard;
+  readonly onProblem: OnProblem;
+  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+}
+
+/**
+ * The keeper of each live root's live-state record in `folder` (what restoreLive reads next
+ * time). The restore part is loaded, and the recorder started, with the first agent that goes
+ * live (that agent's record included), so a window that never runs an agent pays for neither.
+ */
+export function liveRecordsIn(folder: string, host: LiveRecordsHost, delayMs: number | undefined): LiveRecords {
+  const records = new LiveRecords(() => {
+    const part = restorePart();
+    return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: host.agents, onEvent: host.onEvent, onBudgetEvent: host.budgets.onEvent, pauseOf: (a) => host.budgets.holdOf(a.run), onProblem: host.onProblem, delayMs });
+  });
+  const first = host.onEvent((event) => {
+    if (event.type !== 'agent_added') return;
+    first.dispose();
+    records.changed(event.agent);
+  });
+  return records;
+}
