@@ -88,7 +88,7 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
     const child = ours().find((i) => i.agentLabel !== LEAD)!;
     const label = child.agentLabel;
     await runFromPalette('Arbor: Show What Is Waiting');
-    assert.ok(await ui.pageHasText('oldest first: choose one to open it'), 'the inbox quick pick is on screen');
+    assert.ok(await ui.pageHasText('Arbor: Waiting for you'), 'the inbox quick pick is on screen');
     await ui.typeText(label);
     await ui.pressKeys('Enter');
     await waitFor(() => t.picker.shownId === child.promptId, `the prompt of ${label} to open`);
@@ -109,7 +109,7 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
     ui.requireBrowser(this);
     await waitFor(() => ours().length === 1 && ours()[0].agentLabel === LEAD, "only the lead's question to wait");
     await ui.clickStatusBarItem('1 waiting');
-    assert.ok(await ui.pageHasText('oldest first: choose one to open it'), 'the inbox quick pick is on screen');
+    assert.ok(await ui.pageHasText('Arbor: Waiting for you'), 'the inbox quick pick is on screen');
     await ui.pressKeys('Enter');
     await waitFor(() => t.picker.shownId === ours()[0]?.promptId, "the lead's prompt to open");
     await ui.typeText('Yes');

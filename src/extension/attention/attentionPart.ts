@@ -10,6 +10,9 @@ import type { AgentsTreeNode, AgentsTreeProvider } from '../agents/agentsTree';
 import type { QuestionPicker } from '../questions/questionPicker';
 import { AttentionNotices, SHOW_WAITING_COMMAND } from './attentionNotices';
 import { WaitingCommands } from './openWaiting';
+
+// The queue of the question prompts is made by the first question, as this part loads.
+export { PromptQueue } from '../questions/promptQueue';
 import { ANSWER_COMMAND, OPEN_WAITING_COMMAND, WaitingSectionRows } from './waitingRows';
 
 export interface AttentionDeps {
