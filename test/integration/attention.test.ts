@@ -31,8 +31,9 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
   this.timeout(120_000);
   let t: ArborTesting;
   let lead: Agent;
-  const agentsOf = (): Agent[] => [lead, childNamed(t, lead, 'Researcher'), childNamed(t, lead, 'Writer')].filter((a): a is Agent => a !== undefined);
-  const ours = (): AttentionItem[] => t.attention.queue.items().filter((i) => agentsOf().some((a) => a.id === i.agentId));
+  /** The lead and its two children, kept from when they asked: a child that answered and ended is no longer live. */
+  const family3 = new Map<string, Agent>();
+  const ours = (): AttentionItem[] => t.attention.queue.items().filter((i) => i.path[0] === LEAD);
   const itemOf = (label: string): AttentionItem | undefined => ours().find((i) => i.agentLabel === label);
   const answered = (agent: Agent | undefined, choice: string): boolean => agent !== undefined && toolResults(agent).some((r) => r.name === 'ask_user_question' && r.content.includes(choice));
 
@@ -50,6 +51,8 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
     lead = t.startScripted(family, 'Write the report with your team.', LEAD);
     await waitFor(() => ours().length === 3, 'the three questions in the inbox');
     const items = ours();
+    for (const label of ['Researcher', 'Writer']) family3.set(label, childNamed(t, lead, label)!);
+    family3.set(LEAD, lead);
     assert.deepStrictEqual(items.map(pathOf).sort(), [LEAD, `${LEAD} › Researcher`, `${LEAD} › Writer`].sort());
     const asked = t.runtime.interaction.pending().filter((p) => items.some((i) => i.promptId === p.id)).sort((a, b) => a.openedAt - b.openedAt);
     assert.deepStrictEqual(items.map((i) => i.promptId), asked.map((p) => p.id), 'oldest first');
@@ -75,9 +78,9 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
     assert.ok(await ui.pageHasText(`${target.agentLabel} asks`), 'its quick pick is on screen');
     await ui.typeText('No');
     await ui.pressKeys('Enter');
-    const agent = childNamed(t, lead, target.agentLabel);
+    const agent = family3.get(target.agentLabel);
     await waitFor(() => answered(agent, 'No'), `the answer to reach ${target.agentLabel}`);
-    for (const other of agentsOf().filter((a) => a !== agent)) assert.ok(!answered(other, 'No'), `${other.label} got no answer`);
+    for (const other of [...family3.values()].filter((a) => a !== agent)) assert.ok(!answered(other, 'No'), `${other.label} got no answer`);
     await waitFor(() => itemOf(target.agentLabel) === undefined, 'the answered item to leave the inbox');
     assert.ok(ours().some((i) => i.promptId === front.promptId), 'the prompt that was in front still waits, unanswered');
     assert.strictEqual(t.picker.shownId, undefined, 'the prompt put back does not come back by itself');
@@ -94,7 +97,7 @@ describe('Waiting for you: one inbox for what waits on the human', function () {
     await waitFor(() => t.picker.shownId === child.promptId, `the prompt of ${label} to open`);
     await ui.clickPromptButton('Later');
     await waitFor(() => t.picker.shownId === undefined, 'the prompt to go back');
-    const agent = childNamed(t, lead, label)!;
+    const agent = family3.get(label)!;
     assert.ok(t.runtime.interaction.pending().some((p) => p.id === child.promptId), `${label} still waits for its answer`);
     assert.ok(!toolResults(agent).some((r) => r.name === 'ask_user_question'), 'Later answered nothing');
     assert.ok(itemOf(label), 'the item stays in the inbox');
