@@ -115,7 +115,7 @@ export function attentionItems<A extends AttentionAgent>(sources: AttentionSourc
   }
   for (const agents of pausedRuns.values()) {
     // The run's top agent names it: the one whose creator is not of the run (its root, when live).
-    const top = agents.find((a) => { const parent = sources.parentOf(a); return !parent || parent.run !== a.run; }) ?? agents[0];
+    const top = agents.find((a) => sources.parentOf(a)?.run !== a.run) ?? agents[0];
     const hold = top.holds.find((h) => h.reason === 'budget')!;
     items.push(holdItem('budget', top, hold, pathOf(top), `paused: ${hold.detail ?? 'a run budget is spent'}`));
   }

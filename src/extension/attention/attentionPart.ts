@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
-import { AttentionQueue, type AttentionItem } from '../../core/attention';
+import { AttentionQueue, pathText, type AttentionItem } from '../../core/attention';
 import type { AgentsTreeNode, AgentsTreeProvider } from '../agents/agentsTree';
 import type { QuestionPicker } from '../questions/questionPicker';
 import { AttentionNotices, SHOW_WAITING_COMMAND } from './attentionNotices';
@@ -56,7 +56,7 @@ export function startAttention(deps: AttentionDeps): Attention {
     treeView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you` } : undefined;
     if (n > 0) {
       statusBar.text = `$(bell-dot) ${n} waiting`;
-      statusBar.tooltip = `${n} waiting for you, the oldest from ${items[0].path.join(' › ') || items[0].agentLabel}. Click to see them all.`;
+      statusBar.tooltip = `${n} waiting for you, the oldest from ${pathText(items[0])}. Click to see them all.`;
       statusBar.show();
     } else statusBar.hide();
     notices.update(items);
