@@ -36,7 +36,9 @@ export class WaitingSectionRows implements WaitingRows {
     const next = new Map<string, WaitingNode>();
     this.nodes = items.map((item) => {
       const known = this.byKey.get(item.key);
-      const node: WaitingNode = known?.type === 'waiting-item' && known.item === item ? known : { type: 'waiting-item', label: pathText(item), item };
+      const label = pathText(item);
+      const same = known?.type === 'waiting-item' && known.label === label && known.item.asks === item.asks;
+      const node: WaitingNode = same ? known : { type: 'waiting-item', label, item };
       next.set(item.key, node);
       return node;
     });
