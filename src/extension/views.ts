@@ -32,7 +32,7 @@ export interface ArborViews {
 
 export function createViews(context: vscode.ExtensionContext, { runtime, store }: RuntimeHost, log: vscode.LogOutputChannel): ArborViews {
   const previews = new ReviewPreviews();
-  // With `arbor.attention.openPrompts` = `manual` no prompt opens by itself (see questionPicker.ts).
+  // With `arbor.attention.openPrompts` = `manual` no prompt opens by itself (see questions/promptQueue.ts).
   const picker = new QuestionPicker(log, previews, () => vscode.workspace.getConfiguration('arbor').get('attention.openPrompts') === 'manual');
   const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${messageOf(err)}`));
   const tree = new AgentsTreeProvider(runtime, runtime.interaction, changedFiles);
