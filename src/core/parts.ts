@@ -15,6 +15,7 @@ import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
+import type * as ApprovalAsking from './interaction/approvalAsking';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -42,3 +43,6 @@ export const definedAgentsPart = partOnFirstUse('agent definitions (dist/defined
 
 /** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
 export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
+
+/** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
+export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);

@@ -100,7 +100,7 @@ export class Runtime implements AgentHost {
     this.changes = new ChangeSets(options.changeSets ?? new MemoryChangeSetStorage(), () => this.workspace, this.onProblem);
     const factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
-    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules });
+    this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules, lineage: this.agents });
     const tools = (this.tools = new RuntimeTools(this, options.systemPrompt ?? BASE_PROMPT));
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) tools.catalog.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.

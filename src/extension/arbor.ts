@@ -69,7 +69,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
   const { tree, treeView, history, picker, previews, transcripts, conversations } = views;
   // Made by the first Manage Approvals... (its part loads then).
   let approvals: ManageApprovals | undefined;
-  const manageApprovals = (): ManageApprovals => (approvals ??= new (manageApprovalsPart().ManageApprovals)(host.approvalRules, log));
+  const manageApprovals = (): ManageApprovals => (approvals ??= new (manageApprovalsPart().ManageApprovals)(host.approvalRules, log, runtime.approvals.grants));
   const vscodeTools = new VscodeToolBridge(runtime, log, (problem) => {
     log.warn(problem);
     void vscode.window.showWarningMessage(`Arbor: ${problem}`);

@@ -88,6 +88,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
     sandbox,
     onProblem: (problem, err) => log.error(`${problem}: ${messageOf(err)}`),
   });
+  runtime.approvals.subagents = settings.approvalSubagents;
 
   context.subscriptions.push(
     // Deactivation disposes the runtime: every turn aborted, every listener released. Then
@@ -105,6 +106,7 @@ export function hostRuntime(context: vscode.ExtensionContext, log: vscode.LogOut
       // A change is read (and a bad value reported) at once.
       if (e.affectsConfiguration('arbor.sandbox')) sandbox.setSettings(sandboxSettingsPart().readSandboxSettings(warn));
       settings = readSettings(warn);
+      runtime.approvals.subagents = settings.approvalSubagents;
       // Only a change of the model's own settings picks the model again (and `auto` lists the chat models again).
       if (!MODEL_SETTINGS.some((section) => e.affectsConfiguration(section))) return;
       model.use(models.providerFor(settings));

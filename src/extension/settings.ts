@@ -35,7 +35,11 @@ export interface ArborSettings {
   openaiCompatible: { baseUrl?: string; model?: string; timeouts: OpenAiTimeoutSettings };
   /** What happens to agents a restore found interrupted (`arbor.sessions.afterReload`, see sessions/afterReload.ts). */
   afterReload: AfterReloadSetting;
+  /** Whether a subagent's approval in an interactive run waits for you (`arbor.approvals.subagents`). */
+  approvalSubagents: 'deny' | 'ask';
 }
+
+const subagentApprovalsSchema = z.enum(['deny', 'ask']);
 
 export function readSettings(onProblem: (message: string) => void): ArborSettings {
   const config = vscode.workspace.getConfiguration('arbor');
@@ -51,12 +55,15 @@ export function readSettings(onProblem: (message: string) => void): ArborSetting
   const runaway = runawaySettingsSchema().partial().safeParse(config.get<unknown>('runaway', {}) ?? {});
   if (!runaway.success) onProblem(`arbor.runaway is invalid (${z.prettifyError(runaway.error)}); using the default guards.`);
   const scriptFile = config.get<unknown>('scriptedModel.scriptFile', '');
+  const subagents = subagentApprovalsSchema.safeParse(config.get<unknown>('approvals.subagents', 'deny') ?? 'deny');
+  if (!subagents.success) onProblem('arbor.approvals.subagents must be "deny" or "ask"; subagents\' approvals are denied.');
   return {
     provider: provider.success ? provider.data : 'scripted',
     scriptFile: typeof scriptFile === 'string' ? scriptFile : '',
     limits: limits.success ? limits.data : {},
     prices: prices.success ? prices.data : {},
     runaway: runaway.success ? runaway.data : {},
+    approvalSubagents: subagents.success ? subagents.data : 'deny',
     afterReload: parseAfterReloadSetting(config.get<unknown>('sessions.afterReload'), onProblem),
     vscodeLm: {
       family: text(config, 'model.vscodeLm.family', onProblem),

@@ -119,10 +119,11 @@ describe('Approval rules in the editor', function () {
     const prompt = t.runtime.interaction.pending().find((p) => p.agent?.id === interactive.id)!;
     assert.deepStrictEqual(
       prompt.questions[0].options.map((o) => o.label),
-      ['Allow once', 'Allow for this agent', 'Allow for this workspace', 'Allow always', 'Deny'],
+      ['Allow once', 'Allow for this agent', 'Allow for this agent and the agents it starts', 'Allow for this workspace', 'Allow always', 'Deny', 'Deny, and tell it why'],
     );
     await waitFor(() => t.observed.prompts.some((o) => o.agentId === interactive.id), 'the quick pick');
-    // The third option, as a person would pick it with the keyboard.
+    // The fourth option, as a person would pick it with the keyboard.
+    await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
     await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
     await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');

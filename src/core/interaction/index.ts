@@ -44,6 +44,8 @@ export {
   ApprovalService,
   APPROVAL_OPTIONS,
   MAX_REVIEWABLE_DETAIL,
+  type SubagentApprovals,
+  type GrantList,
   type ApprovalAction,
   type ApprovalRequest,
   type ApprovalOutcome,
@@ -66,6 +68,9 @@ export {
   type ApprovalRuleStore,
   type StoredRuleScope,
 } from './approvalRules';
+export { ApprovalGrants, branchPath, inBranch, type AgentLineage, type ApprovalAsker, type ApprovalGrant, type GrantScope } from './approvalGrants';
+export { ACTION_WORDING } from './approvalWording';
+export { describeAsker, readApprovalAnswer, type ApprovalAnswer } from './approvalQuestion';
 export { commandSubject, shellWord, type CommandToRun, type CommandSubject } from './commandLine';
 export {
   parsePublicRunRequest,

@@ -41,7 +41,12 @@ export interface RunInteractionPolicy {
   visibleTools<T extends string | { readonly name: string }>(tools: readonly T[]): T[];
   /** The tool result a clarification gets when no human can be asked. */
   suppressedClarificationResult(question?: string): string;
-  approvalEligibility(caller: { isSubagent: boolean }): ApprovalEligibility;
+  /**
+   * Whether a pending approval may wait for the person. An unattended run never does; a subagent
+   * does only where `subagents` is `ask` (arbor.approvals.subagents) and the person is there
+   * (`humanPresent`: a question UI is open for them); a root of an interactive run always does.
+   */
+  approvalEligibility(caller: { isSubagent: boolean; subagents?: 'deny' | 'ask'; humanPresent?: boolean }): ApprovalEligibility;
   /** Appended to the system prompt. Tool schemas never depend on it. */
   systemPromptGuidance(): string;
 }
@@ -150,8 +155,10 @@ function createPolicy(mode: InteractionMode, source: PolicySource): RunInteracti
       const asked = question !== undefined && question.trim() !== '' ? ` Unanswered question: ${JSON.stringify(question.trim())}.` : '';
       return `${why}: the question was not asked and no answer will come. Do not wait for one.${asked} ${UNATTENDED_RULE}`;
     },
-    approvalEligibility({ isSubagent }: { isSubagent: boolean }): ApprovalEligibility {
-      return isSubagent || unattended ? 'deny' : 'ask';
+    approvalEligibility({ isSubagent, subagents, humanPresent }: { isSubagent: boolean; subagents?: 'deny' | 'ask'; humanPresent?: boolean }): ApprovalEligibility {
+      if (unattended) return 'deny';
+      if (!isSubagent) return 'ask';
+      return subagents === 'ask' && humanPresent === true ? 'ask' : 'deny';
     },
     systemPromptGuidance(): string {
       return guidance;

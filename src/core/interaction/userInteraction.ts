@@ -42,6 +42,8 @@ export interface AskRequest {
   intent?: AskIntent;
   /** Longer text the prompt shows beside the questions (a plan, a command line). */
   detail?: string;
+  /** Who asks, in words (an approval's: label, kind, definition, place in the tree); the prompt's title names it. */
+  asker?: string;
 }
 
 /** What the question UI receives. `agent` is a copy: the UI never holds the live Agent. */
@@ -55,6 +57,8 @@ export interface InteractionPrompt {
    * human can answer: an approval is only as good as what the human could read.
    */
   readonly detail?: string;
+  /** Who asks, in words, when the asker gave more than its label. */
+  readonly asker?: string;
   /** Aborted when the asker no longer waits: the UI must close the prompt. */
   readonly signal: AbortSignal;
 }
@@ -98,6 +102,7 @@ const askShapeSchema = once(() => z.object({
   questions: questionBatchSchema(),
   intent: askIntentSchema().default('clarify'),
   detail: z.string().max(MAX_DETAIL_LENGTH).optional(),
+  asker: z.string().max(1_000).optional(),
 }));
 
 export interface UserInteractionServiceOptions {
@@ -167,7 +172,20 @@ export class UserInteractionService implements Disposable {
    * (NO_PROVIDER). Then the provider; if the caller's signal aborts while the prompt is
    * open the call settles at once with ASK_ABORTED and the provider's signal aborts.
    */
-  async ask(request: AskRequest): Promise<Answer[]> {
+  ask(request: AskRequest): Promise<Answer[]> {
+    return this.guardedAsk(request, false);
+  }
+
+  /**
+   * A subagent's approval held for the person (arbor.approvals.subagents `ask`, decided by the
+   * approval seam and the run's policy): the same guards as `ask()` but the one that refuses
+   * owned callers, and only for an approval. Questions and plans never come through here.
+   */
+  askHeldApproval(request: AskRequest & { intent: 'approval'; agent: InteractionCaller }): Promise<Answer[]> {
+    return this.guardedAsk({ ...request, intent: 'approval' }, true);
+  }
+
+  private async guardedAsk(request: AskRequest, heldApproval: boolean): Promise<Answer[]> {
     const { agent, signal } = request;
     if (signal?.aborted) {
       throw new ArborError('ASK_ABORTED', 'The question was not asked: the turn was cancelled.');
@@ -179,11 +197,11 @@ export class UserInteractionService implements Disposable {
       if (!this.agents || this.agents.get(agent.id) !== agent) {
         throw new ArborError('CALLER_NOT_LIVE', CALLER_NOT_LIVE_MESSAGE, { agentId: agent.id });
       }
-      if (!this.agents.isRoot(agent)) {
+      if (!heldApproval && !this.agents.isRoot(agent)) {
         throw new ArborError('DELEGATED_CALLER', DELEGATED_CALLER_MESSAGE, { agentId: agent.id });
       }
     }
-    const shape = askShapeSchema().safeParse({ questions: request.questions, intent: request.intent, detail: request.detail });
+    const shape = askShapeSchema().safeParse({ questions: request.questions, intent: request.intent, detail: request.detail, asker: request.asker });
     if (!shape.success) {
       throw new ArborError('BAD_INTENT', `The questions cannot be asked as written: ${describeIssues(shape.error)}. Fix them and ask again.`);
     }
@@ -209,6 +227,7 @@ export class UserInteractionService implements Disposable {
       ...(caller ? { agent: caller } : {}),
       intent: shape.intent,
       ...(shape.detail !== undefined ? { detail: shape.detail } : {}),
+      ...(shape.asker !== undefined ? { asker: shape.asker } : {}),
       openedAt: this.now(),
     });
     const promptAbort = new AbortController();

@@ -23,7 +23,7 @@ const FROM = new Set(['user', 'parent', 'child', 'system']);
 const REASON = new Set(['completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted']);
 const CAUSE = new Set(['user', 'parent', 'disposed', 'budget']);
 const AUTHORITY = new Set(['user', 'ancestor']);
-const DECISION = new Set(['allow-once', 'allow-session', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']);
+const DECISION = new Set(['allow-once', 'allow-session', 'allow-branch', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']);
 const RULE_SCOPE = new Set(['workspace', 'user', 'setting']);
 
 function spec(fields: Record<string, Kind | [Kind, 'optional']>): { fields: Field[]; keys: Set<string> } {

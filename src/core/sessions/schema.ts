@@ -102,7 +102,7 @@ export const sessionEventSchema = once(() => z.discriminatedUnion('type', [
     at: isoTimestamp(),
     action: z.string(),
     detail: z.string().optional(),
-    decision: z.enum(['allow-once', 'allow-session', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']),
+    decision: z.enum(['allow-once', 'allow-session', 'allow-branch', 'allow-workspace', 'allow-always', 'allow-rule', 'deny']),
     reason: z.string(),
     rule: z.string().optional(),
     ruleScope: z.enum(['workspace', 'user', 'setting']).optional(),

@@ -53,11 +53,12 @@ export interface Answer {
 }
 
 /**
- * `allow-session`: the human allowed the asking agent until it ends; `allow-workspace` /
+ * `allow-session`: the human allowed the asking agent until it ends; `allow-branch`: the human
+ * allowed an agent and the agents it starts (the asker or one above it) until that agent ends; `allow-workspace` /
  * `allow-always`: the human allowed it and added a rule; `allow-rule`: a remembered rule allowed
  * it without asking.
  */
-export type ApprovalDecision = 'allow-once' | 'allow-session' | 'allow-workspace' | 'allow-always' | 'allow-rule' | 'deny';
+export type ApprovalDecision = 'allow-once' | 'allow-session' | 'allow-branch' | 'allow-workspace' | 'allow-always' | 'allow-rule' | 'deny';
 
 /** One line of a session log after the header. `at` is an ISO timestamp. */
 export type SessionEvent =

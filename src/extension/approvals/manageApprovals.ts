@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { messageOf } from '../../core';
-import { formatApprovalRule, parseApprovalRule, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
+import { formatApprovalRule, parseApprovalRule, type ApprovalGrant, type GrantList, type ApprovalRule, type StoredRuleScope } from '../../core/interaction';
+import { grantItemOf, REVOKE_GRANT_TOOLTIP } from './grantItems';
 import { RULES_SETTING, type EditorApprovalRuleStore } from './ruleStore';
 
 const REMOVE_RULE_TOOLTIP = 'Remove rule';
@@ -23,6 +24,8 @@ export interface OpenApprovals {
 
 export interface RuleItem extends vscode.QuickPickItem {
   rule?: ApprovalRule;
+  /** A live grant ("Allow for this agent", "... and the agents it starts"), listed beside the rules. */
+  grant?: ApprovalGrant;
   command?: 'add' | 'settings' | 'none';
 }
 
@@ -43,8 +46,10 @@ function explain(rule: ApprovalRule): string {
 
 /**
  * Arbor: Manage Approvals...: one quick pick that lists every rule in force with where it lives,
- * removes one (its trash button, or select it and confirm) and adds one (typed, checked, then
- * stored for this workspace or always). The list follows the store as it changes. The command is
+ * then the live agent and branch grants (what a person allowed an agent, or an agent and the
+ * agents it starts, until it ends), removes a rule or revokes a grant (its trash button, or
+ * select it and confirm) and adds a rule (typed, checked, then stored for this workspace or
+ * always). The list follows the store and the grants as they change. The command is
  * registered at start; this part loads when it first runs (src/extension/parts.ts).
  */
 export class ManageApprovals implements vscode.Disposable {
@@ -59,6 +64,8 @@ export class ManageApprovals implements vscode.Disposable {
   constructor(
     private readonly store: EditorApprovalRuleStore,
     private readonly log: vscode.LogOutputChannel,
+    /** The runtime's live grants; without them only rules are listed. */
+    private readonly grants?: GrantList,
   ) {}
 
   /** Opens the list and returns; the list stays open until it is dismissed. */
@@ -81,9 +88,14 @@ export class ManageApprovals implements vscode.Disposable {
         buttons: [{ iconPath: new vscode.ThemeIcon('trash'), tooltip: REMOVE_RULE_TOOLTIP }],
       }));
       const emptyState: RuleItem[] = rules.length ? [] : [{ label: `$(info) ${EMPTY_STATE}`, detail: EMPTY_STATE_DETAIL, command: 'none', alwaysShow: true }];
+      const grants = this.grants?.grants() ?? [];
+      const grantItems: RuleItem[] = grants.length
+        ? [{ label: 'Granted to live agents', kind: vscode.QuickPickItemKind.Separator }, ...grants.map((grant) => ({ ...grantItemOf(grant), grant, buttons: [{ iconPath: new vscode.ThemeIcon('trash'), tooltip: REVOKE_GRANT_TOOLTIP }] }))]
+        : [];
       picker.items = [
         ...ruleItems,
         ...emptyState,
+        ...grantItems,
         { label: '', kind: vscode.QuickPickItemKind.Separator },
         { label: '$(add) Add a rule...', detail: 'For example "command: npm test", "command: npm run *" or "edit: src/**"', command: 'add', alwaysShow: true },
         { label: `$(settings-gear) Open the setting arbor.${RULES_SETTING}`, command: 'settings', alwaysShow: true },
@@ -91,8 +103,10 @@ export class ManageApprovals implements vscode.Disposable {
     };
     refresh();
     const listening = this.store.onDidChange(refresh);
+    const listeningToGrants = this.grants?.onDidChange(refresh);
     picker.onDidTriggerItemButton(({ item }) => {
       if (item.rule) void this.remove(item.rule);
+      else if (item.grant) this.revoke(item.grant);
     });
     picker.onDidAccept(() => {
       const [item] = picker.activeItems;
@@ -101,9 +115,11 @@ export class ManageApprovals implements vscode.Disposable {
       if (item.command === 'settings') void vscode.commands.executeCommand('workbench.action.openSettings', `arbor.${RULES_SETTING}`);
       else if (item.command === 'add') void this.add();
       else if (item.rule) void this.confirmRemove(item.rule);
+      else if (item.grant) void this.confirmRevoke(item.grant);
     });
     picker.onDidHide(() => {
       listening.dispose();
+      listeningToGrants?.dispose();
       picker.dispose();
       if (this.current === picker) {
         this.current = undefined;
@@ -134,20 +150,34 @@ export class ManageApprovals implements vscode.Disposable {
     }
   }
 
+  private revoke(grant: ApprovalGrant): void {
+    if (this.grants?.revoke(grant.id)) this.log.info(`Approval grant revoked: ${grantItemOf(grant).label} (${grant.path})`);
+  }
+
   /** Select a rule, then confirm: removal without the mouse. */
   private confirmRemove(rule: ApprovalRule): Promise<void> {
-    const remove = `Remove "${formatApprovalRule(rule)}"`;
+    return this.confirm(`Remove "${formatApprovalRule(rule)}"`, SCOPE_LABEL[rule.scope], explain(rule), () => this.remove(rule));
+  }
+
+  /** Select a grant, then confirm: revoking without the mouse. */
+  private confirmRevoke(grant: ApprovalGrant): Promise<void> {
+    const item = grantItemOf(grant);
+    return this.confirm(`Revoke "${item.label}"`, item.description, item.detail, () => Promise.resolve(this.revoke(grant)));
+  }
+
+  private confirm(question: string, description: string, placeholder: string, act: () => Promise<void>): Promise<void> {
+    const remove = question;
     const confirm = vscode.window.createQuickPick();
     this.confirmation = confirm;
     this.fireChanged();
     confirm.title = 'Arbor: Approval Rules';
-    confirm.placeholder = explain(rule);
-    confirm.items = [{ label: remove, description: SCOPE_LABEL[rule.scope] }, { label: 'Keep it' }];
+    confirm.placeholder = placeholder;
+    confirm.items = [{ label: remove, description }, { label: 'Keep it' }];
     return new Promise<void>((resolve) => {
       confirm.onDidAccept(() => {
         const chosen = confirm.activeItems[0]?.label;
         confirm.hide();
-        if (chosen === remove) void this.remove(rule).then(resolve);
+        if (chosen === remove) void act().then(resolve);
         else resolve();
       });
       confirm.onDidHide(() => {

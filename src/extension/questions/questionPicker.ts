@@ -25,9 +25,10 @@ export interface Queued {
 /**
  * The question UI: each question is one quick pick (title = the asking agent and the header,
  * placeholder = the question, options with descriptions, multi-select where asked, and an
- * "Other…" item for a free answer). Enter always settles the question or says what to do (see
+ * "Other…" item for a free answer; an approval has none, its "Deny, and tell it why" takes the text). Enter always settles the question or says what to do (see
  * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
- * Only unowned agents (no runtime owner) ever reach this provider: the interaction service rejects everyone else.
+ * Only unowned agents (no runtime owner) ever reach this provider with a question: the interaction service rejects
+ * everyone else; a subagent's approval reaches it only where arbor.approvals.subagents is `ask` (askHeldApproval).
  *
  * This is what the start holds of it: the queue that decides which prompt is in front, and when
  * one opens by itself (promptQueue.ts), is made by the first question, with the rest of what

@@ -3,7 +3,7 @@ import { ArborError } from '../../core';
 import type { InteractionPrompt } from '../../core/interaction';
 import type { Answer, Question } from '../../core/sessions';
 import { offerLater } from './laterButton';
-import { acceptOutcome, OTHER_LABEL } from './pickAccept';
+import { acceptOutcome, OTHER_LABEL, pickAnswersFor } from './pickAccept';
 import type { OpenedPrompt, Queued } from './questionPicker';
 import type { OpenPreview, ReviewPreviews } from './reviewPreview';
 
@@ -35,7 +35,8 @@ class PromptRun {
 
   async run(item: Queued): Promise<Answer[]> {
     const { prompt } = item;
-    const who = prompt.agent?.label ?? 'Arbor';
+    // An approval names who asks in full (kind, definition, place in the tree): one of ten agents is told apart.
+    const who = prompt.asker ?? prompt.agent?.label ?? 'Arbor';
     if (prompt.detail) this.host.log.info(`${who} asks (${prompt.intent}):\n${prompt.detail}`);
     // The whole detail is on screen before any option can be chosen; the quick pick shows one line.
     let preview: OpenPreview | undefined;
@@ -67,7 +68,8 @@ class PromptRun {
       picker.canSelectMany = q.multiSelect === true;
       picker.matchOnDescription = true;
       const options: vscode.QuickPickItem[] = q.options.map((o) => ({ label: o.label, description: o.description }));
-      picker.items = [...options, { label: OTHER_LABEL, description: 'Type your own answer', alwaysShow: true }];
+      const answers = pickAnswersFor(item.prompt.intent);
+      picker.items = answers.other ? [...options, { label: OTHER_LABEL, description: 'Type your own answer', alwaysShow: true }] : options;
       let accepted = false;
       // A hint about what to do stays in the title until the human does something else.
       const clearHint = (): void => {
@@ -77,7 +79,7 @@ class PromptRun {
       picker.onDidChangeSelection(clearHint);
       picker.onDidAccept(async () => {
         const chosen = picker.canSelectMany ? picker.selectedItems : picker.activeItems.slice(0, 1);
-        const outcome = acceptOutcome(q, chosen.map((c) => c.label));
+        const outcome = acceptOutcome(q, chosen.map((c) => c.label), answers);
         if (outcome.kind === 'explain') {
           picker.title = `${title}: ${outcome.message}`;
           return;
@@ -87,7 +89,7 @@ class PromptRun {
         picker.dispose();
         if (outcome.kind === 'answer') return resolve({ id: q.id, selected: outcome.selected });
         try {
-          const custom = await this.freeText(item, title, q.question);
+          const custom = await this.freeText(item, title, answers.other ? q.question : WHY_PROMPT);
           resolve({ id: q.id, selected: outcome.selected, custom });
         } catch (err) {
           reject(err);
@@ -131,6 +133,9 @@ class PromptRun {
   }
 }
 
+
+/** What the box after "Deny, and tell it why" asks. */
+const WHY_PROMPT = 'Why do you deny it? The agent reads your words with the denial.';
 
 function previewHeader(who: string, prompt: InteractionPrompt): string {
   const size = `${prompt.detail?.length ?? 0} characters`;

@@ -1,5 +1,6 @@
 import * as assert from 'assert';
-import { acceptOutcome, OTHER_LABEL } from '../../../src/extension/questions/pickAccept';
+import { APPROVAL_OPTIONS } from '../../../src/core/interaction';
+import { acceptOutcome, OTHER_LABEL, pickAnswersFor } from '../../../src/extension/questions/pickAccept';
 
 const options = [{ label: 'Price chart' }, { label: 'Open questions' }, { label: 'Next steps' }];
 
@@ -24,5 +25,17 @@ describe('Enter on a question quick pick (acceptOutcome)', () => {
     const outcome = acceptOutcome({ multiSelect: false, options }, []);
     assert.strictEqual(outcome.kind, 'explain');
     assert.match(outcome.kind === 'explain' ? outcome.message : '', /Choose an option .*Escape to dismiss/);
+  });
+
+  it('an approval offers no "Other…": its one answer with text is "Deny, and tell it why"', () => {
+    const approval = pickAnswersFor('approval');
+    assert.strictEqual(approval.other, false);
+    const approvalOptions = Object.values(APPROVAL_OPTIONS).map((label) => ({ label }));
+    assert.deepStrictEqual(acceptOutcome({ options: approvalOptions }, [APPROVAL_OPTIONS.denyWhy], approval), { kind: 'text', selected: [APPROVAL_OPTIONS.denyWhy] });
+    assert.deepStrictEqual(acceptOutcome({ options: approvalOptions }, [APPROVAL_OPTIONS.deny], approval), { kind: 'answer', selected: [APPROVAL_OPTIONS.deny] });
+    assert.deepStrictEqual(acceptOutcome({ options: approvalOptions }, [OTHER_LABEL], approval).kind, 'explain', 'typed text is never an approval');
+    assert.strictEqual(acceptOutcome({ options: approvalOptions }, [], approval).kind, 'explain');
+    assert.deepStrictEqual(pickAnswersFor('clarify'), { other: true });
+    assert.deepStrictEqual(pickAnswersFor('plan-approval'), { other: true });
   });
 });

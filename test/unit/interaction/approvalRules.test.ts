@@ -200,10 +200,10 @@ describe('ApprovalService with remembered rules', () => {
     w.provider.choose(APPROVAL_OPTIONS.deny);
     await w.approvals.request(w.request(w.root, interactive));
     const options = w.provider.prompts[0].questions[0].options;
-    assert.deepEqual(options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Allow for this workspace', 'Allow always', 'Deny']);
-    assert.match(options[2].description ?? '', /"command: npm test" in this workspace/);
+    assert.deepEqual(options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Allow for this agent and the agents it starts', 'Allow for this workspace', 'Allow always', 'Deny', 'Deny, and tell it why']);
+    assert.match(options[3].description ?? '', /"command: npm test" in this workspace/);
     await w.approvals.request(w.request(w.root, interactive, { subject: undefined }));
-    assert.deepEqual(w.provider.prompts[1].questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Deny'], 'no subject, no rule to offer');
+    assert.deepEqual(w.provider.prompts[1].questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Allow for this agent and the agents it starts', 'Deny', 'Deny, and tell it why'], 'no subject, no rule to offer');
   });
 
   for (const [choice, scope, decision] of [

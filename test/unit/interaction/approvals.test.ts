@@ -42,8 +42,8 @@ describe('ApprovalService', () => {
     const prompt = w.provider.prompts[0];
     assert.equal(prompt.intent, 'approval');
     assert.equal(prompt.detail, 'npm test');
-    assert.deepEqual(prompt.questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Deny']);
-    assert.match(prompt.questions[0].question, /Lead wants to run a command: npm test/);
+    assert.deepEqual(prompt.questions[0].options.map((o) => o.label), ['Allow once', 'Allow for this agent', 'Allow for this agent and the agents it starts', 'Deny', 'Deny, and tell it why']);
+    assert.match(prompt.questions[0].question, /^Lead \(root agent\) wants to run a command: npm test$/);
   });
 
   it('asks again after "allow once"', async () => {
@@ -149,11 +149,13 @@ describe('ApprovalService', () => {
     assert.equal(w.provider.calls, 0);
   });
 
-  it('does not use a session grant in an unattended run or for a subagent', async () => {
+  it('does not use a session grant in an unattended run or for the agents it starts', async () => {
     const w = world();
     w.provider.choose(APPROVAL_OPTIONS.session);
     await w.approvals.request(w.request(w.root, interactive));
-    assert.equal((await w.approvals.request(w.request(w.root, interactive, { isSubagent: true }))).decision, 'deny');
+    const child = makeAgent('child', { kind: 'continuable' });
+    w.directory.add(child);
+    assert.equal((await w.approvals.request(w.request(child, interactive, { isSubagent: true }))).decision, 'deny');
     assert.equal((await w.approvals.request(w.request(w.root, resolveInteractionPolicy({ nonInteractive: true })))).decision, 'deny');
   });
 
