@@ -24,6 +24,7 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { packagePartBuilds, packagePartsStartPlugin } from './packageParts.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const requireFromRoot = createRequire(path.join(ROOT, 'package.json'));
@@ -118,7 +119,8 @@ function namesIn(file, request) {
   for (const [, clause] of source.matchAll(new RegExp(`import\\s+(?!type\\s)([^;]*?)\\s+from\\s*${quoted}`, 'g'))) {
     const namespace = /^\*\s+as\s+(\w+)$/.exec(clause.trim());
     if (namespace) {
-      for (const [, name] of source.matchAll(new RegExp(`\\b${namespace[1]}\\s*\\.\\s*(\\w+)`, 'g'))) names.add(name);
+      // `z.input<typeof s>` names a type, not zod's run-time `input` (which would bring its schema walker along).
+      for (const [, name] of source.matchAll(new RegExp(`\\b${namespace[1]}\\s*\\.\\s*(\\w+)(?!\\s*<|\\w)`, 'g'))) names.add(name);
       continue;
     }
     const named = /\{([^}]*)\}/.exec(clause);
@@ -202,6 +204,8 @@ const covers = (a, b) => [...b.modules].every((m) => a.modules.has(m)) && [...b.
 export async function buildStartAndParts(options) {
   const parts = partsOf();
   const { plugins = [], ...common } = options;
+  // Parts made of a package's modules (scripts/lib/packageParts.mjs) hold none of Arbor's code: built once.
+  const packageParts = await Promise.all(packagePartBuilds(common).map((build) => esbuild.build({ ...build, plugins })));
   let taken = { modules: new Set(), packages: new Map() };
   for (let round = 1; round <= 5; round++) {
     const start = await esbuild.build({
@@ -210,7 +214,7 @@ export async function buildStartAndParts(options) {
       outfile: START,
       metafile: true,
       write: false,
-      plugins: [startPlugin(parts), ...plugins],
+      plugins: [startPlugin(parts), packagePartsStartPlugin, ...plugins],
     });
     const held = heldBy(start.metafile);
     const need = { modules: new Set(), packages: new Map() };
@@ -243,13 +247,13 @@ export async function buildStartAndParts(options) {
       }
     });
     if (covers(taken, need)) {
-      for (const result of [start, ...built]) {
+      for (const result of [start, ...built, ...packageParts]) {
         for (const file of result.outputFiles) {
           fs.mkdirSync(path.dirname(file.path), { recursive: true });
           fs.writeFileSync(file.path, file.contents);
         }
       }
-      return [start.metafile, ...built.map((b) => b.metafile)];
+      return [start.metafile, ...[...built, ...packageParts].map((b) => b.metafile)];
     }
     taken = {
       modules: new Set([...taken.modules, ...need.modules]),

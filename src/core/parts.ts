@@ -15,6 +15,7 @@ import type * as Processes from './processes';
 import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
+import type * as SessionJournal from './sessions/sessionJournal';
 import type * as ApprovalAsking from './interaction/approvalAsking';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
@@ -43,6 +44,9 @@ export const definedAgentsPart = partOnFirstUse('agent definitions (dist/defined
 
 /** The command sandbox: probing the machine, starting a command under bubblewrap with its network filter. */
 export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.js)', () => require('./sandbox/sandboxRun') as typeof SandboxRun);
+
+/** The journal of new one-shot sessions (many sessions' first batches in one append), and writing out the journal a crashed window left. */
+export const sessionJournalPart = partOnFirstUse('the journal of new sessions (dist/sessionJournal.js)', () => require('./sessions/sessionJournal') as typeof SessionJournal);
 
 /** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
 export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);

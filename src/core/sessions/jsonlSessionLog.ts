@@ -6,6 +6,7 @@ import { createHeard, type FileIdentity } from './logFileWrite';
 import { LogProblems, refusedEventError } from './logProblems';
 import { LogWriter } from './logWriter';
 import { sessionEventSchema } from './schema';
+import type { Journal } from './journalSeat';
 import type { SessionLock } from './sessionLock';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
@@ -29,6 +30,8 @@ export interface JsonlSessionLogInit {
    * before the file is created. Released with the log.
    */
   lock?: SessionLock;
+  /** The store's journal, for a new one-shot session (sessionJournal.ts). */
+  journal?: Journal;
   /** Problems no caller is waiting for (the store logs them). */
   onError?: (error: ArborError) => void;
   onClose?: (log: JsonlSessionLog) => void;
@@ -81,6 +84,7 @@ export class JsonlSessionLog implements SessionLog {
       pool: init.pool ?? new FilePool(),
       scheduler: init.scheduler ?? new FlushScheduler(init.policy.flushDelayMs),
       lock: init.lock,
+      journal: init.journal,
       problems: this.problems,
       existing: init.existing && { bytes: init.existing.bytes, identity: init.existing.identity },
       closed: () => this.closed,
@@ -162,6 +166,8 @@ export class JsonlSessionLog implements SessionLog {
     this.writer.closeStarted();
     try {
       await this.flush();
+      // A one-shot session's lines may be in the store's journal only: the log is let go once its file holds them.
+      await this.writer.fileWritten();
     } catch (e) {
       this.closed = true;
       this.writer.retry(CLOSE_RETRIES, () => this.release());

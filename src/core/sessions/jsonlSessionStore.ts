@@ -1,20 +1,25 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isoNow } from '../clock';
 import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
+import { sessionJournalPart } from '../parts';
+import { JOURNAL_FOLDER } from './journalSeat';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
-import { sessionFileBytes } from './logLines';
 import { sessionHeaderSchema } from './schema';
+import type { SessionJournal } from './sessionJournal';
 import { SessionLock, WindowLock } from './sessionLock';
 import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
-import { describeDamage, interruptedTurnEnd, openTurnOf, type ParsedSessionFile } from './sessionFileParser';
+import { describeDamage, interruptedTurnEnd, openTurnOf } from './sessionFileParser';
+import { replaceWithSalvage } from './salvage';
 import { sessionFileName } from './sessionFileName';
 import { SESSION_FORMAT_VERSION, type SessionHeader, type SessionLogFactory } from './types';
 import { DEFAULT_WRITE_POLICY, type JsonlWritePolicy } from './writePolicy';
+
+/** How long a one-shot session's batches may stay in the journal before its file is created (ms): the burst that made them is over by then. */
+const JOURNAL_DELAY_MS = 100;
 
 export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
   /**
@@ -59,7 +64,12 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly known: KnownSessionFiles;
   /** The folder read back: list, index, load, diagnostics. */
   private readonly catalog: SessionCatalogReader;
+  /** Where new one-shot sessions' batches go before they have files (sessionJournal.ts), made at the first. */
+  private journal: SessionJournal | undefined;
+  /** The journals of crashed windows written out into their sessions' files; the folder is read after it. */
+  private readonly recovered: Promise<void>;
   private disposed = false;
+  private readonly owner: string;
 
   constructor(
     readonly root: string,
@@ -76,6 +86,10 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
     this.catalog = new SessionCatalogReader(root, this.pool, this.open, this.known);
+    this.owner = options.owner ?? `Arbor in process ${process.pid}`;
+    this.recovered = this.recoverJournals().catch((e: unknown) =>
+      this.onError?.(new ArborError('SESSION_UNREADABLE', `The sessions a closed window left in its journal could not all be written out: ${messageOf(e)}`, { root })),
+    );
     this.known.readSoon();
   }
 
@@ -117,6 +131,8 @@ export class JsonlSessionStore implements SessionLogFactory {
         pool: this.pool,
         scheduler: this.scheduler,
         lock: new SessionLock(this.locks, header.id),
+        // A one-shot subagent's session costs no file and no lock entry before its first batch is on disk.
+        journal: header.kind === 'one-shot' ? (this.journal ??= new (sessionJournalPart().SessionJournal)(this.root, this.owner, Math.min(this.policy.flushDelayMs, JOURNAL_DELAY_MS))) : undefined,
         onError: this.onError,
         onClose: (log) => this.release(log),
       }),
@@ -135,6 +151,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('SESSION_IN_USE', `Session ${id} is already open for writing.`, { id });
     }
     this.opening.add(id);
+    await this.recovered;
     const file = this.fileOf(id);
     const lock = new SessionLock(this.locks, id);
     let log: JsonlSessionLog | undefined;
@@ -190,7 +207,7 @@ export class JsonlSessionStore implements SessionLogFactory {
    * SESSION_CORRUPT, SESSION_VERSION or SESSION_UNREADABLE (an ArborError).
    */
   loadSession(id: string): Promise<LoadedSession> {
-    return this.catalog.load(id);
+    return this.recovered.then(() => this.catalog.load(id));
   }
 
   /**
@@ -198,7 +215,7 @@ export class JsonlSessionStore implements SessionLogFactory {
    * each file that could not be read. Never throws: one bad file never hides the others.
    */
   listSessions(): Promise<SessionCatalog> {
-    return this.catalog.list();
+    return this.recovered.then(() => this.catalog.list());
   }
 
   /**
@@ -207,12 +224,12 @@ export class JsonlSessionStore implements SessionLogFactory {
    * without a file are left out, unreadable ones come back as diagnostics.
    */
   sessionEntries(ids: Iterable<string>): Promise<{ sessions: SessionCatalogEntry[]; diagnostics: SessionDiagnostic[]; missing: string[] }> {
-    return this.catalog.entries(ids);
+    return this.recovered.then(() => this.catalog.entries(ids));
   }
 
   /** Sessions whose header names `id` as their parent (durable lineage: history, not authority). */
   listChildren(id: string): Promise<SessionCatalogEntry[]> {
-    return this.catalog.children(id);
+    return this.recovered.then(() => this.catalog.children(id));
   }
 
   /** The logs open for writing in this store. */
@@ -240,6 +257,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         errors.push(e instanceof ArborError ? e : new ArborError('SESSION_WRITE_FAILED', messageOf(e)));
       }
     }
+    this.journal?.closeSync();
     return errors;
   }
 
@@ -262,15 +280,25 @@ export class JsonlSessionStore implements SessionLogFactory {
         }
       }
     });
+    this.journal?.closeSync();
     return errors;
   }
 
   /** Flushes and closes every open log; the store creates and reopens nothing afterwards. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const results = await Promise.allSettled(this.openLogs().map((log) => log.close()));
+    this.journal?.leaveAll();
+    const results = await Promise.allSettled([...this.openLogs().map((log) => log.close()), this.recovered]);
+    await this.journal?.retired();
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /** A crashed window's journal is written out (its part loaded) only when the folder holds one. */
+  private async recoverJournals(): Promise<void> {
+    // No journal folder: nothing to write out (a folder that cannot be read fails the reads after).
+    const names = await fs.promises.readdir(path.join(this.root, JOURNAL_FOLDER)).catch(() => []);
+    if (names.length > 0) await sessionJournalPart().recoverJournals(this.root, this.locks, this.pool);
   }
 
   private track(log: JsonlSessionLog): JsonlSessionLog {
@@ -285,15 +313,4 @@ export class JsonlSessionStore implements SessionLogFactory {
   private assertUsable(): void {
     if (this.disposed) throw new ArborError('INTERNAL', 'The session store has been disposed.');
   }
-}
-
-/** Keeps a copy of a damaged file and puts the salvaged session in its place. Returns its length. */
-async function replaceWithSalvage(file: string, parsed: ParsedSessionFile): Promise<number> {
-  const data = sessionFileBytes(parsed.header, parsed.events);
-  const stamp = isoNow().replace(/[:.]/g, '-');
-  await fs.promises.copyFile(file, `${file}.damaged-${stamp}`);
-  const temp = `${file}.${process.pid}-salvage.tmp`;
-  await fs.promises.writeFile(temp, data);
-  await fs.promises.rename(temp, file);
-  return data.length;
 }

@@ -34,7 +34,15 @@ export class LogLines {
     return line === 0 ? checksummedLineBytes(this.headerLine()) : approximateLineBytes(this.events[line - 1]);
   }
 
+  /** About how many bytes lines `from` to `to` (exclusive) take. */
+  sizeBetween(from: number, to: number): number {
+    let bytes = 0;
+    for (let line = from; line < to; line++) bytes += this.size(line);
+    return bytes;
+  }
+
   /** About how many bytes the line of `event` (just appended) takes. */
+
   sizeOf(event: SessionEvent): number {
     return approximateLineBytes(event);
   }

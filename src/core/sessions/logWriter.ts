@@ -1,13 +1,13 @@
 import type { ArborError } from '../errors';
 import { runAsync, runSync } from './fileSteps';
-import type { FilePool } from './filePool';
 import type { FlushScheduler, FlushTarget } from './flushScheduler';
-import { createHeard, writeBatchSteps, type FileIdentity, type LogFile } from './logFileWrite';
-import { LogLines } from './logLines';
-import { fileRestoredError, writeFailedError, type LogProblems } from './logProblems';
-import type { SessionLock } from './sessionLock';
-import type { SessionEvent, SessionHeader } from './types';
-import type { JsonlWritePolicy } from './writePolicy';
+import { JournalSeat, type JournaledLog } from './journalSeat';
+import { writeBatchSteps } from './logFileWrite';
+import { writeFailedError } from './logProblems';
+import type { SessionEvent } from './types';
+import { WriterFile, type Batch, type LogWriterInit, type Waiter } from './writerFile';
+
+export type { LogWriterInit } from './writerFile';
 
 /**
  * The write pipeline of one session log: which lines are durable, which are in the one write
@@ -17,13 +17,18 @@ import type { JsonlWritePolicy } from './writePolicy';
  * written at the byte offset it was assigned, so a batch can be written again (a retry after a
  * failed write, or the synchronous flush at exit while an asynchronous write is still in
  * flight) without duplicating or reordering lines. Both kinds of write run the same steps
- * (logFileWrite): asynchronously in the store's file pool, synchronously at exit.
+ * (logFileWrite): asynchronously in the store's file pool, synchronously at exit; what those
+ * steps ask of the writer is its WriterFile side.
  *
  * Invariants:
  * - A write that fails is retried (transient errors inside the pool, others at the next
  *   write); until it succeeds the log is dirty, its flushes reject, and its agent shows the
  *   problem.
- * - The session's lock is held before the first byte is written: taken asynchronously before
+ * - A new one-shot session's batches go to the store's journal (one write for the batches of many
+ *   sessions) until the journal lets it go; its next batch then writes its file whole, from line
+ *   0, and a log is released only once its file holds every line. A failed write of a log
+ *   without its file is tried again into its file, from line 0.
+ * - The session's lock is held before the first byte is written to its file: taken asynchronously before
  *   the write takes a slot of the pool (so the claims of many logs are written together), or
  *   synchronously by the exit flush.
  * - The synchronous flush writes from where the write in flight, if any, started (the same
@@ -31,52 +36,13 @@ import type { JsonlWritePolicy } from './writePolicy';
  *   changes nothing, whether it wrote or failed.
  */
 
-interface Batch {
-  offset: number;
-  /** The first line it writes (line 0 is the header). */
-  fromLine: number;
-  /** How many lines are durable once this batch is written. */
-  linesUpTo: number;
-  /** About how many bytes its lines take. */
-  bytes: number;
-  /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
-  data?: Buffer;
-}
-
-interface Waiter {
-  linesUpTo: number;
-  resolve: () => void;
-  reject: (error: ArborError) => void;
-}
-
-export interface LogWriterInit {
-  file: string;
-  header: SessionHeader;
-  /** The log's events, appended to by the log (line i > 0 is event i - 1). */
-  events: SessionEvent[];
-  policy: JsonlWritePolicy;
-  pool: FilePool;
-  scheduler: FlushScheduler;
-  lock?: SessionLock;
-  problems: LogProblems;
-  /** The length of the file holding the header and `events`, and its identity; else a new file. */
-  existing?: { bytes: number; identity: FileIdentity };
-  /** Whether the log was closed (a failure then says the write is tried again every few seconds). */
-  closed: () => boolean;
-}
-
 /** Delay between the tries to save what a failed close left. */
 const RETRY_MS = 5_000;
 /** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
 const always = (): boolean => true;
 
-export class LogWriter implements FlushTarget, LogFile {
-  readonly file: string;
-  readonly sessionId: string;
-  /** Read at every append: kept here rather than behind `log`. */
-  private readonly policy: JsonlWritePolicy;
+export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   private readonly scheduler: FlushScheduler;
-  private readonly lines: LogLines;
   /** Lines handed to this writer (the header counts as one). */
   private appendedLines: number;
   /** Lines handed to a batch (written, or being written). */
@@ -86,28 +52,23 @@ export class LogWriter implements FlushTarget, LogFile {
   /** Lines known to be written. */
   private durableLines: number;
   private nextOffset: number;
-  /** The file it wrote; 'unseen' when it created and wrote it without reading that (its last write, as it seemed). */
-  private identity: FileIdentity | 'unseen' | undefined;
-  /** The log is closing: what it writes now is meant to be its last. */
-  private closing = false;
   private inFlight: Batch | undefined;
   /** The next try to save what a failed close left. */
   private retryTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
+  /** Set while the log has no file: its batches go to the store's journal, then its file is written whole (sessionJournal.ts). */
+  private seat: JournalSeat | undefined;
 
-  constructor(private readonly log: LogWriterInit) {
-    this.file = log.file;
-    this.sessionId = log.header.id;
-    this.policy = log.policy;
+  constructor(log: LogWriterInit) {
+    super(log);
     this.scheduler = log.scheduler;
-    this.lines = new LogLines(log.header, log.events, !log.existing);
     if (log.existing) {
       this.appendedLines = this.takenLines = this.durableLines = 1 + log.events.length;
       this.nextOffset = log.existing.bytes;
-      this.identity = log.existing.identity;
     } else {
       this.appendedLines = this.takenLines = this.durableLines = 0;
       this.nextOffset = 0;
+      this.seat = log.journal && new JournalSeat(log.journal, this);
       this.enqueue(this.lines.size(0));
     }
   }
@@ -132,7 +93,10 @@ export class LogWriter implements FlushTarget, LogFile {
   /** Writes everything appended before returning; false if nothing waited. Throws SESSION_WRITE_FAILED. */
   flushSync(): boolean {
     this.stop();
-    if (!this.dirty) return false;
+    // A log still in the journal writes its file whole: no journal stays behind a live process.
+    const whole = this.seat !== undefined;
+    if (whole) this.rewind();
+    if (!this.dirty && !whole) return false;
     // From where the in-flight write, if any, started: the same bytes at the same offset.
     const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
@@ -155,9 +119,45 @@ export class LogWriter implements FlushTarget, LogFile {
     this.pendingBytes = 0;
     this.nextOffset = end;
     this.durableLines = this.appendedLines;
+    this.inFile();
     this.settleWaiters();
     this.succeeded();
     return true;
+  }
+
+  /**
+   * Resolves once the file holds every line the journal held (at once for a log that has its
+   * file); rejects when writing the file failed. With `now`, the log leaves the journal at once.
+   */
+  fileWritten(now = false): Promise<void> {
+    if (!this.seat) return Promise.resolve();
+    const done = this.seat.fileWritten();
+    if (now) this.leaveJournal();
+    return done;
+  }
+
+  /** The journal's wait is over (JournaledLog): the next batch writes the file whole, from line 0. */
+  leaveJournal(): void {
+    if (!this.seat || this.seat.leaving) return;
+    this.seat.leaving = true;
+    if (!this.inFlight) {
+      this.rewind();
+      this.startWrite();
+    }
+  }
+
+  /** Every line waits again for the file's first batch; a batch in flight no longer counts. */
+  private rewind(): void {
+    this.inFlight = undefined;
+    this.takenLines = 0;
+    this.nextOffset = 0;
+    this.pendingBytes = this.lines.sizeBetween(0, this.appendedLines);
+  }
+
+  /** The file holds every line. */
+  private inFile(): void {
+    this.seat?.left();
+    this.seat = undefined;
   }
 
   /** Tries a flush every few seconds, `tries` times, until one writes; then calls `written`. */
@@ -165,7 +165,9 @@ export class LogWriter implements FlushTarget, LogFile {
     if (tries <= 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.flush().then(written, () => this.retry(tries - 1, written));
+      this.flush()
+        .then(() => this.fileWritten(true))
+        .then(written, () => this.retry(tries - 1, written));
     }, RETRY_MS);
     this.retryTimer.unref();
   }
@@ -220,6 +222,14 @@ export class LogWriter implements FlushTarget, LogFile {
     this.takenLines = this.appendedLines;
     this.pendingBytes = 0;
     this.inFlight = batch;
+    if (this.seat && !this.seat.leaving) {
+      batch.journal = true;
+      this.seat.append(batch.offset, this.build(batch)).then(
+        () => this.onBatchWritten(batch, this.nextOffset),
+        (e: unknown) => this.onBatchFailed(batch, e),
+      );
+      return;
+    }
     const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
     (this.log.lock && !this.log.lock.isHeld ? this.log.lock.acquire().then(write) : write()).then(
       (end) => this.onBatchWritten(batch, end),
@@ -235,50 +245,26 @@ export class LogWriter implements FlushTarget, LogFile {
     return runAsync(writeBatchSteps(this, { data: this.build(batch), offset: batch.offset, linesUpTo: batch.linesUpTo }, () => this.inFlight === batch));
   }
 
-  // What the write steps ask of this log (LogFile).
-
-  fileIdentity(): FileIdentity | undefined {
-    return this.identity === 'unseen' ? undefined : this.identity;
+  protected lineCount(): number {
+    return this.appendedLines;
   }
 
-  learned(identity: FileIdentity): void {
-    this.identity = identity;
-  }
-
-  createdUnseen(): boolean {
-    return this.identity === 'unseen';
-  }
-
-  /** Its last batch is written, so no later write needs the file's identity: its create has answered. */
-  wroteUnseen(): void {
-    this.identity ??= 'unseen';
-    createHeard(this);
-  }
-
-  isLastWrite(linesUpTo: number): boolean {
-    return this.closing && linesUpTo === this.appendedLines;
-  }
-
-  /** Always, or when a flush waits for this write (a rewrite: only always). */
-  syncs(rewrite: boolean): boolean {
-    return this.policy.fsync || (!rewrite && this.policy.fsyncAtFlush === true && this.waiters.length > 0);
-  }
-
-  wholeFile(lines: number): Buffer {
-    return this.lines.whole(lines);
-  }
-
-  restored(why: string): void {
-    this.log.problems.inform(fileRestoredError(this.log.header.id, this.log.file, why));
+  protected flushWaits(): boolean {
+    return this.waiters.length > 0;
   }
 
   private onBatchWritten(batch: Batch, end: number | undefined): void {
     if (this.inFlight !== batch || end === undefined) return; // flushSync already wrote it
     this.inFlight = undefined;
     this.nextOffset = end;
-    this.durableLines = batch.linesUpTo;
+    this.durableLines = Math.max(this.durableLines, batch.linesUpTo);
+    if (!batch.journal) this.inFile();
     this.settleWaiters();
     this.succeeded();
+    if (this.seat?.leaving) {
+      this.rewind();
+      return this.startWrite();
+    }
     if (!this.hasPending) return;
     if (this.waiters.length > 0 || this.pendingBytes >= this.policy.maxBufferedBytes) this.startWrite();
     else this.scheduleWrite();
@@ -287,12 +273,13 @@ export class LogWriter implements FlushTarget, LogFile {
   private onBatchFailed(batch: Batch, cause: unknown): void {
     if (this.inFlight !== batch) return;
     this.inFlight = undefined;
-    // Its lines wait again: the next flush or append writes them again at the same offset.
-    this.takenLines = batch.fromLine;
-    this.nextOffset = batch.offset;
-    this.pendingBytes = 0;
-    for (let line = batch.fromLine; line < this.appendedLines; line++) this.pendingBytes += this.lines.size(line);
+    // Its lines wait again: the next flush or append writes them again at the same offset (a
+    // log without its file: all of them, into the file, not into the journal again).
+    this.takenLines = this.seat ? 0 : batch.fromLine;
+    this.nextOffset = this.seat ? 0 : batch.offset;
+    this.pendingBytes = this.lines.sizeBetween(this.takenLines, this.appendedLines);
     const error = this.writeError(cause);
+    this.seat?.fileFailed(error);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.reject(error);

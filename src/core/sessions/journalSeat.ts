@@ -1,0 +1,57 @@
+/**
+ * What a session log and its store know of the journal of new one-shot sessions
+ * (sessionJournal.ts, a part loaded at the first one-shot session or when a crashed window left
+ * a journal): where journals live, what the journal asks of a log, and the log's place in it.
+ */
+/** The folder of the windows' journals, inside the session folder. */
+export const JOURNAL_FOLDER = 'journal';
+export const JOURNAL_SUFFIX = '.journal';
+
+/** What the journal asks of a log it holds (its writer). */
+export interface JournaledLog {
+  readonly sessionId: string;
+  /** The journal's wait is over: the log creates its file now, with every line. */
+  leaveJournal(): void;
+}
+
+/** What a seat uses of the journal (SessionJournal). */
+export interface Journal {
+  append(log: JournaledLog, offset: number, data: Buffer): Promise<void>;
+  left(log: JournaledLog): void;
+}
+
+/**
+ * A new log's place in the journal, kept by its writer until its file holds every line: whether
+ * it is leaving (its next batch is the file's, from line 0), and who waits for the file.
+ */
+export class JournalSeat {
+  leaving = false;
+  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly log: JournaledLog,
+  ) {}
+
+  append(offset: number, data: Buffer): Promise<void> {
+    return this.journal.append(this.log, offset, data);
+  }
+
+  /** Resolves once the file holds every line; rejects when a write of the file failed. */
+  fileWritten(): Promise<void> {
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** The file holds every line: the log is no longer the journal's. */
+  left(): void {
+    this.journal.left(this.log);
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
+  /** A write of the file failed: its next try starts from line 0 again. */
+  fileFailed(error: unknown): void {
+    this.leaving = true;
+    for (const w of this.waiters.splice(0)) w.reject(error);
+  }
+}
+

@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { errnoOf } from '../errors';
+export { recoverJournals } from './journalRecovery';
+import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
+import { HOST } from './windowFiles';
+
+/**
+ * The store's journal of new one-shot sessions: the batches of a one-shot subagent's session
+ * written, many sessions in one write, to one file of the window (`journal/window-<pid>-<nonce>-
+ * <generation>.journal` in the session folder) before that session has a file of its own. A
+ * thousand subagents delegated at once then cost one append where they cost a lock entry and a
+ * file each before their first batch was on disk; their files are created a moment later, off
+ * the path the agents wait on.
+ *
+ * Invariants:
+ * - A batch is on disk, in the journal, when its write resolves: as early as in its own file,
+ *   and a crash then loses nothing (a journal whose process is gone is written out into the
+ *   sessions' files by the next store that opens the folder: journalRecovery).
+ * - A journaled session takes no lock and has no file, so no other window can see it, let alone
+ *   take it. Its file is created the normal way (the session's lock first, then an exclusive
+ *   create) when the log leaves the journal: `delayMs` after its first batch landed, or at once
+ *   by the synchronous flush at the end of the process. The file then holds every line.
+ * - The log stays open in its store (History lists it from memory) until its file holds every
+ *   line; a generation's journal file is deleted once none of its sessions is still only there.
+ * - Each record is one JSON line `{ id, at, bytes }` followed by those `bytes` of the session's
+ *   file as they are (its checksummed lines, not escaped again), which go to offset `at`, so a
+ *   batch written again lands at the same place. The first line names the window (pid, host,
+ *   owner), as a lock file does.
+ */
+
+const PROCESS_NONCE = randomBytes(4).toString('hex');
+let journalCounter = 0;
+
+interface Waiting {
+  record: Buffer[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class SessionJournal implements Journal {
+  private readonly folder: string;
+  private readonly base: string;
+  private generation = 0;
+  /** The open file of the current generation. */
+  private handle: Promise<fs.promises.FileHandle> | undefined;
+  private waiting: Waiting[] = [];
+  private writing = false;
+  /** Logs with lines only here. */
+  private readonly members = new Set<JournaledLog>();
+  /** Logs whose batch landed, waiting for the delay before they leave. */
+  private readonly due = new Set<JournaledLog>();
+  private timer: NodeJS.Timeout | undefined;
+  private retiring: Promise<void> = Promise.resolve();
+  /** Retired files not yet deleted. */
+  private readonly undeleted = new Set<string>();
+
+  constructor(
+    root: string,
+    private readonly owner: string,
+    private readonly delayMs: number,
+  ) {
+    this.folder = path.join(root, JOURNAL_FOLDER);
+    this.base = `window-${process.pid}-${PROCESS_NONCE}${(++journalCounter).toString(36)}`;
+  }
+
+  /** The current generation's file. */
+  get file(): string {
+    return path.join(this.folder, `${this.base}-${this.generation}${JOURNAL_SUFFIX}`);
+  }
+
+  /** Writes `data`, the bytes of `log`'s file at `offset`; resolves once they are on disk. */
+  append(log: JournaledLog, offset: number, data: Buffer): Promise<void> {
+    this.members.add(log);
+    const record = [Buffer.from(`${JSON.stringify({ id: log.sessionId, at: offset, bytes: data.length })}\n`), data];
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ record, resolve, reject });
+      if (this.writing) return;
+      this.writing = true;
+      // After the current run of code: the batches it starts go into one write.
+      queueMicrotask(() => void this.drain());
+    }).then(() => this.landed(log));
+  }
+
+  /** `log`'s file holds every line it wrote here: it is no longer the journal's. */
+  left(log: JournaledLog): void {
+    this.due.delete(log);
+    if (!this.members.delete(log)) return;
+    this.retireIfEmpty();
+  }
+
+  /** Whether `log` has lines only here. */
+  holds(log: JournaledLog): boolean {
+    return this.members.has(log);
+  }
+
+  /** Every log leaves now (the store is closing): their files are created without waiting. */
+  leaveAll(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.due.clear();
+    for (const member of [...this.members]) member.leaveJournal();
+  }
+
+  /** Resolves once the files this journal retired are closed and deleted. */
+  retired(): Promise<void> {
+    return this.retiring;
+  }
+
+  /** At the end of the process: deletes the current file if no log is a member any more (every log has written its file). */
+  closeSync(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.members.size > 0) return;
+    if (this.handle) this.retire();
+    for (const file of this.undeleted) {
+      try {
+        fs.rmSync(file, { force: true });
+      } catch {
+        // Still open elsewhere (Windows): the next store's recovery finds no session only there and deletes it.
+      }
+    }
+    try {
+      fs.rmdirSync(this.folder);
+    } catch {
+      // Another window's journal is in the folder, or it went already.
+    }
+  }
+
+  private landed(log: JournaledLog): void {
+    if (!this.members.has(log)) return;
+    this.due.add(log);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const due = [...this.due];
+      this.due.clear();
+      for (const member of due) member.leaveJournal();
+    }, this.delayMs);
+    // Not unref'd: a closing log waits on it for its file, which the process must not exit before.
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting;
+        this.waiting = [];
+        try {
+          const handle = await (this.handle ??= this.openFile());
+          const data = Buffer.concat(batch.flatMap((w) => w.record));
+          let written = 0;
+          while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
+          for (const w of batch) w.resolve();
+        } catch (e) {
+          // Opened again at the next write (it appends: what landed stays).
+          this.handle = undefined;
+          for (const w of batch) w.reject(e);
+        }
+      }
+    } finally {
+      this.writing = false;
+      this.retireIfEmpty();
+    }
+  }
+
+  private async openFile(): Promise<fs.promises.FileHandle> {
+    const file = this.file;
+    await this.retiring;
+    const header = Buffer.from(`${JSON.stringify({ pid: process.pid, host: HOST, owner: this.owner })}\n`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const handle = await fs.promises.open(file, 'a');
+        if ((await handle.stat()).size === 0) await handle.write(header, 0, header.length);
+        return handle;
+      } catch (e) {
+        if (errnoOf(e) !== 'ENOENT' || attempt >= 3) throw e;
+        await fs.promises.mkdir(this.folder, { recursive: true });
+      }
+    }
+  }
+
+  /** No log has lines only in the current file and nothing waits to be written: close and delete it; the next batch starts the next generation. */
+  private retireIfEmpty(): void {
+    if (this.members.size > 0 || this.writing || this.waiting.length > 0 || this.handle === undefined) return;
+    this.retire();
+  }
+
+  private retire(): void {
+    const handle = this.handle;
+    const file = this.file;
+    this.handle = undefined;
+    this.generation++;
+    this.undeleted.add(file);
+    this.retiring = this.retiring.then(async () => {
+      try {
+        await (await handle)?.close();
+      } catch {
+        // It failed to open: nothing to close.
+      }
+      // Left for the next store's recovery, which finds no session only there and deletes it.
+      await fs.promises.rm(file, { force: true }).catch(() => undefined);
+      this.undeleted.delete(file);
+      // The folder goes with the last journal (another window's keeps it).
+      await fs.promises.rmdir(this.folder).catch(() => undefined);
+    });
+  }
+}
