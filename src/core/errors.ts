@@ -8,6 +8,7 @@ export type ArborErrorCode =
   | 'SUBAGENT_UNAUTHORIZED'
   | 'SUBAGENT_NOT_FOUND'
   | 'LIMIT_EXCEEDED'
+  | 'BUDGET_SLICE_TOO_LARGE'
   | 'TOOL_ARGUMENTS_INVALID'
   | 'TOOL_UNKNOWN'
   | 'TOOL_FAILED'
@@ -41,6 +42,9 @@ export type ArborErrorCode =
   | 'SEARCH_INVALID'
   | 'CHANGES_UNREADABLE'
   | 'CHANGED_SINCE'
+  // write scopes and files two agents change
+  | 'SCOPE_VIOLATION'
+  | 'FILE_HELD_BY_OTHER_AGENT'
   // git worktrees
   | 'GIT_MISSING'
   | 'NOT_A_GIT_REPOSITORY'

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { costOf, type PriceTable } from './budgets/prices';
+import type { SliceRecordData } from './budgets/sliceRequest';
 
 /**
  * Limits per run (a root agent and everything it delegates to). The per-agent and per-turn ones
@@ -41,6 +42,23 @@ export function resolveLimits(input: unknown): RunLimits {
 }
 
 /**
+ * A run's budgets per branch (budgets/sliceBook.ts, a part loaded with the first slice), as the
+ * run and the views that do not load it reach them: told of each response and model call of an
+ * agent, asked whether the agent's branch is spent, how much of its own slice it used, and what
+ * its live record keeps.
+ */
+export interface BranchLedger {
+  charge(agentId: string, tokens: number, cost: number): void;
+  countModelCall(agentId: string): void;
+  /** The outermost spent slice of the agent's branch (the session id of its agent) and why; `next` judges model calls. */
+  spentFor(agentId: string, now: number, next?: 'modelCall'): { owner: string; reason: string } | undefined;
+  /** How its node says the use of its own slice, when it was given one: `⚠ 85% of its tokens` from 80%, and the tooltip's lines. */
+  usageOf(agentId: string, now: number): { part: string | undefined; lines: string[] } | undefined;
+  /** Its own slice as its live record keeps it. */
+  recordOf(agentId: string): SliceRecordData | undefined;
+}
+
+/**
  * What one run has used, shared by every agent of the run so each budget covers the whole tree.
  * The turn loop records into it; the budget guard (budgets/) reads it and, when a budget is
  * spent, puts a `budget` hold on every agent of the run (agents/holds.ts). The run itself keeps
@@ -64,6 +82,8 @@ export class RunBudget {
   /** Made on first use: most runs have no warning and no priced model (a run of one idle root stays small). */
   private agentWarnings: Map<string, string> | undefined;
   private costs: Map<string, number> | undefined;
+  /** The run's budgets per branch (budgets/sliceBook.ts puts its book here with the first slice). */
+  slices: BranchLedger | undefined;
 
   constructor(
     public limits: RunLimits,
@@ -74,6 +94,12 @@ export class RunBudget {
     this.startedAt = clock();
   }
 
+  /** One model call of `agentId`, counted for the run and for its branch's slices. */
+  countModelCall(agentId: string): void {
+    this.modelCallsUsed++;
+    this.slices?.countModelCall(agentId);
+  }
+
   tokensExhausted(): boolean {
     return this.limits.maxTokens > 0 && this.tokensUsed >= this.limits.maxTokens;
   }
@@ -82,6 +108,7 @@ export class RunBudget {
   recordUsage(agentId: string, model: string, inputTokens: number, outputTokens: number): void {
     this.tokensUsed += inputTokens + outputTokens;
     const cost = costOf(this.prices, model, inputTokens, outputTokens);
+    this.slices?.charge(agentId, inputTokens + outputTokens, cost ?? 0);
     if (cost === undefined) {
       this.unpricedTokens += inputTokens + outputTokens;
       return;
@@ -95,6 +122,7 @@ export class RunBudget {
   recordCost(agentId: string, amount: number): void {
     if (!Number.isFinite(amount) || amount <= 0) return;
     this.cost += amount;
+    this.slices?.charge(agentId, 0, amount);
     const costs = (this.costs ??= new Map());
     costs.set(agentId, (costs.get(agentId) ?? 0) + amount);
   }

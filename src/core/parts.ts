@@ -16,7 +16,9 @@ import type * as Restore from './restore/restorePart';
 import type * as SandboxRun from './sandbox/sandboxRun';
 import type * as DefinedAgents from './definitions/definedAgents';
 import type * as SessionJournal from './sessions/sessionJournal';
+import type * as ScopeRuns from './scopes/scopeRuns';
 import type * as ApprovalAsking from './interaction/approvalAsking';
+import type * as BudgetPart from './budgets/budgetPart';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -48,5 +50,11 @@ export const sandboxPart = partOnFirstUse('the command sandbox (dist/sandboxRun.
 /** The journal of new one-shot sessions (many sessions' first batches in one append), and writing out the journal a crashed window left. */
 export const sessionJournalPart = partOnFirstUse('the journal of new sessions (dist/sessionJournal.js)', () => require('./sessions/sessionJournal') as typeof SessionJournal);
 
+/** Write scopes and files two agents change: narrowing and matching scopes, asking about another agent's file. */
+export const scopeRunsPart = partOnFirstUse('write scopes (dist/scopeRuns.js)', () => require('./scopes/scopeRuns') as typeof ScopeRuns);
+
 /** Asking a person for an approval (the prompt that names who asks, the answers and their scopes) and the live grants. */
 export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approvalAsking.js)', () => require('./interaction/approvalAsking') as typeof ApprovalAsking);
+
+/** Budgets at their cap and per branch: a child's slice, a spent branch's pause and raise, a run's BLOCKED report and raised limits. */
+export const budgetPart = partOnFirstUse('budgets at their cap and per branch (dist/budgetPart.js)', () => require('./budgets/budgetPart') as typeof BudgetPart);

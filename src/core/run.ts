@@ -1,5 +1,5 @@
 import type { AgentRun, RunWorkspace } from './agents/agent';
-import type { RunGate } from './agents/holds';
+import type { RunGate } from './agents/agentRun';
 import type { RunInteractionPolicy } from './interaction/policy';
 import type { PriceTable } from './budgets/prices';
 import { RunBudget, type RunLimits } from './limits';

@@ -33,6 +33,7 @@ import type { RuntimeTool, RuntimeToolContext } from './tools/context';
 import type { ToolResult } from './tools/types';
 import { ChangeSets, MemoryChangeSetStorage } from './workspace/changeSets';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
+import { Writes, type BranchScopeRequest } from './scopes';
 import type { WorkspacePort } from './workspace/port';
 
 export { Run };
@@ -76,6 +77,8 @@ export class Runtime implements AgentHost {
   readonly workspace: WorkspacePort | undefined;
   /** Per agent (session id), the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
+  /** Each agent's write scope, and the guard every write passes (made with its part on first use). */
+  readonly writes: Writes;
   /** What bounds the commands agents run; off unless the options give one (the editor does). */
   readonly sandbox: CommandSandbox;
   private disposed = false;
@@ -101,6 +104,7 @@ export class Runtime implements AgentHost {
     const factory = new AgentFactory(this, options.sessions ?? memorySessionLogs, options.newId ?? sessionIdMaker(), options.workspace, options.now);
     this.interaction = options.interaction ?? new UserInteractionService({ agents: this.agents, onProblem: this.onProblem });
     this.approvals = new ApprovalService({ interaction: this.interaction, rules: options.approvalRules, lineage: this.agents });
+    const writes = (this.writes = new Writes(this));
     const tools = (this.tools = new RuntimeTools(this, options.systemPrompt ?? BASE_PROMPT));
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) tools.catalog.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
@@ -108,18 +112,18 @@ export class Runtime implements AgentHost {
       if (event.type === 'agent_removed') this.agentLeft(event.agent);
     });
     const isReadOnlyTool = (name: string): boolean => tools.catalog.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem });
+    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem, end: (agent) => this.end(agent) });
     const { agents, definitions, endedLogs, budgets, onProblem, events } = this;
     const manager = new ContinuationManager({
       agents,
       onEvent: this.onEvent,
-      createContinuable: (parent, label, resume, engine, definition) => createChild(this.parts, parent, 'continuable', label, resume, engine, definition),
+      createContinuable: (parent, label, resume, engine, definition, request) => createChild(this.parts, parent, 'continuable', label, resume, engine, definition, request),
       loadSettled: store ? settledChildLoader(store, agents, endedLogs, onProblem) : undefined,
     });
     this.subagents = manager;
     const liveRecordsFolder = store ? options.liveRecordsFolder : undefined;
     this.parts = {
-      agents, definitions, endedLogs, budgets, onProblem, events, manager, factory, store, liveRecordsFolder,
+      agents, definitions, endedLogs, budgets, onProblem, events, manager, factory, store, liveRecordsFolder, writes,
       resolveModel: options.resolveModel,
       ownInteraction: options.interaction ? undefined : this.interaction,
       waitMs: options.shutdownWaitMs ?? DEFAULT_SHUTDOWN_WAIT_MS,
@@ -158,7 +162,9 @@ export class Runtime implements AgentHost {
     const run = new Run(limits, policy, options.model, options.workspace, this.budgets.newRunBudget());
     const label = options.label?.trim() || options.definition?.name || labelFromPrompt(options.prompt);
     const defined = definedSpec(this.parts, undefined, options.definition);
+    const { scope } = this.writes.guard.childScope(undefined, options.definition, undefined);
     const agent = this.parts.factory.create({ label, kind: 'root', run, planMode: options.planMode, engine: options.engine, ...defined });
+    this.writes.set(agent, scope);
     this.agents.add(agent);
     agent.send(options.prompt, { from: 'user' });
     return agent;
@@ -230,13 +236,13 @@ export class Runtime implements AgentHost {
   }
 
   /** Run a one-shot child of `parent` to completion inside its turn (rules: runtimeDelegation.ts). */
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome> {
-    return runOneShotChild(this.parts, parent, label, prompt, signal, definition);
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome> {
+    return runOneShotChild(this.parts, parent, label, prompt, signal, definition, request);
   }
 
   /** Start a continuable child of `parent`; with an engine it is an external agent; with a definition it is bounded by it. */
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
-    return startContinuableChild(this.parts, parent, label, prompt, engine, definition);
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
+    return startContinuableChild(this.parts, parent, label, prompt, engine, definition, request);
   }
 
   /**

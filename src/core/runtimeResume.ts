@@ -131,6 +131,7 @@ export function restoreLive(host: ResumeHost, options: RestoreLiveOptions): Prom
       defaultLimits: () => host.defaultLimits(),
       newRunBudget: () => host.budgets.newRunBudget(),
       restorePause: (run, hold) => host.budgets.restorePause(run, hold),
+      restoreSlice: (agent, slice) => host.budgets.slices.restore(agent, slice),
       makeRoot: (label, run, past, planMode, engine) => host.factory.create({ label, kind: 'root', run, past, planMode, engine }),
       makeChild: (parent, label, past, engine) => host.factory.create({ label, kind: 'continuable', run: parent.run, parent, past, engine }),
       addRoot: (agent) => host.agents.add(agent),

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
-import { arborTesting, turnEnds, waitFor } from './support';
+import { arborTesting, childNamed, turnEnds, waitFor } from './support';
 import { ui } from './ui';
 
 // Run budgets as a user meets them: a run that spends its budget is paused (not killed) and a
@@ -52,6 +52,65 @@ describe('Budgets', () => {
       assert.deepStrictEqual(turnEnds(root), ['paused', 'completed']);
     } finally {
       await t.runtime.end(root);
+      await vscode.commands.executeCommand('notifications.clearAll');
+    }
+  });
+
+  it('a spent slice pauses only its branch, and a real click on Raise limit on that node resumes it', async function () {
+    ui.requireBrowser(this);
+    this.timeout(120_000);
+    const t = await arborTesting();
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await vscode.commands.executeCommand('workbench.view.extension.arbor');
+    const start = (label: string, budget?: unknown) => ({ name: 'start_subagent', arguments: { label, prompt: `work as ${label}`, ...(budget ? { budget } : {}) } });
+    const root = t.startScripted(
+      {
+        version: 1,
+        agents: {
+          'Slice lead': { turns: [[{ toolCalls: [start('Sliced branch', { tokens: 100 }), start('Free sibling')], usage: { inputTokens: 0, outputTokens: 0 } }, { hang: true }]], afterLastTurn: 'repeat-last' },
+          'Sliced branch': {
+            turns: [
+              [
+                { toolCalls: [listAgents], usage: { inputTokens: 60, outputTokens: 0 } },
+                { delayMs: 50, toolCalls: [listAgents], usage: { inputTokens: 50, outputTokens: 0 } },
+                { text: 'never reached', usage: { inputTokens: 0, outputTokens: 0 } },
+              ],
+              [{ text: 'The branch goes on after its raise', usage: { inputTokens: 0, outputTokens: 0 } }],
+            ],
+          },
+          'Free sibling': { turns: [[{ hang: true }]] },
+        },
+      },
+      'give one branch its own budget',
+      'Slice lead',
+    );
+    try {
+      await waitFor(() => childNamed(t, root, 'Sliced branch') !== undefined && childNamed(t, root, 'Free sibling')?.status === 'running', 'both children to start');
+      const branch = childNamed(t, root, 'Sliced branch')!;
+      const sibling = childNamed(t, root, 'Free sibling')!;
+      await waitFor(() => branch.status === 'idle' && branch.holds.some((h) => h.reason === 'slice'), 'the branch to pause');
+      assert.deepStrictEqual(turnEnds(branch), ['paused']);
+      assert.strictEqual(root.status, 'running', 'the lead goes on');
+      assert.strictEqual(sibling.status, 'running', 'the sibling goes on');
+      assert.strictEqual(t.runtime.budgets.holdOf(root.run), undefined, 'the run is not paused');
+      await waitFor(() => String(t.tree.getTreeItem(branch).description).includes('branch paused: its budget spent'), 'the node to say its branch is paused');
+      assert.match(String(t.tree.getTreeItem(branch).contextValue), /:slice$/);
+
+      const raised: number[] = [];
+      const listening = t.runtime.budgets.onEvent((e) => {
+        if (e.type === 'slice_resumed' && e.agent === branch) raised.push(e.slice.limits.tokens);
+      });
+      await t.treeView.reveal(branch, { select: false, focus: false });
+      await ui.clickInlineAction('Sliced branch', 'Raise limit');
+      await waitFor(() => said(branch, 'The branch goes on after its raise'), 'the branch to go on after Raise limit');
+      listening.dispose();
+      // Its turn done, the branch may settle (and its slice close) at once: the raise's event says what it was raised to.
+      assert.deepStrictEqual(raised, [200], 'its slice was raised, once');
+      assert.strictEqual(root.run.budget.limits.maxTokens, 0, "the run's limits are as they were");
+      assert.strictEqual(sibling.status, 'running', 'the sibling was not touched');
+    } finally {
+      await t.runtime.end(root);
+      for (const agent of t.runtime.agents.all()) if (agent.run === root.run && agent.kind !== 'one-shot') await t.runtime.end(agent);
       await vscode.commands.executeCommand('notifications.clearAll');
     }
   });

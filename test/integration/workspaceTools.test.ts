@@ -101,7 +101,7 @@ describe('Workspace tools in the editor', function () {
     assert.strictEqual(search.content, 'src/shoppingList.js:18:function totalCents(list, prices) {\nsrc/shoppingList.js:28:module.exports = { parsePrices, totalCents };');
     assert.strictEqual(list.content, '1 file matching "**/*.js":\nsrc/shoppingList.js');
     const prompt = t.runtime.interaction.pending().find((p) => p.agent?.id === agent.id)!;
-    assert.match(prompt.questions[0].question, /Editor wants to edit files/);
+    assert.match(prompt.questions[0].question, /^Editor \(root agent\) wants to edit files/);
     assert.ok((prompt.detail ?? '').includes(`\n-    if (price === undefined) ${OLD_LINE}\n+    if (price === undefined) ${NEW_LINE}\n`), 'the prompt carries the diff');
 
     if (ui.available) {

@@ -223,7 +223,7 @@ export class Agent implements HoldTarget {
     this.host.agentChanged(this, STATUS_CHANGED);
   }
 
-  /** Puts a hold on the agent (one per reason; see AgentHolds.put). It announces nothing: the caller's stop does. */
+  /** Puts a hold on the agent (one per reason; see AgentQueue.put). It announces nothing: the caller's stop does. */
   putHold(hold: Hold): void {
     this.queue.put(hold);
   }
@@ -240,7 +240,7 @@ export class Agent implements HoldTarget {
   gate(step: GateStep): Hold | undefined {
     const held = this.queue.heldAt(step);
     if (held) return held;
-    return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run.budget, step) : undefined;
+    return step === 'turn' || step === 'modelCall' ? this.run.gate?.gate(this.run.budget, step, this.id) : undefined;
   }
 
   /**

@@ -27,6 +27,8 @@ export type AgentChange =
   | { type: 'session_problem'; problem: ArborError | undefined }
   /** A Stop was sent but the agent has not ended its turn within its grace period (external agents). */
   | { type: 'stop_overdue'; graceMs: number }
+  /** The files it shares with another live agent changed (its node's ⚠, src/core/scopes). */
+  | { type: 'envelope' }
   | { type: 'disposed' };
 
 /** What an Agent is made from (`AgentInit` in agent.ts), over its host's and engine's types. */

@@ -1,4 +1,4 @@
-import { AgentHolds, holdAt, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldReason } from './holds';
+import { holdAt, holdIndex, lapsesWhenEmpty, newHold, NO_HOLDS, type GateStep, type Hold, type HoldReason } from './holds';
 import { Inbox, type InboxItem } from './inbox';
 
 /**
@@ -12,8 +12,8 @@ import { Inbox, type InboxItem } from './inbox';
  * life), so an idle agent pays for neither an extra object nor an empty list.
  */
 export class AgentQueue extends Inbox {
-  /** Null while nothing holds the agent. */
-  private holdSet: AgentHolds | null = null;
+  /** The holds, oldest first; null while nothing holds the agent. A plain array: a Stop puts its hold before its abort reaches the model. */
+  private holdList: Hold[] | null = null;
 
   constructor(lastQueueId: number, pending: readonly InboxItem[] | undefined) {
     super(lastQueueId, pending);
@@ -23,7 +23,7 @@ export class AgentQueue extends Inbox {
 
   /** Everything that keeps the agent from running, oldest first. */
   get holds(): readonly Hold[] {
-    return this.holdSet?.all ?? NO_HOLDS;
+    return this.holdList ?? NO_HOLDS;
   }
 
   /** True when a hold keeps queued work waiting for the next waking send. */
@@ -32,26 +32,36 @@ export class AgentQueue extends Inbox {
   }
 
   has(reason: HoldReason): boolean {
-    return this.holdSet?.has(reason) ?? false;
+    return this.holdList !== null && holdIndex(this.holdList, reason) >= 0;
   }
 
-  /** Puts a hold (one per reason; see AgentHolds.put). */
+  /** Puts a hold: one per reason, so a second hold of a held reason may only mark it interrupted. */
   put(hold: Hold): void {
-    (this.holdSet ??= new AgentHolds()).put(hold);
+    const list = (this.holdList ??= []);
+    const i = holdIndex(list, hold.reason);
+    if (i < 0) list.push(hold);
+    else if (hold.interrupted && !list[i].interrupted) list[i] = { ...list[i], interrupted: true };
   }
 
-  /** Takes off the holds `match` picks; returns them. */
+  /** Takes off the holds `match` picks, in the order they were put; returns them (NO_HOLDS when none). */
   release(match: (hold: Hold) => boolean): readonly Hold[] {
-    const set = this.holdSet;
-    if (!set) return NO_HOLDS;
-    const dropped = set.release(match);
-    if (set.empty) this.holdSet = null;
-    return dropped;
+    const list = this.holdList;
+    if (!list) return NO_HOLDS;
+    let released: Hold[] | undefined;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const hold = list[i];
+      if (match(hold)) (released ??= []).push(hold);
+      else list[kept++] = hold;
+    }
+    if (kept === 0) this.holdList = null;
+    else if (kept !== list.length) list.length = kept;
+    return released ?? NO_HOLDS;
   }
 
   /** The agent's own hold that stops `step` now, if any (the run's gate is the agent's to add). */
   heldAt(step: GateStep): Hold | undefined {
-    return this.holdSet ? holdAt(this.holdSet.all, step) : undefined;
+    return this.holdList ? holdAt(this.holdList, step) : undefined;
   }
 
   /**

@@ -1,5 +1,4 @@
 import { isoNow } from '../clock';
-import type { RunBudget } from '../limits';
 
 /**
  * Holds: every reason an agent is kept from running, as one small value with a reason and the
@@ -8,13 +7,13 @@ import type { RunBudget } from '../limits';
  * Invariants:
  * - A hold is plain data (strings and one flag), so it can be written to the session as it is.
  * - Each reason has one release rule (RELEASE): `stop`, `branch` and `reload` end with a waking
- *   send; `budget` with a raise of the run's limits; `runaway` with a person's message (or the
- *   person's Resume).
+ *   send; `budget` with a raise of the run's limits; `slice` (a branch's own budget is spent) with
+ *   a raise of that slice alone; `runaway` with a person's message (or the person's Resume).
  * - Queue holds (`stop`, `branch`, `reload`) keep the queue from being claimed for a new turn.
  *   `stop` and `reload` lapse when the agent is idle with nothing queued; `branch`, and a
  *   `reload` that cut a turn short (the window closed), stay until a waking send, so a report
  *   that arrives later only queues.
- * - Run holds (`budget`, `runaway`) let a turn start but end it at once, before any model call
+ * - Run holds (`budget`, `slice`, `runaway`) let a turn start but end it at once, before any model call
  *   and before the tools of a reply that streamed in: the message it claimed stays in the
  *   conversation, the turn ends like a Stop.
  * - An agent holds one hold per reason; holding a reason it already holds changes nothing, except
@@ -22,8 +21,8 @@ import type { RunBudget } from '../limits';
  * - An agent without a hold carries no list at all (see Agent), so an idle agent stays small.
  */
 
-export type HoldReason = 'stop' | 'branch' | 'reload' | 'budget' | 'runaway';
-export type HoldRelease = 'waking-send' | 'raise' | 'person-message';
+export type HoldReason = 'stop' | 'branch' | 'reload' | 'budget' | 'slice' | 'runaway';
+export type HoldRelease = 'waking-send' | 'raise' | 'slice-raise' | 'person-message';
 
 export interface Hold {
   readonly reason: HoldReason;
@@ -36,6 +35,8 @@ export interface Hold {
   readonly report?: string;
   /** The hold cut work short (a turn was running, or one ended against it): its release resumes the agent. */
   readonly interrupted?: true;
+  /** A `slice` hold: the session id of the agent whose slice (budgets/slices.ts) is spent, the top of the held branch. */
+  readonly slice?: string;
 }
 
 export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze({
@@ -43,6 +44,7 @@ export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze(
   branch: 'waking-send',
   reload: 'waking-send',
   budget: 'raise',
+  slice: 'slice-raise',
   runaway: 'person-message',
 });
 
@@ -52,16 +54,6 @@ export const RELEASE: Readonly<Record<HoldReason, HoldRelease>> = Object.freeze(
  */
 export type GateStep = 'claim' | 'turn' | 'modelCall' | 'tools';
 
-/**
- * What a run may hold every agent of it with, asked before each turn and each model call: a
- * budget counted in turns or model calls is spent when the next one would go past it. Every run
- * the runtime starts gets budgets/budgetGate.ts; the hold it returns is not put on the agent (the
- * turn it ends reports it, and the budget guard then pauses the run).
- */
-export interface RunGate {
-  gate(run: RunBudget, next: 'turn' | 'modelCall'): Hold | undefined;
-}
-
 /** What budgets and guards put on an agent and take off it: the dependency points from them to agents. */
 export interface HoldTarget {
   readonly holds: readonly Hold[];
@@ -70,11 +62,14 @@ export interface HoldTarget {
   releaseHolds(rule: HoldRelease): readonly Hold[];
 }
 
-export function newHold(reason: HoldReason, extra: { detail?: string; report?: string; interrupted?: boolean } = {}): Hold {
+/** A new hold put now. A Stop puts one before its abort reaches the model, so it allocates no more than the hold. */
+export function newHold(reason: HoldReason, extra?: { detail?: string; report?: string; interrupted?: boolean; slice?: string }): Hold {
   const hold: { -readonly [K in keyof Hold]: Hold[K] } = { reason, since: isoNow(), release: RELEASE[reason] };
+  if (extra === undefined) return hold;
   if (extra.detail !== undefined) hold.detail = extra.detail;
   if (extra.report !== undefined) hold.report = extra.report;
   if (extra.interrupted) hold.interrupted = true;
+  if (extra.slice !== undefined) hold.slice = extra.slice;
   return hold;
 }
 
@@ -91,9 +86,9 @@ export function lapsesWhenEmpty(hold: Hold): boolean {
 }
 
 /** The holds that say most about the agent come first: what the person has to do before a Send is enough. */
-const ORDER: readonly HoldReason[] = ['budget', 'runaway', 'branch', 'stop', 'reload'];
+const ORDER: readonly HoldReason[] = ['budget', 'slice', 'runaway', 'branch', 'stop', 'reload'];
 /** The run holds in the order the turn loop meets them: a spent run before one agent's guard. */
-const RUN_ORDER: readonly HoldReason[] = ['budget', 'runaway'];
+const RUN_ORDER: readonly HoldReason[] = ['budget', 'slice', 'runaway'];
 const QUEUE_ORDER: readonly HoldReason[] = ['branch', 'stop', 'reload'];
 
 /** The one hold a view names for the agent, or undefined when it has none. */
@@ -106,52 +101,21 @@ export function holdAt(holds: readonly Hold[], step: GateStep): Hold | undefined
   return first(holds, step === 'claim' ? QUEUE_ORDER : RUN_ORDER);
 }
 
+// The lookups below are plain loops: they run on every Stop, claim and send, where a callback
+// per lookup showed in the abort's profile.
 function first(holds: readonly Hold[], order: readonly HoldReason[]): Hold | undefined {
   if (holds.length === 0) return undefined;
-  for (const reason of order) {
-    const hold = holds.find((h) => h.reason === reason);
-    if (hold) return hold;
+  for (let r = 0; r < order.length; r++) {
+    const i = holdIndex(holds, order[r]);
+    if (i >= 0) return holds[i];
   }
   return undefined;
 }
 
-/** An agent's holds, made only when it gets its first one (Agent keeps null otherwise). */
-export class AgentHolds {
-  private readonly list: Hold[] = [];
-
-  get all(): readonly Hold[] {
-    return this.list;
-  }
-
-  get empty(): boolean {
-    return this.list.length === 0;
-  }
-
-  has(reason: HoldReason): boolean {
-    return this.list.some((h) => h.reason === reason);
-  }
-
-  /** Returns whether something changed. A second hold of a held reason may only mark it interrupted. */
-  put(hold: Hold): boolean {
-    const i = this.list.findIndex((h) => h.reason === hold.reason);
-    if (i < 0) {
-      this.list.push(hold);
-      return true;
-    }
-    if (!hold.interrupted || this.list[i].interrupted) return false;
-    this.list[i] = { ...this.list[i], interrupted: true };
-    return true;
-  }
-
-  /** Takes off the holds `match` picks, in the order they were put; returns them. */
-  release(match: (hold: Hold) => boolean): Hold[] {
-    const released: Hold[] = [];
-    for (let i = 0; i < this.list.length; ) {
-      if (match(this.list[i])) released.push(...this.list.splice(i, 1));
-      else i++;
-    }
-    return released;
-  }
+/** Where the hold of `reason` is in `holds`; -1 when there is none (one hold per reason). */
+export function holdIndex(holds: readonly Hold[], reason: HoldReason): number {
+  for (let i = 0; i < holds.length; i++) if (holds[i].reason === reason) return i;
+  return -1;
 }
 
 export const NO_HOLDS: readonly Hold[] = Object.freeze([]);
@@ -176,6 +140,8 @@ export function describeHold(hold: Hold): HoldDescription {
       return { text: 'stopped', detail: "Stopped with its branch: a subagent's report only queues, and the next message you send (or its parent sends) resumes it." };
     case 'budget':
       return { text: 'run paused: budget spent', detail: `Paused: ${hold.detail ?? 'a run budget is spent'}. Raise the limit to go on.` };
+    case 'slice':
+      return { text: 'branch paused: its budget spent', detail: `Paused with its branch: ${hold.detail ?? 'its budget is spent'}. Raise limit on its top agent to go on.` };
     case 'runaway':
       return { text: 'paused by a runaway guard', detail: `Paused: ${hold.detail ?? 'a runaway guard paused it'}. Send it a message to go on.` };
   }

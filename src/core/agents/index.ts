@@ -1,6 +1,7 @@
 /** Agents: one conversation driven by a turn loop, its inbox, holds and cancel, and the live registry. */
 export { Agent, unwrapLog } from './agent';
-export { describeHold, holdAt, isQueueHold, newHold, primaryHold, RELEASE, type GateStep, type Hold, type HoldDescription, type HoldReason, type HoldRelease, type HoldTarget, type RunGate } from './holds';
+export { describeHold, holdAt, isQueueHold, newHold, primaryHold, RELEASE, type GateStep, type Hold, type HoldDescription, type HoldReason, type HoldRelease, type HoldTarget } from './holds';
+export type { RunGate } from './agentRun';
 export { activityOf, type AgentActivity } from './activity';
 export { describeTurnEnd, type TurnEndDescription, type TurnEndFacts, type TurnEndTone, type TurnOutcome } from './turnEnds';
 export type { AgentChange, AgentHost, AgentInit, AgentRun, AgentStatus, EngineNotice, EngineTurn, RunWorkspace, CancelOptions, MessageSource, SendOptions, TurnEnd, TurnEngine, WakeMode } from './agent';

@@ -189,7 +189,7 @@ export class TurnLoop<O extends TurnOwner> {
   private async callModel(turn: number, step: number, signal: AbortSignal): Promise<{ text: string; toolCalls: ToolCall[] }> {
     const owner = this.owner;
     const model = owner.model ?? owner.run.model ?? this.host.model;
-    owner.run.budget.modelCallsUsed++;
+    owner.run.budget.countModelCall(owner.id);
     const stream = model.stream({
       agentId: owner.id,
       agentLabel: owner.label,

@@ -12,14 +12,20 @@ const LAST_RESULT_CHARS = 300;
  */
 export function blockedReport(run: RunBudget, reason: string, agents: readonly Agent[]): string {
   const cost = run.cost > 0 ? `, ${formatCost(run.cost)}` : '';
-  const lines = [
+  return [
     `BLOCKED: the run reached its limit (${reason}), so it was paused before it finished.`,
     '',
     `Done: ${run.turnsUsed} turn(s), ${run.modelCallsUsed} model call(s), ${formatCount(run.tokensUsed)} tokens${cost}, by ${agents.length} agent(s):`,
-  ];
+    ...blockedLines(agents, '- Every agent keeps its conversation: raise the limit (arbor.limits) and resume the session to continue.'),
+  ].join('\n');
+}
+
+/** Each agent's share of a BLOCKED report and what is left; `last` is the report's closing line. */
+export function blockedLines(agents: readonly Agent[], last: string): string[] {
+  const lines: string[] = [];
   for (const agent of agents) {
-    const last = agent.lastTurnEnd?.finalText.trim();
-    const shown = last ? ` Last result: ${JSON.stringify(last.length > LAST_RESULT_CHARS ? `${last.slice(0, LAST_RESULT_CHARS - 1)}…` : last)}` : '';
+    const text = agent.lastTurnEnd?.finalText.trim();
+    const shown = text ? ` Last result: ${JSON.stringify(text.length > LAST_RESULT_CHARS ? `${text.slice(0, LAST_RESULT_CHARS - 1)}…` : text)}` : '';
     lines.push(`- ${agent.label} (${agent.kind}): ${agent.turnCount} turn(s).${shown}`);
   }
   const running = agents.filter((a) => a.status === 'running').map((a) => a.label);
@@ -27,6 +33,6 @@ export function blockedReport(run: RunBudget, reason: string, agents: readonly A
   lines.push('', 'Left:');
   lines.push(running.length > 0 ? `- Stopped before they finished: ${running.join(', ')}.` : '- No turn was running.');
   lines.push(`- Queued messages not yet worked on: ${queued}.`);
-  lines.push('- Every agent keeps its conversation: raise the limit (arbor.limits) and resume the session to continue.');
-  return lines.join('\n');
+  lines.push(last);
+  return lines;
 }

@@ -1,17 +1,20 @@
 import type { Agent, AgentRun, TurnEnd } from '../agents/agent';
-import { newHold, type Hold, type RunGate } from '../agents/holds';
+import type { RunGate } from '../agents/agentRun';
+import type { Hold } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
-import { ArborError } from '../errors';
 import { Emitter, type Disposable } from '../events';
-import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
-import { blockedReport } from './blockedReport';
+import type { RunLimits, RunLimitsInput } from '../limits';
+import { budgetPart } from '../parts';
+import { RESUME_NOTE, type BudgetEvent } from './budgetEvent';
 import { budgetGate } from './budgetGate';
 import { budgetLevel, budgetStatus, hasRunBudget, spentBudget, type BudgetStatus } from './budgetStatus';
 import { priceTableSchema, type PriceTable } from './prices';
-import { raisedLimits } from './raisedLimits';
 import type { RunawaySettingsInput } from './runaway';
-import { RunawayGuard, type RunawayEvent } from './runawayGuard';
+import { RunawayGuard } from './runawayGuard';
+import type { RunCapsHost, RunEntry } from './runCaps';
+import type { SliceGuardDeps } from './sliceEvents';
+import type { SliceGuard } from './sliceGuard';
 
 /**
  * The budget guard watches every run on the core's event channel and keeps its budgets.
@@ -29,20 +32,16 @@ import { RunawayGuard, type RunawayEvent } from './runawayGuard';
  *   note that tells them to continue.
  * - An unattended run (scheduled, webhook, autonomous) cannot wait for a raise: at its cap its
  *   root ends BLOCKED, its final result a report of what was done and what is left.
+ * - A branch with a budget of its own (a slice) is kept the same way, alone, by sliceGuard.ts.
  * - A runaway guard warns once per agent (until a person speaks to it) and, when the setting
  *   says so, holds that agent alone the same way (a `runaway` hold).
  */
 
-export type BudgetEvent =
-  | { type: 'warning'; run: AgentRun; root: Agent | undefined; status: BudgetStatus }
-  | { type: 'paused'; run: AgentRun; root: Agent | undefined; reason: string }
-  | { type: 'blocked'; run: AgentRun; root: Agent | undefined; reason: string; report: string }
-  | { type: 'resumed'; run: AgentRun; root: Agent | undefined; limits: RunLimits }
-  | RunawayEvent;
+export type { BudgetEvent };
 
 export interface BudgetGuardDeps {
   onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
-  agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf'>;
+  agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf' | 'get'>;
   /** Whether a tool only reads (its calls change nothing). */
   isReadOnlyTool: (name: string) => boolean;
   now?: () => number;
@@ -51,23 +50,32 @@ export interface BudgetGuardDeps {
   prices?: unknown;
   /** Hears a listener of `onEvent` here that throws. */
   onProblem: (problem: string, err: unknown) => void;
+  /** Ends a continuable agent (an unattended branch at its cap ends so). */
+  end?: (agent: Agent) => Promise<void>;
 }
 
-interface RunEntry {
-  root: Agent | undefined;
-  warned: boolean;
-  /** The hold every agent of the run is under while a budget is spent; a raise takes it off. */
-  hold: Hold | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-}
 
-export const RESUME_NOTE = "[Arbor] The run's limit was raised. Continue where you left off.";
+export { RESUME_NOTE };
 
 export class BudgetGuard {
   private readonly events = new Emitter<BudgetEvent>((problem, err) => this.deps.onProblem(problem, err));
   readonly onEvent = this.events.on;
   private readonly runs = new Map<AgentRun, RunEntry>();
   private readonly runaway: RunawayGuard;
+  private readonly sliceDeps: SliceGuardDeps;
+  /** What pausing and raising a run (runCaps.ts, in the part) use of this guard. */
+  private readonly caps: RunCapsHost = {
+    entry: (run) => this.entry(run),
+    agentsOf: (run) => this.agentsOf(run),
+    isLive: (agent) => this.deps.agents.isLive(agent),
+    fire: (event) => this.events.fire(event),
+    clearTimer: (entry) => this.clearTimer(entry),
+    armTimer: (run, entry) => this.armTimer(run, entry),
+    now: () => this.now(),
+    keepsHeld: (agent) => this.sliceGuard?.keepsHeld(agent) ?? false,
+  };
+  /** Made with the first slice asked for or put back: until then no run has one. */
+  private sliceGuard: SliceGuard | undefined;
   private readonly subscription: Disposable;
   private readonly now: () => number;
   private prices: PriceTable;
@@ -76,6 +84,7 @@ export class BudgetGuard {
     this.now = deps.now ?? Date.now;
     this.prices = priceTableSchema.parse(deps.prices ?? {});
     this.runaway = new RunawayGuard(deps.isReadOnlyTool, (e) => this.events.fire(e), (a) => deps.agents.isLive(a), deps.runaway);
+    this.sliceDeps = { agents: deps.agents, now: this.now, fire: (e) => this.events.fire(e), runHoldOf: (run) => this.holdOf(run), end: deps.end };
     this.subscription = deps.onEvent((event) => this.handle(event));
   }
 
@@ -92,6 +101,11 @@ export class BudgetGuard {
   /** What a new run counts its budget with: the current prices, the guard's clock, and the budget gate. */
   newRunBudget(): { prices: PriceTable; clock: () => number; gate: RunGate } {
     return { prices: this.prices, clock: this.now, gate: budgetGate };
+  }
+
+  /** Budgets per branch: a child's slice, its pause and its raise (loads the part; what only looks asks `run.budget.slices`). */
+  get slices(): SliceGuard {
+    return (this.sliceGuard ??= new (budgetPart().SliceGuard)(this.sliceDeps));
   }
 
   /** The hold every agent of the run is under while a budget is spent, or undefined. */
@@ -135,10 +149,7 @@ export class BudgetGuard {
   check(run: AgentRun, streaming?: Agent): void {
     if (!hasRunBudget(run.budget.limits) || this.holdOf(run)) return;
     const spent = spentBudget(run.budget, this.now());
-    if (spent) {
-      this.pause(run, spent, streaming);
-      return;
-    }
+    if (spent) return this.pause(run, spent, streaming);
     const entry = this.entry(run);
     if (entry.warned) return;
     const now = this.now();
@@ -150,34 +161,10 @@ export class BudgetGuard {
 
   /**
    * Pause the whole run: every agent gets the run's `budget` hold, and every running one has its
-   * turn cancelled with cause `budget` and its queue held. An unattended run ends BLOCKED instead
-   * of waiting for a raise. A paused run is left alone.
+   * turn cancelled with cause `budget` and its queue held (runCaps.ts). A paused run is left alone.
    */
   pause(run: AgentRun, reason: string, streaming?: Agent): void {
-    const entry = this.entry(run);
-    if (entry.hold) return;
-    const root = entry.root && this.deps.agents.isLive(entry.root) ? entry.root : undefined;
-    const agents = this.agentsOf(run);
-    const unattended = root?.run.policy.unattended ?? false;
-    const report = unattended && root ? blockedReport(run.budget, reason, agents) : undefined;
-    const hold = newHold('budget', { detail: reason });
-    entry.hold = hold;
-    this.clearTimer(entry);
-    // Every agent is held before any is stopped, so nothing a stop sets off can start one.
-    for (const agent of agents) agent.putHold(agent === root && report ? { ...hold, report } : hold);
-    for (const agent of agents) {
-      if (agent.kind === 'one-shot') continue;
-      // The agent whose reply spent the budget finishes that reply, but its queue waits for the raise too.
-      const stopped = agent === streaming ? agent.parkQueue() : agent.cancel('budget', { keepInbox: true });
-      if (stopped) agent.putHold({ ...hold, interrupted: true });
-    }
-    if (report && root) {
-      // An idle root still gets its BLOCKED result: a turn that ends at once, with no model call.
-      if (root.status === 'idle' && !root.disposed) root.send(`[Arbor] The run is paused: ${reason}.`, { from: 'system', wake: true });
-      this.events.fire({ type: 'blocked', run, root, reason, report });
-    } else {
-      this.events.fire({ type: 'paused', run, root, reason });
-    }
+    if (!this.entry(run).hold) budgetPart().pauseRun(this.caps, run, reason, streaming);
   }
 
   /**
@@ -185,23 +172,7 @@ export class BudgetGuard {
    * has room again). Limits under which a budget is still spent are refused (INPUT_INVALID).
    */
   raise(run: AgentRun, limits?: RunLimitsInput): RunLimits {
-    const now = this.now();
-    const next = limits ? resolveLimits({ ...run.budget.limits, ...limits }) : raisedLimits(run.budget, now);
-    const probe = { ...run.budget, limits: next } as RunBudget;
-    const still = spentBudget(probe, now, 'turn') ?? spentBudget(probe, now, 'modelCall');
-    if (still) throw new ArborError('INPUT_INVALID', `These limits leave the run paused: ${still}. Raise it further.`);
-    const entry = this.entry(run);
-    run.budget.limits = next;
-    entry.hold = undefined;
-    entry.warned = false;
-    this.armTimer(run, entry);
-    // Every hold comes off before any agent is woken, as it went on before any was stopped.
-    const stopped = this.agentsOf(run).filter((agent) => agent.releaseHolds('raise').some((h) => h.interrupted));
-    for (const agent of stopped) {
-      if (this.deps.agents.isLive(agent) && !agent.disposed) agent.send(RESUME_NOTE, { from: 'system', wake: true });
-    }
-    this.events.fire({ type: 'resumed', run, root: entry.root, limits: next });
-    return next;
+    return budgetPart().raiseRun(this.caps, run, limits);
   }
 
   dispose(): void {
@@ -209,6 +180,7 @@ export class BudgetGuard {
     for (const entry of this.runs.values()) this.clearTimer(entry);
     this.runs.clear();
     this.runaway.dispose();
+    this.sliceGuard?.dispose();
     this.events.dispose();
   }
 
@@ -220,7 +192,9 @@ export class BudgetGuard {
     const { agent, change } = event;
     switch (change.type) {
       case 'usage':
-        return this.check(agent.run, agent);
+        this.check(agent.run, agent);
+        if (agent.run.budget.slices) this.sliceGuard?.check(agent, agent);
+        return;
       case 'turn_end':
         return this.turnEnded(agent, change.end);
       case 'log':
@@ -230,6 +204,7 @@ export class BudgetGuard {
       case 'activity':
       case 'session_problem':
       case 'stop_overdue':
+      case 'envelope':
       case 'disposed':
         return;
     }
@@ -240,6 +215,7 @@ export class BudgetGuard {
     // A child that joins a paused run (a tool of a stopped turn started it) waits for the raise too.
     const hold = this.holdOf(run);
     if (hold) agent.putHold(hold);
+    this.sliceGuard?.added(agent);
     if (agent.kind === 'root') {
       const entry = this.entry(run);
       entry.root = agent;
@@ -252,6 +228,7 @@ export class BudgetGuard {
 
   private removed(agent: Agent): void {
     this.runaway.forget(agent);
+    this.sliceGuard?.removed(agent);
     if (agent.kind !== 'root') {
       agent.run.budget.liveSubagents = Math.max(0, agent.run.budget.liveSubagents - 1);
       return;
@@ -266,6 +243,7 @@ export class BudgetGuard {
   private turnEnded(agent: Agent, { reason, hold, message }: TurnEnd): void {
     if (reason === 'completed') this.runaway.turnCompleted(agent);
     if (!hold) return;
+    if (hold.reason === 'slice') return this.sliceGuard?.turnEnded(agent, hold);
     const entry = this.entry(agent.run);
     if (!entry.hold) {
       // The turn loop found a budget spent before the guard did (turns, model calls): pause the run.

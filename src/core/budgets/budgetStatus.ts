@@ -1,4 +1,14 @@
-import type { RunBudget } from '../limits';
+/** What the budget figures are read from: a run's budget (limits.ts RunBudget, which reads these texts too). */
+interface RunBudget {
+  readonly limits: { readonly maxTokens: number; readonly maxRunTurns: number; readonly maxModelCalls: number; readonly maxWallTimeSeconds: number; readonly maxCost: number; readonly maxLiveSubagents: number };
+  readonly tokensUsed: number;
+  readonly turnsUsed: number;
+  readonly modelCallsUsed: number;
+  readonly cost: number;
+  readonly unpricedTokens: number;
+  readonly liveSubagents: number;
+  readonly startedAt: number;
+}
 import { formatCost } from './prices';
 
 /**

@@ -6,3 +6,7 @@ export { budgetStatus, spentBudget, formatCount, formatSeconds, WARNING_FRACTION
 export { blockedReport } from './blockedReport';
 export { costOf, formatCost, modelPriceSchema, priceFor, priceTableSchema, type ModelPrice, type PriceTable } from './prices';
 export { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type RunawaySettings, type RunawaySettingsInput } from './runaway';
+export { SLICE_RESUME_NOTE, type SliceEvent } from './sliceEvents';
+export type { SliceGuard } from './sliceGuard';
+export type { BudgetSlice } from './slices';
+export { sliceRequestSchema, type SliceLimits, type SliceRecordData, type SliceRequest } from './sliceRequest';

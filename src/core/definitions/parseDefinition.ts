@@ -71,6 +71,8 @@ export function parseDefinitionFile(input: DefinitionFileInput, knownTools: Read
       ...(data.tools !== undefined ? { tools: data.tools } : {}),
       ...(data.limits !== undefined ? { limits: data.limits } : {}),
       ...(data.kind !== undefined ? { kind: data.kind } : {}),
+      ...(data.scope !== undefined ? { writeScope: data.scope } : {}),
+      ...(data.budget !== undefined ? { budget: data.budget } : {}),
       prompt,
       file,
       scope,
@@ -82,7 +84,7 @@ export function parseDefinitionFile(input: DefinitionFileInput, knownTools: Read
 function describeIssue(issue: z.core.$ZodIssue, field: string | undefined): string {
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${field ? `${field}.` : ''}${k}"`).join(', ');
-    return `unknown field${issue.keys.length === 1 ? '' : 's'} ${keys} (a definition has name, description, model, tools, limits, kind)`;
+    return `unknown field${issue.keys.length === 1 ? '' : 's'} ${keys} (a definition has name, description, model, tools, limits, kind, scope, budget)`;
   }
   return `${field ?? 'the frontmatter'}: ${issue.message}`;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 
 /**
@@ -40,6 +41,20 @@ export const RUN_WIDE_LIMITS = ['maxTokens', 'maxRunTurns', 'maxModelCalls', 'ma
 
 export const toolPattern = once(() => z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_.*?/:[\]{}!,-]+$/, 'a tool name or glob has letters, digits, "_", "-", ".", "/", ":" and glob characters only'));
 
+/**
+ * A write-scope glob as a definition writes it: relative to the workspace, no `..`, no negation or
+ * extglob (the scopes part checks it again, with the same rules, when an agent is made with it).
+ */
+export const scopeGlob = once(() =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .refine((g) => !/^([\\/]|[A-Za-z]:)/.test(g) && !g.split(/[\\/]/).includes('..'), 'a scope glob is relative to the workspace folder, without ".."')
+    .refine((g) => !/^!|[()|]/.test(g), 'a scope glob has no negation ("!") or extglob ("(", ")", "|")'),
+);
+
 export const arborFrontmatterSchema = once(() =>
   z.strictObject({
     name: definitionName().optional(),
@@ -48,6 +63,9 @@ export const arborFrontmatterSchema = once(() =>
     tools: z.array(toolPattern()).max(MAX_TOOL_PATTERNS).optional(),
     limits: agentLimitsSchema().optional(),
     kind: z.enum(['one-shot', 'continuable']).optional(),
+    scope: z.array(scopeGlob()).min(1).max(50).optional(),
+    /** The agent's own slice of the run's budget when it is started as a subagent (budgets/slices.ts). */
+    budget: sliceRequestSchema().optional(),
   }),
 );
 

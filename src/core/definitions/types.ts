@@ -1,3 +1,5 @@
+import type { SliceRequest } from '../budgets/sliceRequest';
+
 /**
  * An agent definition: a Markdown file whose YAML frontmatter names an agent, says when to use it,
  * and bounds it (tools, limits, model), and whose body is its instructions. Definitions are data
@@ -31,6 +33,10 @@ export interface AgentDefinition {
   readonly limits?: AgentLimits;
   /** How it is started when the caller does not say (Run Agent... and the tools' descriptions). */
   readonly kind?: 'one-shot' | 'continuable';
+  /** Its `scope:`: workspace globs the agent may change (narrowed into its parent's); undefined: no scope of its own. */
+  readonly writeScope?: readonly string[];
+  /** Its own slice of the run's budget when started as a subagent; the caller's `budget` and this, the tighter per measure. */
+  readonly budget?: SliceRequest;
   /** The file's body: the agent's instructions, added to Arbor's own system prompt. */
   readonly prompt: string;
   readonly file: string;

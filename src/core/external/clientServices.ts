@@ -7,6 +7,7 @@ import { commandSubject } from '../interaction/commandLine';
 import { processesPart, workspaceToolRunsPart } from '../parts';
 import type { CommandSandbox, SandboxPlan } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
+import type { WritesHost } from '../scopes/writeScope';
 import { noWorkspace } from '../workspace/paths';
 import type { WorkspacePath, WorkspacePort } from '../workspace/port';
 import type { AcpClientHandlers } from './acpConnection';
@@ -45,6 +46,8 @@ export type StartChild = (parent: Agent, label: string, prompt: string, engine: 
 export interface ExternalAgentServices {
   readonly approvals: Pick<ApprovalService, 'request'>;
   readonly changes: ChangeSets;
+  /** Write scopes, another agent's files and the per-file queue, as for Arbor's own edit tools; unchecked without it. */
+  readonly writes?: WritesHost;
   /** The files the agent works on: its run's own folder, else the workspace. */
   workspace(agent: Agent): WorkspacePort | undefined;
   /** Puts a subagent the agent announced in the tree, under it (absent: subagents are not offered). */
@@ -177,15 +180,20 @@ export class ExternalAgentClient {
   async writeTextFile(params: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse> {
     const workspace = this.workspace();
     const file = await workspace.resolve(params.path);
+    const guard = this.services.writes?.guard;
+    guard?.checkScope(this.agent, file);
     const before = (await workspace.exists(file)) ? (await workspace.readText(file, this.combined(signal))).text : null;
     if (before === params.content) return {};
+    const attempt = { agent: this.agent, file, before, after: params.content, signal: this.combined(signal) };
+    const consented = (await guard?.consentBefore(attempt)) ?? new Set();
     const covered = this.shownEdits.get(file.relative)?.some((e) => e.oldText === before && e.newText === params.content);
     if (!covered) {
       const outcome = await this.ask('edit-file', file.relative, workspaceToolRunsPart().unifiedDiff(file.relative, before, params.content), this.combined(signal));
       if (outcome.decision === 'deny') throw new ArborError('TOOL_FAILED', `Not written: ${outcome.reason}`, { code: 'APPROVAL_DENIED', path: file.relative });
     }
     this.combined(signal).throwIfAborted();
-    await this.write(workspace, file, before, params.content);
+    const write = (): Promise<void> => this.write(workspace, file, before, params.content);
+    await (guard ? guard.apply(attempt, consented, write) : write());
     return {};
   }
 
@@ -201,7 +209,8 @@ export class ExternalAgentClient {
       throw new ArborError('TOOL_FAILED', `Not run: ${reason}`, { code: 'APPROVAL_DENIED', command: params.command });
     }
     const sandbox = this.services.sandbox;
-    const plan: SandboxPlan = sandbox ? await sandbox.plan([folder]) : { kind: 'unsandboxed', reason: 'no sandbox is configured' };
+    const writable = this.services.writes?.guard.writableFolders(this.agent, folder) ?? [folder];
+    const plan: SandboxPlan = sandbox ? await sandbox.plan(writable) : { kind: 'unsandboxed', reason: 'no sandbox is configured' };
     if (!this.granted.has(`run-command:${subject.subject}`)) {
       const detail = `${subject.detail}${params.cwd ? `\nIn: ${params.cwd}` : ''}${sandbox ? `\n${sandbox.describe(plan)}` : ''}`;
       const outcome = await this.ask('run-command', subject.subject, detail, this.combined(signal), plan.kind === 'sandboxed' && plan.settings.autoAllow);

@@ -29,6 +29,7 @@ export function runtimeServices(runtime: Runtime): ExternalAgentServices {
   return {
     approvals: runtime.approvals,
     changes: runtime.changes,
+    writes: runtime.writes,
     sandbox: runtime.sandbox,
     workspace: (agent) => agent.run.workspace?.files ?? runtime.workspace,
     startChild: (parent, label, prompt, engine) => runtime.startContinuable(parent, label, prompt, engine),

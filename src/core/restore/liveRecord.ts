@@ -21,12 +21,26 @@ export { LIVE_RECORD_VERSION };
 
 const holdSchema = once(() =>
   z.object({
-    reason: z.enum(['stop', 'branch', 'reload', 'budget', 'runaway']),
+    reason: z.enum(['stop', 'branch', 'reload', 'budget', 'slice', 'runaway']),
     since: z.string(),
-    release: z.enum(['waking-send', 'raise', 'person-message']),
+    release: z.enum(['waking-send', 'raise', 'slice-raise', 'person-message']),
     detail: z.string().optional(),
     report: z.string().optional(),
     interrupted: z.literal(true).optional(),
+    slice: z.string().optional(),
+  }),
+);
+
+/** The budget an agent was started with (budgets/slices.ts): its limits, what its branch used, its pause. */
+const sliceRecordSchema = once(() =>
+  z.object({
+    limits: z.object({ tokens: z.number().nonnegative(), cost: z.number().nonnegative(), modelCalls: z.number().nonnegative(), wallTimeSeconds: z.number().nonnegative() }),
+    tokensUsed: z.number().nonnegative(),
+    cost: z.number().nonnegative(),
+    modelCallsUsed: z.number().nonnegative(),
+    /** The agent whose slice it was taken from; none when it was taken from the run. */
+    from: z.string().min(1).optional(),
+    paused: holdSchema().optional(),
   }),
 );
 
@@ -63,6 +77,8 @@ const liveAgentSchema = once(() =>
     cost: z.number().nonnegative(),
     /** A runaway guard's warning, shown on the node until a person speaks to the agent. */
     warning: z.string().optional(),
+    /** Its own budget, when it was started with one (a slice). */
+    slice: sliceRecordSchema().optional(),
     ended: z.array(endedRowSchema()).optional(),
     /** The agent's row number among its siblings, so restored siblings keep their order. */
     order: z.number(),
@@ -106,4 +122,5 @@ export type LiveRootRecord = z.infer<ReturnType<typeof liveRootRecordSchema>>;
 export type LiveAgentRecord = LiveRootRecord['agents'][number];
 export type LiveRunRecord = LiveRootRecord['run'];
 export type EndedRowRecord = NonNullable<LiveAgentRecord['ended']>[number];
+export type SliceRecord = NonNullable<LiveAgentRecord['slice']>;
 export type WorktreeLinkRecord = NonNullable<LiveRunRecord['worktree']>;

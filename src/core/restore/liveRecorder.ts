@@ -164,6 +164,7 @@ export class LiveRecorder {
     const budget = agent.run.budget;
     const warning = budget.agentWarning(agent.id);
     const ended = this.extras.ended?.(agent);
+    const slice = budget.slices?.recordOf(agent.id);
     return {
       id: agent.id,
       ...(parent ? { parent } : {}),
@@ -175,6 +176,7 @@ export class LiveRecorder {
       ...(agent.planMode ? { planMode: true } : {}),
       cost: budget.costOf(agent.id),
       ...(warning !== undefined ? { warning } : {}),
+      ...(slice ? { slice } : {}),
       ...(ended?.length ? { ended: ended.map((row) => ({ ...row })) } : {}),
       order: agent.creationOrder,
     };

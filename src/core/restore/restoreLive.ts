@@ -9,9 +9,10 @@ import { resolveLimits, type RunLimits } from '../limits';
 import type { ModelProvider } from '../models/types';
 import type { OnProblem } from '../problems';
 import { Run } from '../run';
-import type { RunGate } from '../agents/holds';
+import type { RunGate } from '../agents/agentRun';
 import type { PriceTable } from '../budgets/prices';
 import type { Hold } from '../agents/holds';
+import type { SliceRecordData } from '../budgets/sliceRequest';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
@@ -64,6 +65,8 @@ export interface RestoreHost {
   newRunBudget(): { prices: PriceTable; clock: () => number; gate: RunGate };
   /** Puts a spent budget's pause back on a run before its agents join it. */
   restorePause(run: Run, hold: Hold): void;
+  /** Gives a restored agent back its slice, before it joins the run (so its branch spends from it). */
+  restoreSlice?(agent: Agent, slice: SliceRecordData): void;
   /** Makes (not registers) a root over a reopened session. */
   makeRoot(label: string, run: Run, past: SessionSnapshot, planMode: boolean, engine?: TurnEngine<Agent>): Agent;
   /** Makes (not registers) a continuable child of `parent` over a reopened session. */
@@ -196,6 +199,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
     const snapshot = readSessionSnapshot(o.log);
     const restored = host.makeChild(parent, child.label, snapshot, o.engine);
     settle(restored, child, snapshot, report, false);
+    if (child.slice) host.restoreSlice?.(restored, child.slice);
     host.adoptChild(parent, restored);
     live.set(child.id, restored);
   });

@@ -8,6 +8,7 @@ import type { SessionSnapshot } from '../agents/sessionSnapshot';
 import { Activation, newActivation } from './activation';
 import { interruptTarget, type InterruptAuthority, type InterruptResult } from './interrupt';
 import { formatReport, reportOf } from './report';
+import type { BranchScopeRequest } from '../scopes/writeScope';
 
 export { Activation };
 export type { InterruptAuthority, InterruptResult };
@@ -30,7 +31,7 @@ export interface ContinuationHost {
   /** The core's one event channel: the manager reacts to turn ends and to removals. */
   onEvent(listener: (event: RuntimeEvent) => void): Disposable;
   /** Creates (but does not start) a live continuable agent for `parent`. */
-  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent;
+  createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent;
   /**
    * Durable sessions, when the runtime has them: the settled continuable child `targetId` of
    * `caller`, taken over for writing, or undefined when the store holds no continuable session
@@ -93,11 +94,11 @@ export class ContinuationManager {
    * Start a continuable child of `parent` on `prompt`; returns the child at once. The parent
    * must be live and not ending (AGENT_DISPOSED), so every child has a parent and an ancestry.
    */
-  start(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition): Agent {
+  start(parent: Agent, label: string, prompt: string, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent {
     if (this.disposed || !this.host.agents.isLive(parent) || parent.disposed || this.isEnding(parent)) {
       throw new ArborError('AGENT_DISPOSED', `"${parent.label}" has ended; it cannot start subagents.`);
     }
-    const child = this.host.createContinuable(parent, label, undefined, engine, definition);
+    const child = this.host.createContinuable(parent, label, undefined, engine, definition, request);
     this.activate(parent, child);
     sendFrom(parent, child, prompt);
     return child;
@@ -228,8 +229,9 @@ export class ContinuationManager {
       return;
     }
     // A stopped child's report must not restart a parent: it waits for the parent's next turn.
-    // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped).
-    const held = end?.reason === 'aborted' || end?.hold !== undefined;
+    // Nor must a child whose turn a hold ended (raising the limit wakes the agents the pause stopped),
+    // unless it ended BLOCKED: an unattended branch at its cap is done, and its parent goes on.
+    const held = end?.reason === 'aborted' || (end?.hold !== undefined && end.reason !== 'blocked');
     const wake = held ? false : 'unless-parked';
     parent.send(text, { from: 'child', atNextStep: true, wake });
   }

@@ -8,6 +8,7 @@ import type { InterruptAuthority, InterruptResult } from '../subagents/continuat
 import type { OneShotOutcome } from '../subagents/oneShot';
 import type { CommandSandbox } from '../sandbox';
 import type { ChangeSets } from '../workspace/changeSets';
+import type { BranchScopeRequest, WritesHost } from '../scopes/writeScope';
 import type { WorkspacePort } from '../workspace/port';
 import type { ToolDefinition } from './types';
 
@@ -36,8 +37,9 @@ export interface BaseToolContext {
 
 /** Start subagents on a task; the runtime checks the caller is live and the run's limits. */
 export interface Delegation {
-  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition): Promise<OneShotOutcome>;
-  startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition): Agent;
+  /** `request`: what the delegation asks of the branch beside its task: its write scope, its own slice of the run's budget (refused when less is left). */
+  runOneShot(parent: Agent, label: string, prompt: string, signal: AbortSignal, definition?: AgentDefinition, request?: BranchScopeRequest): Promise<OneShotOutcome>;
+  startContinuable(parent: Agent, label: string, prompt: string, engine?: undefined, definition?: AgentDefinition, request?: BranchScopeRequest): Agent;
   /** The agent definitions a delegation may name (`agent: "<name>"`). */
   readonly definitions: Pick<AgentDefinitions, 'get' | 'list'>;
 }
@@ -73,6 +75,8 @@ export interface ToolHost extends Delegation, WorkspaceFolder {
   readonly workspace: WorkspacePort | undefined;
   /** Per agent, the files it changed and their content before its first change. */
   readonly changes: ChangeSets;
+  /** Write scopes, files another agent holds, and the per-file queue (the seam every write passes). */
+  readonly writes: WritesHost;
   readonly agents: AgentRegistry;
   readonly subagents: SubagentMessaging;
   /** What bounds the commands agents run (see src/core/sandbox); commands run as they are without it. */

@@ -36,7 +36,8 @@ export async function runCommand(args: RunCommandArgs, ctx: RuntimeToolContext):
     const sandbox = ctx.runtime.sandbox;
     let plan: SandboxPlan = { kind: 'unsandboxed', reason: 'no sandbox is configured' };
     try {
-      if (sandbox) plan = await sandbox.plan([await runFolder(workspace)]);
+      // A scoped agent's commands may write only in the folders its scope names (src/core/scopes).
+      if (sandbox) plan = await sandbox.plan(ctx.runtime.writes.guard.writableFolders(ctx.agent, await runFolder(workspace)));
     } catch (err) {
       return errorResult(isArborError(err) ? err : new ArborError('SANDBOX_FAILED', String(err)));
     }

@@ -1,11 +1,13 @@
 import * as z from 'zod';
 import { isArborError, limitExceeded } from '../errors';
+import { sliceRequestSchema } from '../budgets/sliceRequest';
 import { once } from '../once';
 import { listDescendants } from '../subagents/listing';
 import type { OneShotOutcome } from '../subagents/oneShot';
 import { defineTool } from './defineTool';
 import { errorResult, jsonResult } from './catalog';
 import type { ToolResult } from './types';
+import type { ScopeNote } from '../scopes/writeScope';
 
 const MAX_LABEL_LENGTH = 60;
 const prompt = once(() => z.string().trim().min(1).max(100_000).describe('The complete task: the subagent sees nothing of your conversation.'));
@@ -23,9 +25,29 @@ const taskArgs = once(() => z
       .describe(`A short name for the subagent, shown in the Agents view (at most ${MAX_LABEL_LENGTH} characters; defaults to the task's first words).`),
     prompt: prompt(),
     agent: definitionArg(),
+    scope: scopeArg(),
+    budget: budgetArg(),
   })
   // Without a label, a subagent of a definition is named after the definition (its canonical name, once found).
-  .transform(({ label, prompt, agent }) => ({ label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
+  // What else it asks of the branch (its scope, its budget) is passed on as the branch's request.
+  .transform(({ label, prompt, agent, ...branch }) => ({ ...branch, label: label?.trim() ? shortLabel(label) : agent === undefined ? shortLabel(prompt) : undefined, prompt, agent })));
+
+/** What the branch a delegation starts may change: workspace globs, narrowed into the caller's own scope. */
+const scopeArg = once(() =>
+  z
+    .array(z.string().min(1).max(500))
+    .max(50)
+    .optional()
+    .describe('Workspace globs it may change (["src/x/**"]); within your own scope.'),
+);
+
+/** The `budget` argument: the subagent's own slice of what the run has left (budgets/slices.ts). */
+const budgetArg = once(() =>
+  sliceRequestSchema()
+    .optional()
+    .describe("Its own budget (for it and its subagents), taken from what is left of yours or the run's; refused, saying what is left, when less is."),
+);
+
 
 /** The `agent` argument every delegation tool takes: an agent definition's name. */
 export const definitionArg = once(() =>
@@ -52,12 +74,13 @@ export const delegateTaskTool = defineTool({
   // No frame of its own waits for the subagent: a fan-out holds a thousand of these calls at once.
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition).then(oneShotResult);
+    const note = ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, args.scope);
+    return ctx.runtime.runOneShot(ctx.agent, args.label ?? definition!.name, args.prompt, ctx.signal, definition, args).then((outcome) => oneShotResult(outcome, note));
   },
 });
 
-function oneShotResult(outcome: OneShotOutcome): ToolResult {
-  return outcome.status === 'completed' ? { content: outcome.result } : { content: JSON.stringify(outcome), isError: true };
+function oneShotResult(outcome: OneShotOutcome, note: ScopeNote): ToolResult {
+  return outcome.status === 'completed' ? { content: outcome.result + (note.text ?? '') } : { content: JSON.stringify({ ...outcome, ...note.fields }), isError: true };
 }
 
 export const startSubagentTool = defineTool({
@@ -69,8 +92,9 @@ export const startSubagentTool = defineTool({
   readOnly: false,
   run(args, ctx) {
     const definition = args.agent === undefined ? undefined : ctx.runtime.definitions.get(args.agent);
-    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition);
-    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started' });
+    const note = ctx.runtime.writes.guard.scopeNote(ctx.agent, definition, args.scope);
+    const child = ctx.runtime.startContinuable(ctx.agent, args.label ?? definition!.name, args.prompt, undefined, definition, args);
+    return jsonResult({ agent_id: child.id, label: child.label, ...(definition ? { agent: definition.name } : {}), status: 'started', ...note.fields });
   },
 });
 const sendMessageArgs = once(() => z.object({ agent_id: agentId(), message: z.string().trim().min(1).max(100_000) }));

@@ -188,9 +188,16 @@ export function unifiedDiff(relative: string, before: string | null, after: stri
  * resolved; the port's write goes to exactly that location and re-checks it right then, after
  * the prompt: a link swapped in meanwhile makes the write fail (PATH_OUTSIDE_WORKSPACE), never
  * land elsewhere. A denial is the same structured APPROVAL_DENIED as every other tool's.
+ * Before all that the write guard (src/core/scopes) refuses a path outside the agent's scope and
+ * asks about a file another live agent holds; the write runs in the file's queue, one at a time.
  */
 async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePort, file: WorkspacePath, before: string | null, after: string): Promise<ToolResult> {
   const created = before === null;
+  // The write guard first: a path outside the scope is refused at once, another agent's file is asked about (or refused) before the approval.
+  const guard = ctx.runtime.writes.guard;
+  guard.checkScope(ctx.agent, file);
+  const attempt = { agent: ctx.agent, file, before, after, signal: ctx.signal };
+  const consented = await guard.consentBefore(attempt);
   const approval = await ctx.approvals.request({
     agent: ctx.agent,
     isSubagent: ctx.agent.kind !== 'root',
@@ -204,12 +211,10 @@ async function applyWithApproval(ctx: RuntimeToolContext, workspace: WorkspacePo
   });
   if (approval.decision === 'deny') return deniedResult('edit-file', file.relative, approval);
   ctx.signal.throwIfAborted();
-  if (ctx.agent.run.workspace) {
+  await guard.apply(attempt, consented, () =>
     // A run in its own folder: that folder's diff against its base is the record of its changes.
-    await workspace.writeText(file, after, { expected: before });
-    return writtenResult(file, created, after);
-  }
-  await ctx.runtime.changes.writeRecorded(ctx.agent.id, workspace, file, before, after);
+    ctx.agent.run.workspace ? workspace.writeText(file, after, { expected: before }) : ctx.runtime.changes.writeRecorded(ctx.agent.id, workspace, file, before, after),
+  );
   return writtenResult(file, created, after);
 }
 

@@ -7,4 +7,4 @@
 export { ConfinedFiles, checkExpected } from './confinedFs';
 export { NodeScan } from './nodeScan';
 export { ripgrepListFiles, ripgrepSearch } from './ripgrep';
-export { globIsMatch } from './globs';
+export { globIsMatch, globMatcher, matcherCanTake, parseGlob } from './globs';

@@ -12,7 +12,7 @@ export type AgentState = 'running' | 'stopping' | 'waiting' | 'parked' | 'idle';
 
 export interface AgentPresentation {
   state: AgentState;
-  /** `agent:<state>:<kind>`; package.json menus match it to show Stop and Answer where they apply. */
+  /** `agent:<state>:<kind>[:nostop][:slice]`; package.json menus match it to show Stop, Answer and Raise limit where they apply. */
   contextValue: string;
   /** Codicon id. */
   icon: string;
@@ -185,7 +185,8 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
   return {
     state,
     // No Stop where it cannot reach the work (package.json's Stop menus need the kind last).
-    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}`,
+    // `:slice` last: the agent has a budget of its own, which Raise limit on its node raises.
+    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}${agent.run.budget.slices?.recordOf(agent.id) ? ':slice' : ''}`,
     icon: iconFor(state, agent),
     description,
     tooltip: lines.join('\n'),
@@ -289,6 +290,6 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-function escapeMarkdown(text: string): string {
+export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

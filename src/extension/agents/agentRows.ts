@@ -29,6 +29,8 @@ export interface RowSources {
   filesCount(agent: Agent): number;
   /** Whether commands run sandboxed now ("running (sandboxed): npm test"). */
   commandsSandboxed?(): boolean;
+  /** The ⚠ of the files it shares with another live agent (src/core/scopes), if any. */
+  overlapText?(agent: Agent): string | undefined;
 }
 
 export interface AgentRow {
@@ -47,9 +49,11 @@ export function buildRow(agent: Agent, sources: RowSources, now = Date.now()): A
   const subagents = (sources.agents.isLive(agent) ? sources.agents.liveChildCount(agent) : 0) + sources.endedCount(agent);
   const files = sources.filesCount(agent);
   const presentation = presentLiveAgent(agent, sources.agents, sources.pending(), { now, time: subagents + files > 0 ? 'started' : 'elapsed', commandsSandboxed: sources.commandsSandboxed?.() });
+  const overlap = sources.overlapText?.(agent);
+  const description = files > 0 ? `${presentation.description} · ${filesChangedText(files)}` : presentation.description;
   return {
     presentation,
-    description: files > 0 ? `${presentation.description} · ${filesChangedText(files)}` : presentation.description,
+    description: overlap ? `${description} · ${overlap}` : description,
     expansion: subagents > 0 || (files > 0 && files <= FILES_EXPANDED_UP_TO) ? 'expanded' : files > 0 ? 'collapsed' : 'none',
   };
 }

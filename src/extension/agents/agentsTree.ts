@@ -5,7 +5,7 @@ import type { Runtime } from '../../core';
 import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
 import { isWaitingNode, type WaitingNode, type WaitingRows } from '../attention/waitingNode';
-import { presentEnded, presentLiveAgent } from './agentPresentation';
+import { escapeMarkdown, presentEnded, presentLiveAgent } from './agentPresentation';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
 import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
@@ -92,6 +92,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         endedCount: (a) => this.ended.count(a),
         filesCount: (a) => this.filesOf(a).length,
         commandsSandboxed: () => this.runtime.sandbox.sandboxesCommands,
+        overlapText: (a) => runtime.writes.overlapText(a.id),
       }),
     );
     this._register(
@@ -158,7 +159,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
     if (!(node instanceof Agent) || isWaitingNode(node)) return item;
     const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
-    item.tooltip = new vscode.MarkdownString(p.tooltip + changedFilesTooltip(this.filesOf(node)));
+    // Its scope and shared files: the scopes part is loaded by the first tooltip.
+    item.tooltip = new vscode.MarkdownString(p.tooltip + this.runtime.writes.guard.envelopeLines(node, escapeMarkdown) + changedFilesTooltip(this.filesOf(node)));
     return item;
   }
 

@@ -1,11 +1,14 @@
 // The budget guard's news as the human sees it: a paused run asks Raise limit / Stop, an
-// unattended run that ended BLOCKED says so, a runaway guard that paused an agent offers Resume.
-// A part loaded by the first budget event (budgetEvents.ts hands each event here).
+// unattended run that ended BLOCKED says so, a runaway guard that paused an agent offers Resume,
+// a branch whose own budget (a slice) is spent asks Raise limit / Stop for that branch alone.
+// A part loaded by the first budget event or the first Raise limit (budgetEvents.ts).
 // A pause is one notice per kind: while one is on screen, the next pause of its kind waits in
 // "Waiting for you" only (Show What Is Waiting leads there).
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
-import type { BudgetEvent } from '../../core/budgets';
+import type { Agent } from '../../core/agents';
+import type { BudgetEvent, SliceLimits } from '../../core/budgets';
+import { parseAgentArgument } from '../commandArguments';
 import { reportError } from '../errorReporting';
 
 export const RAISE_LIMIT = 'Raise limit';
@@ -72,7 +75,53 @@ export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscod
     case 'resumed':
       log.info(`"${event.root?.label ?? 'A run'}" goes on with raised limits`);
       return;
+    case 'slice_paused': {
+      const name = event.agent.label;
+      log.warn(`The branch of "${name}" paused: ${event.reason}`);
+      void vscode.window.showWarningMessage(`Arbor: the branch of "${name}" is paused: ${event.reason}. The rest of the run goes on.`, RAISE_LIMIT, STOP).then((pick) => {
+        if (pick === RAISE_LIMIT) raiseSlice(runtime, log, event.agent);
+      });
+      return;
+    }
+    case 'slice_blocked':
+      log.warn(`The branch of "${event.agent.label}" ended BLOCKED: ${event.reason}`);
+      return;
+    case 'slice_resumed':
+      log.info(`The branch of "${event.agent.label}" goes on with its raised budget`);
+      return;
     case 'agent_resumed':
       return;
+  }
+}
+
+/** Raise limit on an agent's node (or from the palette, on the agent picked): that agent's slice only. */
+export async function raiseBranchLimit(runtime: Runtime, log: vscode.LogOutputChannel, node: unknown): Promise<SliceLimits | undefined> {
+  const title = 'Arbor: Raise limit';
+  let agent: Agent | undefined;
+  try {
+    agent = parseAgentArgument(runtime, title, node);
+  } catch (err) {
+    reportError(log, title, err);
+    return undefined;
+  }
+  if (!agent) {
+    const sliced = runtime.agents.all().filter((a) => runtime.budgets.slices.ownSliceOf(a));
+    if (sliced.length === 0) {
+      void vscode.window.showInformationMessage('Arbor: no live agent was started with a budget of its own; raise the run\'s limit (arbor.limits) instead.');
+      return undefined;
+    }
+    agent = (await vscode.window.showQuickPick(sliced.map((a) => ({ label: a.label, description: a.id, agent: a })), { title }))?.agent;
+  }
+  return agent && raiseSlice(runtime, log, agent);
+}
+
+function raiseSlice(runtime: Runtime, log: vscode.LogOutputChannel, agent: Agent): SliceLimits | undefined {
+  try {
+    const limits = runtime.budgets.slices.raise(agent);
+    log.info(`Raised the budget of "${agent.label}" to ${JSON.stringify(limits)} (0: no limit); its branch goes on`);
+    return limits;
+  } catch (err) {
+    reportError(log, `Could not raise the budget of "${agent.label}"`, err);
+    return undefined;
   }
 }

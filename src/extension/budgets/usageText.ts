@@ -1,5 +1,6 @@
 // What a node of the Agents view says about budgets: its own and its branch's cost, how close
-// its run is to a limit (a warning from 80%), a pause, and a runaway guard's warning. Pure (no
+// its run is to a limit (a warning from 80%), how much of its own budget (a slice) it used, a
+// pause, and a runaway guard's warning. Pure (no
 // 'vscode' import) so the presentation that uses it stays unit-tested in plain Node.
 import { budgetStatus, formatCost, type BudgetStatus } from '../../core/budgets';
 import { describeHold, holdAt, type Agent } from '../../core/agents';
@@ -28,10 +29,15 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   const held = holdAt(agent.holds, 'turn');
   const hold = held && describeHold(held);
   const runaway = budget.agentWarning(agent.id);
+  const slice = budget.slices?.usageOf(agent.id, now);
   if (hold) parts.push(hold.text);
-  else if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
+  else {
+    if (slice?.part) parts.push(slice.part);
+    if (status.level !== 'ok' && status.highest) parts.push(`⚠ ${Math.floor(status.highest.fraction * 100)}% of ${budgetName(status.highest.key)}`);
+  }
   if (runaway && !hold) parts.push(`⚠ ${runaway}`);
 
+  if (slice) lines.push(...slice.lines);
   lines.push('', '**Run budget**');
   for (const m of status.measures) {
     if ((m.key === 'cost' || m.key === 'liveSubagents') && m.used === 0 && m.limit === 0) continue;
@@ -40,7 +46,7 @@ export function usageText(agent: Agent, branchCost: number, now: number): UsageT
   if (own > 0) lines.push(`- This agent's cost: ${formatCost(own)}${branchCost !== own ? `; with its subagents: ${formatCost(branchCost)}` : ''}`);
   if (hold) lines.push('', hold.detail);
   if (runaway) lines.push('', `Runaway guard: ${runaway}.`);
-  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' };
+  return { parts, lines, warn: hold !== undefined || runaway !== undefined || status.level !== 'ok' || slice?.part !== undefined };
 }
 
 function budgetName(key: string): string {
