@@ -9,6 +9,7 @@ import type { AgentKind, PlanItem, SessionEvent, SessionLog } from '../sessions/
 import type { ToolResult } from '../tools/types';
 import { newHold, type GateStep, type Hold, type HoldRelease, type HoldTarget } from './holds';
 import type { CancelOptions, SendOptions } from './inbox';
+import type { DeferredPast } from './deferredPast';
 import { AgentQueue } from './agentQueue';
 import { AgentTurns, STATUS_CHANGED } from './agentTurns';
 import type { AgentRun } from './agentRun';
@@ -154,6 +155,10 @@ export class Agent implements HoldTarget {
   /** Set between a cancel and the end of the turn it aborted. */
   get stopping(): CancelCause | undefined {
     return this.turns.running?.stopping;
+  }
+  /** A restored agent's log still unread (restore/deferredLog.ts) is read now; undefined when its conversation is in memory. Rejects when it cannot be read. */
+  loadPast(): Promise<void> | undefined {
+    return (unwrapLog(this.log) as Partial<DeferredPast>).readInto?.(this.turns);
   }
   get turnCount(): number {
     return this.turns.count;

@@ -64,8 +64,9 @@ export class AgentTurns<A extends TurnsAgent<A>> {
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
-    private readonly agent: A,
-    private readonly host: TurnsHost<A>,
+    /** The agent and its host, for what reads a restored agent's past into these turns (deferredPast.ts). */
+    readonly agent: A,
+    readonly host: TurnsHost<A>,
     private readonly queue: AgentQueue,
     /** The conversation the model sees; kept at its size while the agent rests. */
     public messages: ChatMessage[],

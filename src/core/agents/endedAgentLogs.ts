@@ -18,6 +18,9 @@ export interface DurableSessionStore extends SessionLogFactory {
   create(header: SessionHeader): ClosableSessionLog;
   /** Takes an existing session over for writing, repairing a crashed turn; SESSION_IN_USE if open. */
   reopenLog(id: string): Promise<ClosableSessionLog>;
+  /** The session's file, and its lock, held for a reopen to come without reading it (the JSONL store; restore/deferredLog.ts). */
+  fileOf?(id: string): string;
+  lockOf?(id: string): { acquire(): Promise<void>; release(): Promise<void>; releaseSync(): void };
   /** Reads a session without taking it over (nothing is written). */
   loadSession(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
 }

@@ -42,6 +42,8 @@ export interface TurnOwner {
   append(event: SessionEvent): void;
   /** The one gate the loop asks: the hold that stops this step, if any (Agent.gate). */
   gate(step: Exclude<GateStep, 'claim'>): Hold | undefined;
+  /** Reads a restored agent's past still on disk (Agent.loadPast); undefined when there is none to read. */
+  loadPast?(): Promise<void> | undefined;
 }
 
 /** What the loop needs from the runtime hosting the agent (the runtime's AgentHost is one). */
@@ -96,6 +98,9 @@ export class TurnLoop<O extends TurnOwner> {
     let finalText = '';
     let unanswered: ToolCall[] = [];
     try {
+      // A restored agent's log is read before the turn claims anything: a read that fails ends the turn, saying why.
+      const reading = this.owner.loadPast?.();
+      if (reading) await reading;
       if (!('resumedCall' in first)) this.claim(first);
       this.checkGate('turn');
       budget.turnsUsed++;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { once } from '../once';
+import { cancelCauseSchema, sessionHeaderSchema, turnEndReasonSchema } from '../sessions/schema';
 import { LIVE_RECORD_VERSION } from './liveRecordFiles';
 
 /**
@@ -9,9 +10,14 @@ import { LIVE_RECORD_VERSION } from './liveRecordFiles';
  * window that runs the root.
  *
  * Invariants:
- * - The session logs are the truth; the record only says which sessions were live, how they
- *   hung together and what the log does not hold (holds, run figures, ended rows, worktree
- *   links, runaway warnings). Queued messages stay in the log: the record keeps their count only.
+ * - The session logs are the truth; the record says which sessions were live, how they hung
+ *   together and what the log does not hold (holds, run figures, ended rows, worktree links,
+ *   runaway warnings). Queued messages stay in the log: the record keeps their ids only.
+ * - What the tree shows of each session (its `past`: header, turns, tokens, last turn end, queue
+ *   ids, plan) is kept with the length the log had when it was taken, and only while everything
+ *   the agent had appended was written. A restore that finds the log at that length builds the
+ *   agent from it and reads the log when the agent needs it; any other length (a write after
+ *   the record, a crash, a cut file) means the log is read, as without it.
  * - Plain JSON checked with zod where it is read; a record of another version, or one that does
  *   not parse, is a problem of that root alone, never of the others.
  * - One file per root, so two windows on one workspace never write the same record, and the
@@ -60,6 +66,22 @@ const endedRowSchema = once(() =>
 /** The git worktree a worktree run works in (see workspace/gitWorktree.ts). */
 const worktreeLinkSchema = once(() => z.object({ repo: z.string(), root: z.string(), folder: z.string(), branch: z.string(), base: z.string() }));
 
+/** What the tree shows of a session, as its log stood at `length` bytes (see the invariants above). */
+const pastSchema = once(() =>
+  z.object({
+    header: sessionHeaderSchema(),
+    length: z.number().int().nonnegative(),
+    turns: z.number().int().nonnegative(),
+    tokens: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
+    lastEnd: z
+      .object({ turn: z.number().int().nonnegative(), reason: turnEndReasonSchema(), cause: cancelCauseSchema().optional(), message: z.string().optional(), finalText: z.string() })
+      .optional(),
+    /** The ids of the messages queued and not claimed, in order, and the last queue id used. */
+    queue: z.object({ ids: z.array(z.number().int().nonnegative()), lastId: z.number().int().nonnegative() }),
+    plan: z.array(z.object({ step: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })).optional(),
+  }),
+);
+
 const liveAgentSchema = once(() =>
   z.object({
     id: z.string().min(1),
@@ -82,6 +104,7 @@ const liveAgentSchema = once(() =>
     ended: z.array(endedRowSchema()).optional(),
     /** The agent's row number among its siblings, so restored siblings keep their order. */
     order: z.number(),
+    past: pastSchema().optional(),
   }),
 );
 
@@ -122,5 +145,6 @@ export type LiveRootRecord = z.infer<ReturnType<typeof liveRootRecordSchema>>;
 export type LiveAgentRecord = LiveRootRecord['agents'][number];
 export type LiveRunRecord = LiveRootRecord['run'];
 export type EndedRowRecord = NonNullable<LiveAgentRecord['ended']>[number];
+export type PastRecord = NonNullable<LiveAgentRecord['past']>;
 export type SliceRecord = NonNullable<LiveAgentRecord['slice']>;
 export type WorktreeLinkRecord = NonNullable<LiveRunRecord['worktree']>;

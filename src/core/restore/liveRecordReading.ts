@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArborError, messageOf } from '../errors';
 import { liveRootRecordSchema, type LiveRootRecord } from './liveRecord';
+import { isLiveRecordAtAGlance } from './liveRecordFastCheck';
 import { LIVE_RECORD_VERSION, RECORD_SUFFIX, type LiveRecordFiles } from './liveRecordFiles';
 
 /**
@@ -62,6 +63,8 @@ async function readRecord(file: string): Promise<{ record: LiveRootRecord } | { 
   if (version !== LIVE_RECORD_VERSION) {
     return { error: new ArborError('LIVE_RECORD_UNREADABLE', `The live-state record ${file} has version ${String(version)}, not ${LIVE_RECORD_VERSION}; its agents were not put back. Resume them from History.`, { file }) };
   }
+  // The quick check accepts only what the schema accepts; anything else is the schema's to decide and explain.
+  if (isLiveRecordAtAGlance(json)) return { record: json };
   const parsed = liveRootRecordSchema().safeParse(json);
   if (!parsed.success) {
     return { error: new ArborError('LIVE_RECORD_UNREADABLE', `The live-state record ${file} is damaged (${parsed.error.issues[0]?.message ?? 'it does not fit'}); its agents were not put back. Resume them from History.`, { file }) };

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent';
+import { unwrapLog, type Agent } from '../agents/agent';
 import { isoNow } from '../clock';
 import type { AgentRegistry } from '../agents/registry';
 import type { RuntimeEvent } from '../agents/runtimeEvent';
@@ -7,6 +7,7 @@ import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
 import type { OnProblem } from '../problems';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, WorktreeLinkRecord } from './liveRecord';
+import { draftPast, lengthOf, lengthSync, settlePast, type PastDraft } from './sessionPast';
 import { LIVE_RECORD_VERSION, type LiveRecordFiles } from './liveRecordFiles';
 
 /** What the editor keeps of an agent that the core does not: its ended-subagent rows, its run's worktree. */
@@ -28,6 +29,11 @@ export interface LiveRecorderDeps {
 }
 
 const DEFAULT_DELAY_MS = 1_000;
+/** A log that can write what it holds at once (the JSONL log), or let its session go unread (deferredLog.ts). */
+interface ExitLog {
+  flushSync?(): void;
+  releaseSync?(): void;
+}
 
 /**
  * Keeps each live root's record (liveRecord.ts) current, off the agents' path: an event only
@@ -85,7 +91,7 @@ export class LiveRecorder {
     const step = this.writing.then(async () => {
       await Promise.all([
         ...ended.map((id) => this.deps.files.remove(id).catch((err: unknown) => this.deps.onProblem(`Arbor: could not remove the live-state record of ${id}`, err))),
-        ...roots.map((root) => this.deps.files.write(this.recordOf(root), () => !this.stopped).catch((err: unknown) => this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err))),
+        ...roots.map((root) => this.measured(root).then((record) => this.deps.files.write(record, () => !this.stopped)).catch((err: unknown) => this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err))),
       ]);
     });
     this.writing = step;
@@ -100,7 +106,17 @@ export class LiveRecorder {
     if (this.stopped) return;
     const [, ended] = this.take();
     this.stop();
-    const roots = this.deps.agents.all().filter((a) => a.kind === 'root');
+    const all = this.deps.agents.all();
+    const roots = all.filter((a) => a.kind === 'root');
+    // Written now rather than by the store's exit flush a moment later: each record can then say
+    // its logs' final length, and the next window reads none of them to put the tree back.
+    for (const agent of all) {
+      try {
+        (unwrapLog(agent.log) as ExitLog).flushSync?.();
+      } catch {
+        // Not written: its record says no length, and the next window reads its log; the store's exit flush reports the failure.
+      }
+    }
     for (const id of ended) {
       try {
         this.deps.files.removeSync(id);
@@ -115,6 +131,8 @@ export class LiveRecorder {
         this.deps.onProblem(`Arbor: could not save the live-state record of "${root.label}"`, err);
       }
     }
+    // A restored session never read is let go with the window, as the store lets go its logs.
+    for (const agent of all) (unwrapLog(agent.log) as ExitLog).releaseSync?.();
   }
 
   /** No more records: the subscriptions and the timer go. */
@@ -125,20 +143,39 @@ export class LiveRecorder {
     for (const s of this.subscriptions.splice(0)) s.dispose();
   }
 
-  /** The record of a live root as it stands (the restore's tests read it too). */
+  /** The record of a live root as it stands, its sessions' lengths read now (the restore's tests read it too). */
   recordOf(root: Agent): LiveRootRecord {
+    const [record, drafts] = this.draft(root);
+    for (const draft of drafts) settlePast(draft, lengthSync(draft));
+    return record;
+  }
+
+  /** The same, its sessions' lengths read without blocking. */
+  private async measured(root: Agent): Promise<LiveRootRecord> {
+    const [record, drafts] = this.draft(root);
+    const lengths = await Promise.all(drafts.map(lengthOf));
+    drafts.forEach((draft, i) => settlePast(draft, lengths[i]));
+    return record;
+  }
+
+  /** The record as it stands, and the pasts of its sessions (sessionPast.ts), which wait for their files' lengths. */
+  private draft(root: Agent): [LiveRootRecord, PastDraft[]] {
+    const drafts: PastDraft[] = [];
     const run = root.run;
     const budget = run.budget;
     const agents: LiveAgentRecord[] = [];
     const queue: Array<{ agent: Agent; parent?: string }> = [{ agent: root }];
     while (queue.length) {
       const { agent, parent } = queue.shift()!;
-      agents.push(this.agentRecord(agent, parent));
+      const record = this.agentRecord(agent, parent);
+      agents.push(record);
+      const draft = draftPast(agent, record);
+      if (draft) drafts.push(draft);
       for (const child of this.deps.agents.childrenOf(agent)) if (child.kind === 'continuable') queue.push({ agent: child, parent: agent.id });
     }
     const worktree = this.extras.worktree?.(root);
     const paused = this.deps.pauseOf(root);
-    return {
+    const record: LiveRootRecord = {
       version: LIVE_RECORD_VERSION,
       root: root.id,
       writtenAt: isoNow(),
@@ -158,6 +195,7 @@ export class LiveRecorder {
       },
       agents,
     };
+    return [record, drafts];
   }
 
   private agentRecord(agent: Agent, parent: string | undefined): LiveAgentRecord {
@@ -219,3 +257,4 @@ export class LiveRecorder {
     return [roots, ended];
   }
 }
+

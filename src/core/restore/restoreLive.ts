@@ -16,6 +16,7 @@ import type { SliceRecordData } from '../budgets/sliceRequest';
 import type { SessionLog } from '../sessions/types';
 import type { WorkspacePort } from '../workspace/port';
 import type { EndedRowRecord, LiveAgentRecord, LiveRootRecord, LiveRunRecord, WorktreeLinkRecord } from './liveRecord';
+import { deferredSnapshot, reserve } from './deferredLog';
 import { LiveRecordFiles } from './liveRecordFiles';
 import { readLiveRecords, setAside } from './liveRecordReading';
 
@@ -80,11 +81,16 @@ export interface RestoreHost {
   workspaceFor(folder: string): WorkspacePort;
 }
 
-type Opened = { log: ClosableSessionLog; engine?: TurnEngine<Agent> } | { error: unknown };
+/** A session taken over: its log, read now (`past` absent) or later (`past` from its record, its log deferred). */
+type Opened = { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot } | { error: unknown };
 
 /**
  * Puts back every root that was live in this folder's windows when they went away, each with
  * its live subtree, from the live-state records (liveRecord.ts) and the sessions' own logs.
+ * A session whose log still has the length its record names is not read: the agent is built
+ * from the record and reads its log when it needs it (deferredLog.ts). Only a root whose turn
+ * was running is read at once (the question it may have been waiting on is asked again), and
+ * any session whose record is older than its log, or an external agent's.
  *
  * Invariants:
  * - Never throws: a record or session that cannot be used is a problem of its own root (or of
@@ -117,12 +123,17 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
     return false;
   });
   mine.sort((a, b) => a.agents[0].order - b.agents[0].order);
-  // Roots first, all at once (the store's pool bounds the file operations); then the children of those that opened.
-  const roots = await Promise.all(mine.map((record) => open(host, record.root, record.run, options)));
+  // Roots first, all at once (the store's pool bounds the file operations), with the children
+  // whose logs wait (a lock and a length each, so the lock file is written once for all); then
+  // the children to read, of the roots that opened.
+  const waiting = mine.map((record) => record.agents.slice(1).map((a) => (deferrable(host, a, false) ? open(host, a, record.run, options, false) : undefined)));
+  const roots = await Promise.all(mine.map((record) => open(host, record.agents[0], record.run, options, true)));
   const dropped: Promise<void>[] = [];
   const usable = mine.filter((record, i) => {
     const opened = roots[i];
     if (!('error' in opened)) return true;
+    // Not put back: its waiting children's sessions are let go unread.
+    for (const child of waiting[i]) void child?.then((o) => ('error' in o ? undefined : o.log.close())).catch(() => undefined);
     if (isArborError(opened.error, 'SESSION_NOT_FOUND')) {
       options.log?.(`Dropped the live-state record of ${record.root}: its session no longer exists.`);
       dropped.push(files.remove(record.root).catch((err: unknown) => host.onProblem(`Arbor: could not remove the live-state record of ${record.root}`, err)));
@@ -131,7 +142,8 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   });
   await Promise.all(dropped);
   const rootLogs = roots.filter((o): o is Exclude<Opened, { error: unknown }> => !('error' in o));
-  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a) => open(host, a.id, record.run, options)))));
+  const waitingOf = new Map(mine.map((record, i) => [record, waiting[i]]));
+  const children = await Promise.all(usable.map((record) => Promise.all(record.agents.slice(1).map((a, i) => waitingOf.get(record)?.[i] ?? open(host, a, record.run, options, false)))));
   for (let i = 0; i < usable.length; i++) {
     try {
       build(host, usable[i], rootLogs[i], children[i], report, problem, options);
@@ -146,8 +158,25 @@ export async function restoreLive(host: RestoreHost, options: RestoreLiveOptions
   return report;
 }
 
-async function open(host: RestoreHost, id: string, run: LiveRunRecord, options: RestoreLiveOptions): Promise<Opened> {
+async function open(host: RestoreHost, agent: LiveAgentRecord, run: LiveRunRecord, options: RestoreLiveOptions, root: boolean): Promise<Opened> {
+  const id = agent.id;
   if (host.agents.get(id)) return { error: new ArborError('SESSION_IN_USE', `Session ${id} is already live in this window.`, { id }) };
+  const past = agent.past;
+  const store = host.store;
+  if (past && deferrable(host, agent, root)) {
+    let reserved: Awaited<ReturnType<typeof reserve>>;
+    try {
+      reserved = await reserve(store, id);
+    } catch (error) {
+      return { error };
+    }
+    // The log is as the record saw it: the record is all the tree needs, and the log waits.
+    if (reserved && reserved.length === past.length) {
+      const log = deferredSnapshot(agent, past, reserved.length, { reopen: () => store.reopenLog(id), release: reserved.release, releaseSync: reserved.releaseSync });
+      return { log: log.log as ClosableSessionLog, past: log };
+    }
+    // Written after its record (a crash, a record not yet rewritten): the log says what is true.
+  }
   let log: ClosableSessionLog;
   try {
     log = await host.store.reopenLog(id);
@@ -165,7 +194,13 @@ async function open(host: RestoreHost, id: string, run: LiveRunRecord, options: 
   }
 }
 
-function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent> }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {
+/** The agent's record says all the tree shows of it, and its log may wait: not an external agent's, nor a root's turn that was running (its question is asked again). */
+function deferrable(host: RestoreHost, agent: LiveAgentRecord, root: boolean): boolean {
+  const past = agent.past;
+  return past !== undefined && host.store.lockOf !== undefined && !past.header.external && past.header.id === agent.id && !(root && agent.running);
+}
+
+function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableSessionLog; engine?: TurnEngine<Agent>; past?: SessionSnapshot }, opened: Opened[], report: RestoreReport, problem: (id: string, err: unknown) => void, options: RestoreLiveOptions): void {
   const closeAll = (): void => {
     // Shut down while restoring: the sessions go back as they were, and the store reports a failed write.
     for (const o of [root, ...opened]) if (!('error' in o)) void o.log.close().catch(() => undefined);
@@ -173,7 +208,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
   if (!host.isOpen()) return closeAll();
   const [head] = record.agents;
   const run = newRun(host, record.run, head.label, options);
-  const past = readSessionSnapshot(root.log, { resumeWaiting: true });
+  const past = root.past ?? readSessionSnapshot(root.log, { resumeWaiting: true });
   const agent = host.makeRoot(head.label, run, past, head.planMode ?? false, root.engine);
   carryOver(run, record);
   const live = new Map<string, Agent>([[head.id, agent]]);
@@ -196,7 +231,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
       void o.log.close().catch(() => undefined);
       return;
     }
-    const snapshot = readSessionSnapshot(o.log);
+    const snapshot = o.past ?? readSessionSnapshot(o.log);
     const restored = host.makeChild(parent, child.label, snapshot, o.engine);
     settle(restored, child, snapshot, report, false);
     if (child.slice) host.restoreSlice?.(restored, child.slice);

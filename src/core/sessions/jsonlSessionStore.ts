@@ -201,6 +201,9 @@ export class JsonlSessionStore implements SessionLogFactory {
     }
   }
 
+  /** Session `id`'s lock in this store's window, to hold a session for a later reopenLog without reading it (restore/deferredLog.ts): the reopen takes it over. */
+  lockOf(id: string): SessionLock { return new SessionLock(this.locks, id); }
+
   /**
    * The validated header and events of session `id`, with the load-time repairs applied in
    * memory. A session open in this store is read from memory. Throws SESSION_NOT_FOUND,

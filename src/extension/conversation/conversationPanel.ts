@@ -43,6 +43,7 @@ export class ConversationPanel extends Disposable implements ConversationView {
     super();
     this.agent = agent;
     this.model = new ConversationModel(agent.log.events, agent instanceof SavedConversation ? agent.warning : undefined);
+    if (!(agent instanceof SavedConversation)) this.readPast(agent);
     panel.title = agent.label;
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'arbor.svg');
     panel.webview.html = pageHtml(panel.webview, deps.extensionUri);
@@ -65,8 +66,22 @@ export class ConversationPanel extends Disposable implements ConversationView {
     if (agent === this.agent) return;
     this.agent = agent;
     this.model = new ConversationModel(agent.log.events);
+    this.readPast(agent);
     this.panel.title = agent.label;
     if (this.ready) this.postSnapshot();
+  }
+
+  /** A restored agent's transcript is read when its view opens; the view then shows it whole. */
+  private readPast(agent: Agent): void {
+    agent.loadPast()?.then(
+      () => {
+        if (this.disposed || this.agent !== agent) return;
+        this.model = new ConversationModel(agent.log.events);
+        if (this.ready) this.postSnapshot();
+      },
+      // Its node shows why (the session's problem); the view keeps what it has.
+      () => undefined,
+    );
   }
 
   reveal(preserveFocus: boolean): void {

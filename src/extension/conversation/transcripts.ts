@@ -74,6 +74,8 @@ export class TranscriptProvider extends Disposable implements vscode.TextDocumen
     if (!log) return `# Transcript unavailable\n\nNo session \`${id}\` is known in this window. Open it from the Arbor History instead.\n`;
     this.open.set(id, uri);
     const live = this.runtime.agents.get(id);
+    // A restored agent's transcript is read now (its status change renders it again); a failure shows on its node.
+    live?.loadPast()?.catch(() => undefined);
     return transcriptRendererPart().renderTranscript(log.header, log.events, live ? { status: live.stopping ? 'stopping' : live.status } : undefined, live ? undefined : this.warnings.get(id));
   }
 
