@@ -14,7 +14,7 @@ import { registerAgentCommands } from './agents/agentCommands';
 import type { ManageApprovals } from './approvals/manageApprovals';
 import { createAgentRuns } from './agents/agentRuns';
 import { notifyTurnEnds } from './agents/turnNotifications';
-import { showWaitingBadge } from './agents/waitingBadge';
+import { attentionOnDemand } from './attention/attentionOnDemand';
 import { createArborApi, type ArborApi } from './api/arborApi';
 import { notifyBudgets, UsageStatusBar } from './budgets';
 import { registerConversationCommands } from './conversation/conversationCommands';
@@ -90,7 +90,6 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
 
   context.subscriptions.push(
     vscode.window.registerUriHandler({ handleUri: (uri) => links().handleUri(uri) }),
-    showWaitingBadge(runtime.interaction, treeView),
     notifyTurnEnds(runtime, transcripts, log),
     usageBar,
     notifyBudgets(runtime, log, (id) => {
@@ -102,7 +101,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     ...commandsOnFirstUse(MODEL_COMMANDS, once(() => modelCommandsPart().modelCommands({ log, apiKeys: host.apiKeys, settings: host.settings }))),
     vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, { provideTextDocumentContent: (uri) => worktrees().provideTextDocumentContent(uri) }),
     ...commandsOnFirstUse(WORKTREE_COMMANDS, once(() => worktreeCommandsPart().worktreeCommands(runtime, worktrees, log))),
-    ...registerAgentCommands({ runtime, tree, picker, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo, readDefinitions: () => definitionFiles.reload() }),
+    ...registerAgentCommands({ runtime, tree, transcripts, log, startRun: (request, mode, limits, definition) => runs.start(request, mode, undefined, limits, undefined, definition), startDemo: runs.startDemo, readDefinitions: () => definitionFiles.reload() }),
     definitionFiles,
     ...commandsOnFirstUse([NEW_DEFINITION_COMMAND], () => ({
       // The new file is read at once, not only when the file watcher reports it.
@@ -150,7 +149,10 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
     reportError(log, 'Could not put back the agents of the last window', err);
     return undefined;
   });
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored }) });
+  // What waits on the human: loaded when the first thing waits (a restore may put some back).
+  const { attention, subscriptions } = attentionOnDemand({ runtime, tree, treeView, picker, log, restored });
+  context.subscriptions.push(...subscriptions);
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention }) });
   return api;
 }
 

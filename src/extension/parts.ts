@@ -6,6 +6,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loading each part on first use is the point */
 import * as vscode from 'vscode';
 import { partOnFirstUse } from '../core';
+import type * as AttentionPart from './attention/attentionPart';
 import type * as BudgetNotifications from './budgets/budgetNotifications';
 import type * as ConversationViews from './conversation/conversationPanels';
 import type * as Definitions from './definitions/definitionsPart';
@@ -96,3 +97,6 @@ export const restoreAtStartPart = partOnFirstUse('the restore of the Agents tree
 
 /** The sandbox settings (arbor.sandbox.*), read at the first command and when they change. */
 export const sandboxSettingsPart = partOnFirstUse('the sandbox settings (dist/sandboxSettings.js)', (): typeof SandboxSettings => require('./sandboxSettings') as typeof SandboxSettings);
+
+/** What waits on the human: the Agents view's "Waiting for you", its badge and status-bar item, their notices, Show What Is Waiting.... */
+export const attentionPart = partOnFirstUse('what is waiting for you (dist/attentionPart.js)', (): typeof AttentionPart => require('./attention/attentionPart') as typeof AttentionPart);

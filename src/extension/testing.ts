@@ -2,6 +2,7 @@
 // host runs them (ARBOR_TESTING=1). What tests count (repaints, prompts, previews, History's
 // reads, what conversation views were sent) and what they read of open prompts is kept here,
 // from the events the parts fire, so no production class keeps a tally or an accessor for them.
+import type { Attention } from './attention/attentionPart';
 import type * as vscode from 'vscode';
 import type { RestoreReport, RunLimitsInput, Runtime } from '../core';
 import type { Agent } from '../core/agents';
@@ -118,6 +119,8 @@ export interface ArborTesting {
   deactivate(): void;
   /** Settles when the tree of the last window is put back (undefined when that failed as a whole). */
   restored: Promise<RestoreReport | undefined>;
+  /** What waits on the human (its part is loaded by the first use of this). */
+  readonly attention: Attention;
 }
 
 export interface TestingParts {
@@ -137,9 +140,10 @@ export interface TestingParts {
   externalAgents: ExternalAgents;
   restored: Promise<RestoreReport | undefined>;
   definitionFiles: AgentDefinitionFiles;
+  attention: () => Attention;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [], historyReads: 0 };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -173,6 +177,9 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     externalAgents,
     restored,
     definitionFiles,
+    get attention() {
+      return attention();
+    },
     startScriptedInWorktree: (script, prompt, label) => worktrees().start({ prompt, label }, new (scriptedModelPart().ScriptedModel)(script)),
     deactivate: () => {
       for (const disposable of context.subscriptions.splice(0).reverse()) disposable.dispose();

@@ -32,7 +32,8 @@ export interface ArborViews {
 
 export function createViews(context: vscode.ExtensionContext, { runtime, store }: RuntimeHost, log: vscode.LogOutputChannel): ArborViews {
   const previews = new ReviewPreviews();
-  const picker = new QuestionPicker(log, previews);
+  // With `arbor.attention.openPrompts` = `manual` no prompt opens by itself (see questions/promptQueue.ts).
+  const picker = new QuestionPicker(log, previews, () => vscode.workspace.getConfiguration('arbor').get('attention.openPrompts') === 'manual');
   const changedFiles = new ChangedFilesIndex(runtime.changes, (id, err) => log.warn(`The changes of session ${id} cannot be shown: ${messageOf(err)}`));
   const tree = new AgentsTreeProvider(runtime, runtime.interaction, changedFiles);
   const treeView = vscode.window.createTreeView('arbor.agents', { treeDataProvider: tree, showCollapseAll: true });

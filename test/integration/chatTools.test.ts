@@ -46,7 +46,7 @@ describe('Arbor as a tool for chat agents (vscode.lm.invokeTool) and the exporte
     const source = new vscode.CancellationTokenSource();
     const call = vscode.lm.invokeTool('arbor_run_agent', { input: { prompt: 'Rename the helper everywhere.', label: 'Delegated' }, toolInvocationToken: undefined }, source.token);
     await waitFor(() => t.tree.getChildren().some((a) => a.label === 'Delegated'), 'the delegated agent in the Agents view');
-    const agent = t.tree.getChildren().find((a) => a.label === 'Delegated')!;
+    const agent = t.runtime.agents.topLevel().find((a) => a.label === 'Delegated')!;
     assert.strictEqual(agent.kind, 'root');
     assert.strictEqual(agent.log.header.interactionMode, 'autonomous', 'a delegated run never asks through Arbor');
     assert.ok(!t.runtime.toolSpecs(agent).some((s) => s.name === 'ask_user_question'), 'it is not offered the question tool');

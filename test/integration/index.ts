@@ -35,7 +35,7 @@ export type ResultRecord =
  * end them) or tear Arbor down (deactivation disposes every agent and command): they run after
  * every other suite of the phase, whatever their names, in this order.
  */
-const LAST_SUITES = ['pendingQuestionReload.test.js', 'treeRestore.test.js', 'crashRestore.test.js', 'deactivation.test.js'];
+const LAST_SUITES = ['pendingQuestionReload.test.js', 'treeRestore.test.js', 'attentionReload.test.js', 'crashRestore.test.js', 'deactivation.test.js'];
 
 /** The window gets this long to reload before the first phase reports that it did not. */
 const RELOAD_TIMEOUT_MS = 60_000;

@@ -24,6 +24,10 @@ export interface UiBridge {
   clickInlineAction(rowText: string, actionLabel: string): Promise<void>;
   /** Clicks the button labelled `buttonLabel` on the notification toast whose message contains `messageText`. */
   clickNotificationButton(messageText: string, buttonLabel: string): Promise<void>;
+  /** Clicks a button in the title bar of the quick pick or input box on screen, named by its tooltip. */
+  clickPromptButton(buttonLabel: string): Promise<void>;
+  /** Clicks the status-bar item that shows `text`. */
+  clickStatusBarItem(text: string): Promise<void>;
   /**
    * The accessible label of the first visible list or tree row containing `rowText` (for a tree
    * row: its label and description, as the page shows them), or null when no such row is shown.
@@ -111,6 +115,12 @@ export const ui: UiBridge = {
   },
   async clickNotificationButton(messageText, buttonLabel) {
     await act('clickNotificationButton', { messageText, buttonLabel });
+  },
+  async clickPromptButton(buttonLabel) {
+    await act('clickPromptButton', { buttonLabel });
+  },
+  async clickStatusBarItem(text) {
+    await act('clickStatusBarItem', { text });
   },
   async rowLabel(rowText) {
     const label = await act('rowLabel', { rowText });

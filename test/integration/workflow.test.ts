@@ -250,7 +250,7 @@ describe('Stop and questions from the command palette', function () {
     assert.deepStrictEqual(turnEnds(first), ['aborted:user']);
   });
 
-  it("a waiting node's Answer action brings its prompt forward", async function () {
+  it("a waiting node's Answer action opens its prompt at once, putting the one in front back unanswered", async function () {
     ui.requireBrowser(this);
     const ask = (label: string) =>
       t.startScripted({ version: 1, agents: { [label]: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: question('q', `${label}?`) }] }, { text: 'ok' }]] } } }, 'go', label);
@@ -262,10 +262,16 @@ describe('Stop and questions from the command palette', function () {
     assert.ok(await ui.pageHasText('Ann asks'));
     assert.strictEqual(t.tree.getTreeItem(c).contextValue, 'agent:waiting:root', 'the waiting node offers Answer');
     await vscode.commands.executeCommand('arbor.answer', c);
-    await ui.pressKeys('Enter'); // answers Ann
-    assert.ok(await ui.pageHasText('Cat asks'), "Cat's prompt comes next, ahead of Ben's");
+    assert.ok(await ui.pageHasText('Cat asks'), "Cat's prompt opens at once");
+    await ui.pressKeys('Enter'); // answers Cat
+    await c.whenIdle();
+    // Ann's prompt went back to Waiting for you, unanswered: it is the oldest, so nothing opens by itself.
+    assert.ok(asking(a) && asking(b), 'Ann and Ben still wait');
+    assert.strictEqual(t.picker.shownId, undefined, 'nothing opened in its place');
+    await vscode.commands.executeCommand('arbor.answer', a);
+    assert.ok(await ui.pageHasText('Ann asks'));
     await ui.pressKeys('Enter');
-    assert.ok(await ui.pageHasText('Ben asks'));
+    assert.ok(await ui.pageHasText('Ben asks'), "Ben's prompt, the oldest left, opens by itself once Ann's is settled");
     await ui.pressKeys('Enter');
     await Promise.all([a, b, c].map((x) => x.whenIdle()));
     for (const x of [a, b, c]) assert.deepStrictEqual(turnEnds(x), ['completed']);

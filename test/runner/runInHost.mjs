@@ -369,6 +369,13 @@ async function startBridge() {
         throw error;
       }
     },
+    async clickPromptButton({ buttonLabel }) {
+      // A button in the title bar of the quick pick or input box on screen (its tooltip names it).
+      await page.locator('.quick-input-widget').filter({ visible: true }).first().getByRole('button', { name: buttonLabel }).first().click();
+    },
+    async clickStatusBarItem({ text }) {
+      await page.locator('.statusbar-item').filter({ hasText: text, visible: true }).first().click();
+    },
     async clickNotificationButton({ messageText, buttonLabel }) {
       const toast = page.locator('.notification-toast').filter({ hasText: messageText, visible: true }).first();
       await toast.locator('.monaco-button').filter({ hasText: buttonLabel, visible: true }).first().click();

@@ -9,14 +9,12 @@ import type { TranscriptProvider } from '../conversation/transcripts';
 import { parsedArgument, reportError } from '../errorReporting';
 import type { AgentDefinition } from '../../core/definitions';
 import { definitionsPart } from '../parts';
-import type { QuestionPicker } from '../questions/questionPicker';
 import { pickItemOf } from './agentPresentation';
 import type { AgentsTreeProvider } from './agentsTree';
 
 export interface AgentCommandDeps {
   runtime: Runtime;
   tree: AgentsTreeProvider;
-  picker: QuestionPicker;
   transcripts: TranscriptProvider;
   log: vscode.LogOutputChannel;
   /** `limits`: this run's own limits over the `arbor.limits` setting. */
@@ -28,7 +26,7 @@ export interface AgentCommandDeps {
 }
 
 export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable[] {
-  const { runtime, tree, picker, transcripts, log } = deps;
+  const { runtime, tree, transcripts, log } = deps;
 
   const pickAgent = async (title: string, filter: (a: Agent) => boolean, empty: string): Promise<Agent | undefined> => {
     const agents = runtime.agents.all().filter(filter);
@@ -192,10 +190,6 @@ export function registerAgentCommands(deps: AgentCommandDeps): vscode.Disposable
         reportError(log, `Could not end "${agent.label}"`, err);
         return undefined;
       }
-    }),
-    vscode.commands.registerCommand('arbor.answer', (node?: unknown) => {
-      const id = agentArgument('Arbor: Answer', node)?.id ?? runtime.interaction.pending()[0]?.agent?.id;
-      if (!id || !picker.focus(id)) void vscode.window.showInformationMessage('No question is waiting for you.');
     }),
     vscode.commands.registerCommand('arbor.openTranscript', async (node?: unknown) => {
       const agent = agentArgument('Arbor: Open Transcript', node) ?? (await pickAgent('Arbor: Open Transcript', () => true, 'No agent is live. Past sessions are in Arbor History.'));

@@ -4,6 +4,7 @@ import type { UserInteractionService } from '../../core/interaction';
 import type { Runtime } from '../../core';
 import { Disposable } from '../disposable';
 import { changedFileItem, changedFilesTooltip, type ChangedFileNode, type ChangedFilesIndex } from '../review';
+import { isWaitingNode, type WaitingNode, type WaitingRows } from '../attention/waitingNode';
 import { escapeMarkdown, presentEnded, presentLiveAgent } from './agentPresentation';
 import { AgentRows, buildRow, type AgentRow } from './agentRows';
 import { EndedSubagents, type EndedSubagent } from './endedSubagents';
@@ -11,9 +12,9 @@ import { RepaintQueue, realClock, type RepaintClock } from './repaintQueue';
 
 /**
  * A row of the agent tree: a live agent, a subagent that ended (kept under its live parent,
- * dimmed), or a file an agent changed (under that agent).
+ * dimmed), a file an agent changed (under that agent), or a row of "Waiting for you" (at the top).
  */
-export type AgentsTreeNode = Agent | EndedSubagent | ChangedFileNode;
+export type AgentsTreeNode = Agent | EndedSubagent | ChangedFileNode | WaitingNode;
 
 /** The files each agent changed, as the view lists them (review/changedFiles.ts loads them). */
 export type ChangedFilesSource = Pick<ChangedFilesIndex, 'filesOf' | 'onDidChange'>;
@@ -67,6 +68,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private ticker: unknown;
   /** The subagents that ended, under their live parents. */
   readonly ended: EndedSubagents;
+  /** The "Waiting for you" section, once the attention part is loaded. */
+  private waiting: WaitingRows | undefined;
 
   constructor(
     private readonly runtime: Runtime,
@@ -135,7 +138,17 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     this.ticker = clock.setTimeout(() => this.tick(), TICK_MS);
   }
 
+  /**
+   * Shows the "Waiting for you" section at the top, as `rows` now say: called at each change of
+   * what waits. The whole tree is repainted: it is rare, and the section comes and goes at the top.
+   */
+  showWaiting(rows: WaitingRows): void {
+    this.waiting = rows;
+    this.queue.markAll();
+  }
+
   getTreeItem(node: AgentsTreeNode): vscode.TreeItem {
+    if (isWaitingNode(node)) return this.waiting!.item(node);
     if (!(node instanceof Agent)) return node.type === 'changed-file' ? changedFileItem(node, this.runtime.workspace?.folders() ?? []) : endedItem(node);
     this.fetched.add(node);
     this.hostAsked(node);
@@ -144,7 +157,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
 
   /** Tooltips are built when the user hovers, not on every repaint. */
   resolveTreeItem(item: vscode.TreeItem, node: AgentsTreeNode): vscode.TreeItem {
-    if (!(node instanceof Agent)) return item;
+    if (!(node instanceof Agent) || isWaitingNode(node)) return item;
     const p = presentLiveAgent(node, this.runtime.agents, this.interaction.pending(), { time: this.hasChildren(node) ? 'started' : 'elapsed' });
     // Its scope and shared files: the scopes part is loaded by the first tooltip.
     item.tooltip = new vscode.MarkdownString(p.tooltip + this.runtime.writes.guard.envelopeLines(node, escapeMarkdown) + changedFilesTooltip(this.filesOf(node)));
@@ -152,13 +165,16 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   }
 
   /** Without a node: the top level, live agents only. */
-  getChildren(): Agent[];
+  getChildren(): Array<Agent | WaitingNode>;
   getChildren(node: AgentsTreeNode | undefined): AgentsTreeNode[];
   getChildren(node?: AgentsTreeNode): AgentsTreeNode[] {
     if (!node) {
       this.hostAsked(undefined);
-      return this.runtime.agents.topLevel();
+      const top = this.runtime.agents.topLevel();
+      const waiting = this.waiting?.top() ?? [];
+      return waiting.length === 0 ? top : [...waiting, ...top];
     }
+    if (isWaitingNode(node)) return [...this.waiting!.children(node)];
     if (!(node instanceof Agent)) return [];
     const files = this.filesOf(node);
     if (!this.runtime.agents.isLive(node)) return [...files];
@@ -169,7 +185,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     return files.length === 0 ? agents : [...agents, ...files];
   }
 
-  getParent(node: AgentsTreeNode): Agent | undefined {
+  getParent(node: AgentsTreeNode): AgentsTreeNode | undefined {
+    if (isWaitingNode(node)) return node.type === 'waiting-item' ? this.waiting?.top()[0] : undefined;
     if (!(node instanceof Agent)) return node.type === 'changed-file' ? this.runtime.agents.get(node.sessionId) : this.ended.parentOf(node);
     const parent = this.runtime.agents.parentOf(node);
     return parent && this.runtime.agents.isLive(parent) ? parent : undefined;

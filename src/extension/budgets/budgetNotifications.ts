@@ -2,6 +2,8 @@
 // unattended run that ended BLOCKED says so, a runaway guard that paused an agent offers Resume,
 // a branch whose own budget (a slice) is spent asks Raise limit / Stop for that branch alone.
 // A part loaded by the first budget event or the first Raise limit (budgetEvents.ts).
+// A pause is one notice per kind: while one is on screen, the next pause of its kind waits in
+// "Waiting for you" only (Show What Is Waiting leads there).
 import * as vscode from 'vscode';
 import type { Runtime } from '../../core';
 import type { Agent } from '../../core/agents';
@@ -12,6 +14,21 @@ import { reportError } from '../errorReporting';
 export const RAISE_LIMIT = 'Raise limit';
 export const STOP = 'Stop';
 export const RESUME = 'Resume';
+export const SHOW_WAITING = 'Show What Is Waiting';
+
+/** The kinds of pause whose notice is on screen. */
+const shown = new Set<'paused' | 'runaway'>();
+
+/** Shows a pause's notice unless one of its kind is on screen; Show What Is Waiting opens the inbox. */
+function notice(kind: 'paused' | 'runaway', message: string, ...actions: string[]): Thenable<string | undefined> {
+  if (shown.has(kind)) return Promise.resolve(undefined);
+  shown.add(kind);
+  return vscode.window.showWarningMessage(message, ...actions, SHOW_WAITING).then((pick) => {
+    shown.delete(kind);
+    if (pick === SHOW_WAITING) void vscode.commands.executeCommand('arbor.showWaiting');
+    return pick;
+  });
+}
 
 export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscode.LogOutputChannel, openTranscript: (agentId: string) => void): void {
   switch (event.type) {
@@ -23,8 +40,7 @@ export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscod
     case 'paused': {
       const name = event.root?.label ?? 'A run';
       log.warn(`"${name}" paused: ${event.reason}`);
-      void vscode.window
-        .showWarningMessage(`Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
+      void notice('paused', `Arbor: "${name}" is paused: ${event.reason}. Every agent of the run keeps its work.`, RAISE_LIMIT, STOP)
         .then((pick) => {
           if (pick !== RAISE_LIMIT) {
             if (pick === STOP) log.info(`"${name}" stays stopped; send one of its agents a message after raising arbor.limits to go on.`);
@@ -51,7 +67,7 @@ export function showBudgetEvent(event: BudgetEvent, runtime: Runtime, log: vscod
       const { agent, reason, hold } = event;
       log.warn(`Runaway guard on "${agent.label}": ${reason}${hold ? ' (paused)' : ''}`);
       if (!hold) return;
-      void vscode.window.showWarningMessage(`Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
+      void notice('runaway', `Arbor: "${agent.label}" was paused: ${reason}.`, RESUME, STOP).then((pick) => {
         if (pick === RESUME) runtime.budgets.resumeAgent(agent);
       });
       return;

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { ArborError } from '../../core';
 import type { InteractionPrompt, InteractionProvider } from '../../core/interaction';
 import type { Answer } from '../../core/sessions';
-import { questionPromptsPart } from '../parts';
+import { attentionPart } from '../parts';
+import type { PromptQueue } from './promptQueue';
 import type { ReviewPreviews } from './reviewPreview';
 
 /** A question put in front of the human: which agent asks, and the picker's title. */
@@ -16,6 +16,10 @@ export interface Queued {
   prompt: InteractionPrompt;
   resolve: (answers: Answer[]) => void;
   reject: (err: unknown) => void;
+  /** Its place in the order prompts were asked in. */
+  order: number;
+  /** The person put it back (Later): it waits until they open it again. */
+  later?: boolean;
 }
 
 /**
@@ -23,14 +27,15 @@ export interface Queued {
  * placeholder = the question, options with descriptions, multi-select where asked, and an
  * "Other…" item for a free answer; an approval has none, its "Deny, and tell it why" takes the text). Enter always settles the question or says what to do (see
  * pickAccept.ts): on a multi-select question, Enter with nothing ticked answers "none of these".
- * Prompts from several agents are queued and shown one at a time. Escape dismisses
- * (ASK_CANCELLED); if the asking turn is aborted the prompt closes.
  * Only unowned agents (no runtime owner) ever reach this provider with a question: the interaction service rejects
  * everyone else; a subagent's approval reaches it only where arbor.approvals.subagents is `ask` (askHeldApproval).
+ *
+ * This is what the start holds of it: the queue that decides which prompt is in front, and when
+ * one opens by itself (promptQueue.ts), is made by the first question, with the rest of what
+ * waits on the human (the attention part); a part that fails to load rejects that question.
  */
 export class QuestionPicker implements InteractionProvider, vscode.Disposable {
-  private readonly queue: Queued[] = [];
-  private active: { item: Queued; picker?: vscode.QuickPick<vscode.QuickPickItem>; input?: vscode.InputBox } | undefined;
+  private queue: PromptQueue | undefined;
   private readonly opened = new vscode.EventEmitter<OpenedPrompt>();
   /** Fires as each question of a prompt opens in front of the human. */
   readonly onDidOpenPrompt = this.opened.event;
@@ -38,81 +43,38 @@ export class QuestionPicker implements InteractionProvider, vscode.Disposable {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     /** Where a prompt's detail (a command, a plan) is shown whole before it can be answered. */
-    private readonly previews?: ReviewPreviews,
+    private readonly previews: ReviewPreviews | undefined,
+    /** `arbor.attention.openPrompts` is `manual`: no prompt opens by itself. */
+    private readonly manual: () => boolean,
   ) {}
 
-  ask(prompt: InteractionPrompt): Promise<Answer[]> {
-    return new Promise<Answer[]>((resolve, reject) => {
-      const item: Queued = { prompt, resolve, reject };
-      prompt.signal.addEventListener('abort', () => this.abandon(item), { once: true });
-      this.queue.push(item);
-      this.pump();
-    });
+  async ask(prompt: InteractionPrompt): Promise<Answer[]> {
+    this.queue ??= new (attentionPart().PromptQueue)({ log: this.log, previews: this.previews, manual: this.manual, opened: (p) => this.opened.fire(p) });
+    return this.queue.ask(prompt);
   }
 
-  /** Bring an agent's queued prompt to the front, or show its open prompt again. */
-  focus(agentId: string): boolean {
-    if (this.active?.item.prompt.agent?.id === agentId) {
-      (this.active.picker ?? this.active.input)?.show();
-      return true;
-    }
-    const i = this.queue.findIndex((q) => q.prompt.agent?.id === agentId);
-    if (i < 0) return false;
-    const [item] = this.queue.splice(i, 1);
-    this.queue.unshift(item);
-    if (!this.active) this.pump();
-    return true;
+  /** Opens the prompt `promptId` (the one in front is put back first), or shows it again. */
+  open(promptId: string): boolean {
+    return this.queue?.open(promptId) ?? false;
+  }
+
+  /** The prompt in front of the human, if any. */
+  get shownId(): string | undefined {
+    return this.queue?.shownId;
+  }
+
+  /** Puts the prompt in front back, unanswered (Later). */
+  putBack(): void {
+    this.queue?.putBack();
+  }
+
+  /** Opens the oldest prompt if it may open by itself (the setting changed). */
+  pump(): void {
+    this.queue?.pump();
   }
 
   dispose(): void {
-    for (const item of this.queue.splice(0)) item.reject(new ArborError('ASK_ABORTED', 'Arbor is shutting down.'));
-    if (this.active) this.abandon(this.active.item);
+    this.queue?.dispose();
     this.opened.dispose();
-  }
-
-  private abandon(item: Queued): void {
-    const i = this.queue.indexOf(item);
-    if (i >= 0) this.queue.splice(i, 1);
-    if (this.active?.item === item) {
-      const { picker, input } = this.active;
-      this.active = undefined;
-      picker?.dispose();
-      input?.dispose();
-      this.pump();
-    }
-    item.reject(new ArborError('ASK_ABORTED', 'The asking turn ended before the question was answered.'));
-  }
-
-  private pump(): void {
-    if (this.active) return;
-    const item = this.queue.shift();
-    if (!item) return;
-    this.active = { item };
-    void this.run(item).then(
-      (answers) => this.settle(item, () => item.resolve(answers)),
-      (err) => this.settle(item, () => item.reject(err)),
-    );
-  }
-
-  private settle(item: Queued, done: () => void): void {
-    if (this.active?.item === item) this.active = undefined;
-    done();
-    this.pump();
-  }
-
-  /**
-   * Puts the prompt in front of the human (questionPrompts.ts, a part loaded by the first
-   * question). Async, so that a part that fails to load rejects this prompt and the queue goes on.
-   */
-  private async run(item: Queued): Promise<Answer[]> {
-    return questionPromptsPart().runPrompt(item, {
-      log: this.log,
-      previews: this.previews,
-      isActive: (it) => this.active?.item === it,
-      showing: (it, ui) => {
-        this.active = { item: it, ...ui };
-      },
-      opened: (prompt) => this.opened.fire(prompt),
-    });
   }
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ArborError } from '../../core';
 import type { InteractionPrompt } from '../../core/interaction';
 import type { Answer, Question } from '../../core/sessions';
+import { offerLater } from './laterButton';
 import { acceptOutcome, OTHER_LABEL, pickAnswersFor } from './pickAccept';
 import type { OpenedPrompt, Queued } from './questionPicker';
 import type { OpenPreview, ReviewPreviews } from './reviewPreview';
@@ -20,6 +21,8 @@ export interface PromptHost {
   /** The picker or input box now showing `item`, for the queue to show again or close. */
   showing(item: Queued, ui: { picker?: vscode.QuickPick<vscode.QuickPickItem>; input?: vscode.InputBox }): void;
   opened(prompt: OpenedPrompt): void;
+  /** The person chose Later: the prompt goes back, unanswered. */
+  later(item: Queued): void;
 }
 
 /** Asks `item`'s questions one after the other; settles with the answers, ASK_CANCELLED or ASK_ABORTED. */
@@ -58,6 +61,7 @@ class PromptRun {
     return new Promise<Answer>((resolve, reject) => {
       const picker = vscode.window.createQuickPick<vscode.QuickPickItem>();
       this.host.showing(item, { picker });
+      offerLater(picker, () => this.host.later(item));
       picker.title = title;
       picker.placeholder = q.question;
       picker.ignoreFocusOut = true;
@@ -103,6 +107,7 @@ class PromptRun {
     return new Promise<string>((resolve, reject) => {
       const input = vscode.window.createInputBox();
       this.host.showing(item, { input });
+      offerLater(input, () => this.host.later(item));
       input.title = title;
       input.prompt = question;
       input.placeholder = 'Your answer';

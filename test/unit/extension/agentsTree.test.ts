@@ -89,7 +89,6 @@ describe('the Agents view builds each row once per repaint', () => {
     const commands = registerAgentCommands({
       runtime,
       tree,
-      picker: forged({}),
       transcripts: forged({}),
       log: forged({ info: () => undefined, warn: () => undefined, error: () => undefined }),
       startRun: forged(() => undefined),
