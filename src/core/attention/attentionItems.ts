@@ -22,7 +22,7 @@ import type { PendingInteraction } from '../interaction/userInteraction';
 export type AttentionKind = 'question' | 'approval' | 'plan-approval' | 'budget' | 'runaway' | 'interrupted';
 
 export interface AttentionItem {
-  /** Stable while the item is open: `ask:<prompt id>`, `budget:<agent id>`, `runaway:<agent id>`, `interrupted:<agent id>`. */
+  /** Stable while the item is open: `ask:<prompt id>`, `budget:<agent id>`, `slice:<agent id>`, `runaway:<agent id>`, `interrupted:<agent id>`. */
   readonly key: string;
   readonly kind: AttentionKind;
   /** The agent that asks or is held; undefined for a prompt no agent opened. */
@@ -36,6 +36,8 @@ export interface AttentionItem {
   readonly since: number;
   /** The open prompt's id, for a question, an approval or a plan approval. */
   readonly promptId?: string;
+  /** A budget item of a branch's own budget (a slice, budgets/slices.ts), not the run's: its raise is that slice's. */
+  readonly slice?: true;
 }
 
 /** What the list reads of a live agent (the runtime's Agent satisfies it). */
@@ -100,12 +102,20 @@ export function attentionItems<A extends AttentionAgent>(sources: AttentionSourc
     });
   }
   const pausedRuns = new Map<object, A[]>();
+  const spentSlices = new Set<string>();
   for (const agent of sources.agents) {
     for (const hold of agent.holds) {
       if (hold.reason === 'budget') {
         const run = pausedRuns.get(agent.run);
         if (run) run.push(agent);
         else pausedRuns.set(agent.run, [agent]);
+      } else if (hold.reason === 'slice') {
+        // One item per spent slice, named by the agent that was given it (the top of its branch).
+        const owner = sources.agents.find((a) => a.id === (hold.slice ?? agent.id)) ?? agent;
+        if (spentSlices.has(owner.id)) continue;
+        spentSlices.add(owner.id);
+        const ownHold = owner.holds.find((h) => h.reason === 'slice') ?? hold;
+        items.push({ ...holdItem('budget', owner, ownHold, pathOf(owner), `paused: ${ownHold.detail ?? 'its own budget is spent'}`), key: `slice:${owner.id}`, slice: true });
       } else if (hold.reason === 'runaway') {
         items.push(holdItem('runaway', agent, hold, pathOf(agent), hold.detail ?? 'a runaway guard paused it'));
       } else if (hold.reason === 'reload' && hold.interrupted) {

@@ -80,7 +80,8 @@ export class WaitingCommands {
     const pick = await vscode.window.showQuickPick([go, stay], { title: `Arbor: ${pathText(item)}: ${KIND_TEXT[item.kind]}`, placeHolder: item.asks });
     if (pick !== go) return;
     try {
-      if (item.kind === 'budget') this.deps.runtime.budgets.raise(agent.run);
+      if (item.kind === 'budget' && item.slice) this.deps.runtime.budgets.slices.raise(agent);
+      else if (item.kind === 'budget') this.deps.runtime.budgets.raise(agent.run);
       else if (item.kind === 'runaway') this.deps.runtime.budgets.resumeAgent(agent);
       else this.deps.runtime.resumeInterrupted(agent);
       this.deps.log.info(`"${agent.label}" goes on (${go} from Waiting for you)`);

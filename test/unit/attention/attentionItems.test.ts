@@ -55,6 +55,18 @@ describe('attention items: what waits on the human, oldest first', () => {
     assert.deepEqual(list([a, b], [asked('ask-8', b, 500), asked('ask-7', a, 500)]).map((i) => i.key), ['ask:ask-7', 'ask:ask-8']);
   });
 
+  it("a branch paused by its own budget (a slice) is one item, named by the agent that was given it, whose raise is that slice's", () => {
+    const lead = agent('lead', 'Lead');
+    const spent = { release: 'slice-raise' as const, slice: 'doc', detail: 'its branch used 100% of its tokens' };
+    const docs = agent('doc', 'Docs', [hold('slice', 900, spent)], lead);
+    const helper = agent('hel', 'Helper', [hold('slice', 901, spent)], docs);
+    const items = list([lead, docs, helper], []);
+    assert.deepEqual(
+      items.map((i) => [i.key, i.kind, pathText(i), i.asks, i.slice]),
+      [['slice:doc', 'budget', 'Lead › Docs', 'paused: its branch used 100% of its tokens', true]],
+    );
+  });
+
   it('a run paused at its budget is one item, named by its top agent, however many of its agents it holds', () => {
     const pause = hold('budget', 700, { detail: 'the run used 100% of its tokens', release: 'raise' });
     const root = agent('root', 'Budgeted', [pause]);
