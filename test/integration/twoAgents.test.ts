@@ -24,7 +24,16 @@ describe('Two agents, one file', function () {
       if (agent.kind !== 'one-shot') await t.runtime.end(agent);
     }
     await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Only this suite's editors (the file, its diffs): others (a conversation view) must survive the coming reload.
+    const mine = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter(
+        (tab) =>
+          (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file) ||
+          (tab.input instanceof vscode.TabInputTextDiff && (tab.input.modified.fsPath === file || tab.input.original.fsPath === file)) ||
+          tab.label.includes(path.basename(file)),
+      );
+    await vscode.window.tabGroups.close(mine);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
