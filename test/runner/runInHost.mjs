@@ -317,11 +317,15 @@ async function startBridge() {
       // pointer moves again, so hover afresh before each try, as a person would; a hover the
       // page refuses (a tooltip or a repaint in the way) still leaves the action to click on a
       // row the test selected.
+      // Of the rows with that text (an agent's row, and a Waiting for you row naming it), the one
+      // that offers the action: each row's inline actions are in the page, hidden until shown.
+      const actionSelector = `.action-label[aria-label=${JSON.stringify(actionLabel)}]`;
+      const withAction = page.locator('.monaco-list-row').filter({ hasText: rowText, visible: true }).filter({ has: page.locator(actionSelector) }).first();
       const deadline = Date.now() + 20_000;
       let lastError;
       for (;;) {
-        const target = row(rowText);
-        const action = target.locator(`.action-label[aria-label=${JSON.stringify(actionLabel)}]`);
+        const target = (await withAction.count()) > 0 ? withAction : row(rowText);
+        const action = target.locator(actionSelector);
         try {
           await target.hover({ timeout: 4_000 }).catch((error) => (lastError = error));
           await action.click({ timeout: 3_000 });
