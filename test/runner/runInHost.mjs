@@ -333,7 +333,9 @@ async function startBridge() {
         } catch (error) {
           lastError = error;
           if (Date.now() > deadline) throw new Error(`${error.message.split('\n')[0]}; ${await describeRow(target, rowText)}`, { cause: lastError });
-          await page.keyboard.press('Escape').catch(() => undefined);
+          // Escape closes a tooltip in the way, but it would also decline an agent's open
+          // question or approval: never while a prompt is on screen.
+          if ((await page.locator('.quick-input-widget').filter({ visible: true }).count()) === 0) await page.keyboard.press('Escape').catch(() => undefined);
           await page.mouse.move(0, 0);
         }
       }
