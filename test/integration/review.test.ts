@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../../src/core/agents/agent';
 import type { ArborTesting } from '../../src/extension/extension';
 import type { ChangedFileNode, FileUndoOutcome, ReviewOpened, UndoOutcome } from '../../src/extension/review';
-import { arborTesting, toolResults, waitFor } from './support';
+import { arborTesting, closeTabs, endEverything, toolResults, waitFor } from './support';
 import { ui } from './ui';
 
 const SHOPPING = [
@@ -125,27 +125,18 @@ describe('Review, Keep and Undo of what an agent changed', function () {
   });
   afterEach(async () => {
     t.review.confirmUndo = () => Promise.reject(new Error('this test did not expect a confirmation'));
-    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    for (const agent of t.runtime.agents.all()) {
-      await t.runtime.changes.keepAll(agent.id);
-      if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-    }
-    await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-    // Only this suite's tabs (diffs, the changes editor, files the agents created): others, such
-    // as a conversation view, must survive a later window reload.
-    const mine = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter(
-        (tab) =>
-          tab.input instanceof vscode.TabInputTextDiff ||
-          tab.label.startsWith('Changes by ') ||
-          (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath.startsWith(root + path.sep) && tab.input.uri.fsPath !== file),
-      );
-    await vscode.window.tabGroups.close(mine);
+    await endEverything(t, { keepChanges: true });
+    // This suite's tabs: diffs, the changes editor, files the agents created.
+    await closeTabs(
+      (tab) =>
+        tab.input instanceof vscode.TabInputTextDiff ||
+        tab.label.startsWith('Changes by ') ||
+        (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath.startsWith(root + path.sep) && tab.input.uri.fsPath !== file),
+    );
     await resetFile();
   });
   after(async () => {
-    await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file));
+    await closeTabs((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file);
     fs.rmSync(path.join(root, 'src'), { recursive: true, force: true });
   });
 

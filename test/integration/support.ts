@@ -35,14 +35,23 @@ export function childNamed(t: ArborTesting, parent: Agent, label: string): Agent
 /**
  * Ends every live agent (one-shots end with their parents), closes an open quick pick and the
  * notifications an earlier suite left (they cover the views a suite clicks in) and waits until
- * the runtime holds no agent: what a suite does before and after its tests.
+ * the runtime holds no agent: what a suite does before and after its tests. With `keepChanges`,
+ * each agent's changed files are kept first, so no change record outlives the suite.
  */
-export async function endEverything(t: ArborTesting | undefined): Promise<void> {
+export async function endEverything(t: ArborTesting | undefined, options: { keepChanges?: boolean } = {}): Promise<void> {
   if (!t) return;
-  for (const agent of t.runtime.agents.all()) if (agent.kind !== 'one-shot') await t.runtime.end(agent);
+  for (const agent of t.runtime.agents.all()) {
+    if (options.keepChanges) await t.runtime.changes.keepAll(agent.id);
+    if (agent.kind !== 'one-shot') await t.runtime.end(agent);
+  }
   await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
   await vscode.commands.executeCommand('notifications.clearAll');
   await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
+}
+
+/** Closes the editor tabs `mine` picks, and only those: another suite's (a conversation view) must survive a later window reload. */
+export async function closeTabs(mine: (tab: vscode.Tab) => boolean): Promise<void> {
+  await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(mine));
 }
 
 /** What a person does: open the Command Palette, type the words, press Enter. */

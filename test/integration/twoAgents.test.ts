@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ArborTesting } from '../../src/extension/extension';
-import { arborTesting, toolResults, waitFor } from './support';
+import { arborTesting, closeTabs, endEverything, toolResults, waitFor } from './support';
 import { ui } from './ui';
 
 /** Two agents, one file, in the real editor: the prompt names both and shows both diffs, and "Stop the other" stops it. */
@@ -18,22 +18,14 @@ describe('Two agents, one file', function () {
     file = path.join(t.runtime.workspaceFolder ?? assert.fail('the integration workspace has a folder'), relative);
   });
   after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    for (const agent of t.runtime.agents.all()) {
-      await t.runtime.changes.keepAll(agent.id);
-      if (agent.kind !== 'one-shot') await t.runtime.end(agent);
-    }
-    await waitFor(() => t.runtime.agents.size === 0, 'every agent to end');
-    // Only this suite's editors (the file, its diffs): others (a conversation view) must survive the coming reload.
-    const mine = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter(
-        (tab) =>
-          (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file) ||
-          (tab.input instanceof vscode.TabInputTextDiff && (tab.input.modified.fsPath === file || tab.input.original.fsPath === file)) ||
-          tab.label.includes(path.basename(file)),
-      );
-    await vscode.window.tabGroups.close(mine);
+    await endEverything(t, { keepChanges: true });
+    // This suite's editors: the file and its diffs.
+    await closeTabs(
+      (tab) =>
+        (tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file) ||
+        (tab.input instanceof vscode.TabInputTextDiff && (tab.input.modified.fsPath === file || tab.input.original.fsPath === file)) ||
+        tab.label.includes(path.basename(file)),
+    );
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
