@@ -64,7 +64,7 @@ async function recoverJournal(root: string, file: string, lock: WindowLock, pool
   if ((header !== undefined && header.host !== HOST) || !Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) return;
   const sessions = [...sessionsOf(text, firstLine + 1)];
   // Claimed together: one write of the lock file for all of them.
-  const claims = await Promise.allSettled(sessions.map(([id]) => lock.claim(id)));
+  const claims = await Promise.allSettled(sessions.map(([id]) => claimOnceFree(lock, id)));
   let kept = false;
   const writes = sessions.map(async ([id, content], i) => {
     const claim = claims[i];
@@ -83,6 +83,22 @@ async function recoverJournal(root: string, file: string, lock: WindowLock, pool
   const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
   if (failed) throw failed.reason;
   if (!kept) await fs.promises.rm(file, { force: true });
+}
+
+/**
+ * The session's lock for this window. Another window that opened the folder at the same moment
+ * may be writing it out right now: its hold ends when the file is written, so it is waited for
+ * (a short while) rather than listed as missing; a hold that lasts is a live window's own.
+ */
+async function claimOnceFree(lock: WindowLock, id: string): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await lock.claim(id);
+    } catch (err) {
+      if (!isArborError(err, 'SESSION_IN_USE') || tries >= 40) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
 }
 
 function parsed<T>(schema: z.ZodType<T>, line: string | undefined): T | undefined {
