@@ -257,7 +257,9 @@ export class Runtime implements AgentHost {
     // First, while turns still run: a turn in flight is recorded as one, so the next window holds it interrupted.
     this.liveRecords?.flushSync();
     this.disposed = true;
-    return shutDown(this.parts);
+    // A record write started before the last one above still ends (dropped, its temporary file removed) before this resolves.
+    const records = this.liveRecords?.settled() ?? Promise.resolve();
+    return Promise.all([shutDown(this.parts), records]).then(() => undefined);
   }
 
   get isDisposed(): boolean {

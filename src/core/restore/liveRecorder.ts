@@ -138,6 +138,11 @@ export class LiveRecorder {
     for (const agent of all) (unwrapLog(agent.log) as ExitLog).releaseSync?.();
   }
 
+  /** Resolves once no write started before is still under way (each then leaves no file behind). */
+  settled(): Promise<void> {
+    return this.writing;
+  }
+
   /** No more records: the subscriptions and the timer go. */
   stop(): void {
     this.stopped = true;

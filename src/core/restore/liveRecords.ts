@@ -34,6 +34,11 @@ export class LiveRecords {
     this.recorder?.flushSync();
   }
 
+  /** Resolves once no write started before is still under way. */
+  settled(): Promise<void> {
+    return this.recorder?.settled() ?? Promise.resolve();
+  }
+
   stop(): void {
     this.recorder?.stop();
   }
