@@ -3,6 +3,7 @@ import { newHold, type Hold } from '../agents/holds';
 import { ArborError } from '../errors';
 import { resolveLimits, type RunBudget, type RunLimits, type RunLimitsInput } from '../limits';
 import { blockedReport } from './blockedReport';
+import { holdAll } from './holdAll';
 import { RESUME_NOTE, type BudgetEvent } from './budgetEvent';
 import { spentBudget } from './budgetStatus';
 import { raisedLimits } from './raisedLimits';
@@ -49,14 +50,9 @@ export function pauseRun(host: RunCapsHost, run: AgentRun, reason: string, strea
   const hold = newHold('budget', { detail: reason });
   entry.hold = hold;
   host.clearTimer(entry);
-  // Every agent is held before any is stopped, so nothing a stop sets off can start one.
-  for (const agent of agents) agent.putHold(agent === root && report ? { ...hold, report } : hold);
-  for (const agent of agents) {
-    if (agent.kind === 'one-shot') continue;
-    // The agent whose reply spent the budget finishes that reply, but its queue waits for the raise too.
-    const stopped = agent === streaming ? agent.parkQueue() : agent.cancel('budget', { keepInbox: true });
-    if (stopped) agent.putHold({ ...hold, interrupted: true });
-  }
+  const withReport = report ? { ...hold, report } : hold;
+  // The root's interrupted hold carries the report too: whichever of its holds is read, it says BLOCKED.
+  holdAll(agents, (agent) => (agent === root ? withReport : hold), streaming);
   if (report && root) {
     // An idle root still gets its BLOCKED result: a turn that ends at once, with no model call.
     if (root.status === 'idle' && !root.disposed) root.send(`[Arbor] The run is paused: ${reason}.`, { from: 'system', wake: true });

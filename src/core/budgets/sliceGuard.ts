@@ -3,6 +3,7 @@ import { newHold, type Hold } from '../agents/holds';
 import { ArborError } from '../errors';
 import { SLICE_RESUME_NOTE, type SliceGuardDeps } from './sliceEvents';
 import { blockedLines } from './blockedReport';
+import { holdAll } from './holdAll';
 import { formatCount } from './budgetStatus';
 import { sliceBookOf, slicesOf } from './sliceBook';
 import { formatCost } from './prices';
@@ -121,13 +122,8 @@ export class SliceGuard {
     const hold = newHold('slice', { detail: reason, slice: slice.owner });
     slice.hold = hold;
     this.clearTimer(slice);
-    // Every agent is held before any is stopped, so nothing a stop sets off can start one.
-    for (const agent of agents) agent.putHold(agent === owner && report ? { ...hold, report } : hold);
-    for (const agent of agents) {
-      if (agent.kind === 'one-shot') continue;
-      const stopped = agent === streaming ? agent.parkQueue() : agent.cancel('budget', { keepInbox: true });
-      if (stopped) agent.putHold({ ...(agent === owner && report ? { ...hold, report } : hold), interrupted: true });
-    }
+    const withReport = report ? { ...hold, report } : hold;
+    holdAll(agents, (agent) => (agent === owner ? withReport : hold), streaming);
     if (report) {
       // An idle owner still gets its BLOCKED result: a turn that ends at once, with no model call.
       if (owner.status === 'idle' && !owner.disposed) owner.send(`[Arbor] Your branch is paused: ${reason}.`, { from: 'system', wake: true });
