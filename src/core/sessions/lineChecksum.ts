@@ -80,9 +80,8 @@ export class LineBuffer {
     const buffer = this.buffer!;
     const at = start + PREFIX_LENGTH - 1;
     const written = buffer.write(json, at, 'utf8');
-    // Over the string: the same UTF-8 bytes (JSON.stringify never leaves a lone surrogate),
-    // without a view of the buffer made per line.
-    let crc = crc32(json) >>> 0;
+    // Over the JSON's bytes where they now are, before its `{` is overwritten.
+    let crc = crc32Range(buffer, at, at + written);
     PREFIX_BYTES.copy(buffer, start);
     for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
       buffer[start + i] = HEX_DIGITS[crc & 0xf];
@@ -125,16 +124,49 @@ export class LineBuffer {
 
 let table: Int32Array | undefined;
 
+/** Eight tables of 256 (slicing by 8): table k gives the CRC of a byte followed by k zero bytes. */
 function crcTable(): Int32Array {
   if (!table) {
-    table = new Int32Array(256);
+    table = new Int32Array(256 * 8);
     for (let n = 0; n < 256; n++) {
       let c = n;
       for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
       table[n] = c;
     }
+    for (let n = 0; n < 256; n++) {
+      let c = table[n];
+      for (let k = 1; k < 8; k++) {
+        c = table[c & 0xff] ^ (c >>> 8);
+        table[k * 256 + n] = c;
+      }
+    }
   }
   return table;
+}
+
+/**
+ * CRC-32 of `bytes[start, end)` continued from `previous`, eight bytes a step. For the short
+ * lines of a batch it is about twice as fast as zlib's over the line's string: a native call
+ * costs more than a line's worth of table lookups, and it encodes the string once more.
+ */
+export function crc32Range(bytes: Uint8Array, start: number, end: number, previous = 0): number {
+  const t = crcTable();
+  let crc = previous ^ -1;
+  let i = start;
+  for (; i + 8 <= end; i += 8) {
+    crc ^= bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
+    crc =
+      t[1792 + (crc & 0xff)] ^
+      t[1536 + ((crc >>> 8) & 0xff)] ^
+      t[1280 + ((crc >>> 16) & 0xff)] ^
+      t[1024 + (crc >>> 24)] ^
+      t[768 + bytes[i + 4]] ^
+      t[512 + bytes[i + 5]] ^
+      t[256 + bytes[i + 6]] ^
+      t[bytes[i + 7]];
+  }
+  for (; i < end; i++) crc = t[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
 }
 
 /** CRC-32 (the zlib polynomial) of the UTF-8 bytes of `text`, for Node builds without zlib.crc32. */
@@ -144,8 +176,5 @@ export function crc32Fallback(text: string): number {
 
 /** CRC-32 of `bytes` continued from `previous`, for Node builds without zlib.crc32. */
 export function crc32BytesFallback(bytes: Uint8Array, previous = 0): number {
-  const t = crcTable();
-  let crc = previous ^ -1;
-  for (const byte of bytes) crc = t[(crc ^ byte) & 0xff] ^ (crc >>> 8);
-  return (crc ^ -1) >>> 0;
+  return crc32Range(bytes, 0, bytes.length, previous);
 }

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import * as zlib from 'node:zlib';
-import { checkLine, crc32Bytes, crc32BytesFallback, LineBuffer, withChecksum } from '../../../src/core/sessions/lineChecksum';
+import { checkLine, crc32Bytes, crc32BytesFallback, crc32Range, LineBuffer, withChecksum } from '../../../src/core/sessions/lineChecksum';
 
 /* The writer's lines, built in a buffer, are byte for byte the checksummed lines the loader reads. */
 describe('durable sessions: lines written into a buffer', () => {
@@ -52,6 +52,20 @@ describe('durable sessions: the checksum of a prefix', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+/* A batch's lines are checksummed over their bytes where the buffer holds them, eight bytes a step. */
+describe('durable sessions: the checksum of a range of a buffer', () => {
+  it("equals zlib's CRC-32 of that range, for every start, end and length around the 8-byte steps", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+        const start = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+        const end = start + (b % (bytes.length - start + 1));
+        assert.equal(crc32Range(bytes, start, end), zlib.crc32(bytes.subarray(start, end)));
+      }),
+      { numRuns: 300 },
     );
   });
 });
