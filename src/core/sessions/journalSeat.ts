@@ -26,6 +26,12 @@ export interface Journal {
  */
 export class JournalSeat {
   leaving = false;
+  /**
+   * The bytes of the log's first `keptLines` lines as its batches were made for the journal: its
+   * file, when it leaves, is written from them and serializes only the lines after them.
+   */
+  private kept: Buffer[] = [];
+  keptLines = 0;
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(
@@ -35,6 +41,21 @@ export class JournalSeat {
 
   append(offset: number, data: Buffer): Promise<void> {
     return this.journal.append(this.log, offset, data);
+  }
+
+  /** `data`, the bytes of lines `from` to `to`, was made for the journal: kept when it continues what is kept; returns it. */
+  keep(from: number, to: number, data: Buffer): Buffer {
+    if (from === this.keptLines && to > from) {
+      this.kept.push(data);
+      this.keptLines = to;
+    }
+    return data;
+  }
+
+  /** The bytes of the first `keptLines` lines. */
+  keptBytes(): Buffer {
+    if (this.kept.length > 1) this.kept = [Buffer.concat(this.kept)];
+    return this.kept[0] ?? Buffer.alloc(0);
   }
 
   /** Resolves once the file holds every line; rejects when a write of the file failed. */

@@ -101,7 +101,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
     const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
-    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.lines.bytes(fromLine, this.appendedLines, bytes) };
+    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.linesBytes(fromLine, this.appendedLines, bytes) };
     let end: number;
     try {
       if (this.log.lock && !this.log.lock.isHeld) this.log.lock.acquireSync();
@@ -205,9 +205,18 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   /** The bytes of the batch about to be written. */
   private build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
-    batch.data = this.lines.bytes(batch.fromLine, batch.linesUpTo, batch.bytes);
+    batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
     this.nextOffset = batch.offset + batch.data.length;
     return batch.data;
+  }
+
+  /** Lines `from` to `to`, each serialized once: a file leaving the journal starts with the bytes its journal batches were. */
+  private linesBytes(from: number, to: number, sizeHint: number): Buffer {
+    const seat = this.seat;
+    const kept = seat?.keptLines ?? 0;
+    if (!seat || from !== 0 || kept === 0 || kept > to) return seat ? seat.keep(from, to, this.lines.bytes(from, to, sizeHint)) : this.lines.bytes(from, to, sizeHint);
+    const head = seat.keptBytes();
+    return kept === to ? head : Buffer.concat([head, this.lines.bytes(kept, to, Math.max(256, sizeHint - head.length))]);
   }
 
   private scheduleWrite(): void {

@@ -64,4 +64,24 @@ describe('durable sessions: what an append costs the agent', () => {
     const loaded = await new JsonlSessionStore(dir).loadSession('later-change');
     assert.deepEqual(loaded.events, [{ type: 'assistant_text', at: '2026-01-02T03:04:05.000Z', text: 'as appended' }]);
   });
+
+  it("a one-shot session's lines are serialized once, for the journal, and its file is written from those bytes", async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const log = store.create(header('journaled', { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 }));
+    const first: SessionEvent[] = [
+      { type: 'turn_start', at: '2026-01-02T03:04:05.000Z', turn: 1 },
+      { type: 'assistant_text', at: '2026-01-02T03:04:06.000Z', text: 'in the journal' },
+    ];
+    const later: SessionEvent = { type: 'turn_end', at: '2026-01-02T03:04:07.000Z', turn: 1, reason: 'completed' };
+    const counts = await eventSerializations(async () => {
+      for (const event of first) log.append(event);
+      await log.flush(); // into the journal
+      log.append(later);
+      await log.close(); // its file, with every line
+    });
+    assert.deepEqual(Object.fromEntries(counts), { turn_start: 1, assistant_text: 1, turn_end: 1 }, 'each event serialized once, journal and file together');
+    await store.dispose();
+    assert.deepEqual((await new JsonlSessionStore(dir).loadSession('journaled')).events, [...first, later]);
+  });
 });
