@@ -51,7 +51,7 @@ export class TurnAbort {
     const controller = this.controller;
     if (!controller || this.abortedFlag) return false;
     this.abortedFlag = true;
-    controller.abort(new AbortedError(cause));
+    controller.abort(AbortedError.withoutStack(cause));
     const callbacks = this.callbacks;
     this.callbacks = undefined;
     if (callbacks) for (const callback of callbacks) callback();
