@@ -16,7 +16,8 @@ export interface JournaledLog {
 
 /** What a seat uses of the journal (SessionJournal). */
 export interface Journal {
-  append(log: JournaledLog, offset: number, data: Buffer): Promise<void>;
+  /** `data` is asked for when the journal writes: a batch is serialized then, not when it is handed over. */
+  append(log: JournaledLog, offset: number, data: () => Buffer): Promise<void>;
   left(log: JournaledLog): void;
 }
 
@@ -39,7 +40,7 @@ export class JournalSeat {
     private readonly log: JournaledLog,
   ) {}
 
-  append(offset: number, data: Buffer): Promise<void> {
+  append(offset: number, data: () => Buffer): Promise<void> {
     return this.journal.append(this.log, offset, data);
   }
 

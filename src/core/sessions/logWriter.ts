@@ -206,7 +206,8 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   private build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
     batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
-    this.nextOffset = batch.offset + batch.data.length;
+    // A journal batch is built when the journal writes: by then a synchronous flush may have overtaken it.
+    if (this.inFlight === batch) this.nextOffset = batch.offset + batch.data.length;
     return batch.data;
   }
 
@@ -233,7 +234,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.inFlight = batch;
     if (this.seat && !this.seat.leaving) {
       batch.journal = true;
-      this.seat.append(batch.offset, this.build(batch)).then(
+      this.seat.append(batch.offset, () => this.build(batch)).then(
         () => this.onBatchWritten(batch, this.nextOffset),
         (e: unknown) => this.onBatchFailed(batch, e),
       );

@@ -34,9 +34,17 @@ const PROCESS_NONCE = randomBytes(4).toString('hex');
 let journalCounter = 0;
 
 interface Waiting {
-  record: Buffer[];
+  log: JournaledLog;
+  offset: number;
+  data: () => Buffer;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** A batch's record: `{ id, at, bytes }` and its bytes. */
+function record(w: Waiting): Buffer[] {
+  const data = w.data();
+  return [Buffer.from(`${JSON.stringify({ id: w.log.sessionId, at: w.offset, bytes: data.length })}\n`), data];
 }
 
 export class SessionJournal implements Journal {
@@ -71,15 +79,15 @@ export class SessionJournal implements Journal {
   }
 
   /** Writes `data`, the bytes of `log`'s file at `offset`; resolves once they are on disk. */
-  append(log: JournaledLog, offset: number, data: Buffer): Promise<void> {
+  append(log: JournaledLog, offset: number, data: () => Buffer): Promise<void> {
     this.members.add(log);
-    const record = [Buffer.from(`${JSON.stringify({ id: log.sessionId, at: offset, bytes: data.length })}\n`), data];
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ record, resolve, reject });
+      this.waiting.push({ log, offset, data, resolve, reject });
       if (this.writing) return;
       this.writing = true;
-      // After the current run of code: the batches it starts go into one write.
-      queueMicrotask(() => void this.drain());
+      // After the current stretch of work (a burst of agents ending turns): its batches are
+      // serialized then, off the agents' path, and go into one write.
+      setImmediate(() => void this.drain());
     }).then(() => this.landed(log));
   }
 
@@ -148,7 +156,7 @@ export class SessionJournal implements Journal {
         this.waiting = [];
         try {
           const handle = await (this.handle ??= this.openFile());
-          const data = Buffer.concat(batch.flatMap((w) => w.record));
+          const data = Buffer.concat(batch.flatMap(record));
           let written = 0;
           while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
           for (const w of batch) w.resolve();

@@ -84,4 +84,21 @@ describe('durable sessions: what an append costs the agent', () => {
     await store.dispose();
     assert.deepEqual((await new JsonlSessionStore(dir).loadSession('journaled')).events, [...first, later]);
   });
+
+  it("one-shot sessions flushed at their turns' ends are serialized after that stretch of work, in the journal's write, not in the flush the agent calls", async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const logs = ['a', 'b', 'c'].map((id) => store.create(header(`burst-${id}`, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 })));
+    let duringFlushes = -1;
+    const counts = await eventSerializations(async (sofar) => {
+      const flushed = logs.map((log) => {
+        log.append({ type: 'turn_end', at: '2026-01-02T03:04:07.000Z', turn: 1, reason: 'completed' });
+        return log.flush();
+      });
+      duringFlushes = sofar.get('turn_end') ?? 0;
+      await Promise.all(flushed);
+    });
+    assert.equal(duringFlushes, 0, 'a turn-end flush serialized its batch while the agents were still running');
+    assert.equal(counts.get('turn_end'), 3, 'each batch serialized once, by the journal');
+  });
 });
