@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errnoOf } from '../errors';
+import { rm, rmdir, runSync } from './fileSteps';
 export { recoverJournals } from './journalRecovery';
 import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
 import { HOST } from './windowFiles';
@@ -124,13 +125,13 @@ export class SessionJournal implements Journal {
     if (this.handle) this.retire();
     for (const file of this.undeleted) {
       try {
-        fs.rmSync(file, { force: true });
+        runSync(rm(file));
       } catch {
         // Still open elsewhere (Windows): the next store's recovery finds no session only there and deletes it.
       }
     }
     try {
-      fs.rmdirSync(this.folder);
+      runSync(rmdir(this.folder));
     } catch {
       // Another window's journal is in the folder, or it went already.
     }

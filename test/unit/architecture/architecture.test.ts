@@ -63,6 +63,13 @@ describe('the core architecture', () => {
       .map((f) => path.relative(CORE, f));
     assert.deepEqual(long, []);
   });
+
+  it('writes sessions synchronously in one place only: every synchronous file call of src/core/sessions is a step of fileSteps.ts', () => {
+    const sync = coreFiles(path.join(CORE, 'sessions'))
+      .filter((f) => /\bfs\.\w+Sync\(/.test(fs.readFileSync(f, 'utf8')))
+      .map((f) => path.relative(CORE, f));
+    assert.deepEqual(sync, ['sessions/fileSteps.ts']);
+  });
 });
 
 /** Every folder under src, as a path from the repository root ("src/core/agents"). */
