@@ -20,7 +20,7 @@ import type { RestoreLiveOptions, RestoreReport } from './restore';
 import type { LiveRecords } from './restore/liveRecords';
 import { createChild, definedSpec, runOneShotChild, startContinuableChild, type DelegationHost } from './runtimeDelegation';
 import { liveRecordsIn, restoreLive, resumeInterrupted, resumeRoot, type ResumeHost } from './runtimeResume';
-import { shutDown, type ShutdownParts } from './runtimeShutdown';
+import { settledWithin, shutDown, type ShutdownParts } from './runtimeShutdown';
 import { userEnd, userSend, userStop, userStopAll, userStopBranch, type UserActionsHost } from './runtimeUserActions';
 import { RuntimeTools } from './runtimeTools';
 import { memorySessionLogs } from './sessions/memoryLog';
@@ -257,8 +257,8 @@ export class Runtime implements AgentHost {
     // First, while turns still run: a turn in flight is recorded as one, so the next window holds it interrupted.
     this.liveRecords?.flushSync();
     this.disposed = true;
-    // A record write started before the last one above still ends (dropped, its temporary file removed) before this resolves.
-    const records = this.liveRecords?.settled() ?? Promise.resolve();
+    // A record write started before the last one above ends (dropped, its temporary file removed) before this resolves, or within the wait a turn gets.
+    const records = this.liveRecords ? settledWithin(this.liveRecords.settled(), this.parts.waitMs) : undefined;
     return Promise.all([shutDown(this.parts), records]).then(() => undefined);
   }
 

@@ -20,7 +20,7 @@ export interface ShutdownParts {
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first. */
-function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+export function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   return Promise.race([promise.then(() => undefined, () => undefined), late]).finally(() => clearTimeout(timer));

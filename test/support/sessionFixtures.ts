@@ -6,7 +6,8 @@ import { JsonlSessionStore, SESSION_FORMAT_VERSION, type SessionEvent, type Sess
 /** A fresh folder under the OS temp dir, and its removal. */
 export function makeTempDir(prefix = 'arbor-sessions-'): { dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  // Retried: a store or runtime shut down a moment ago may still be finishing a write in it.
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
 
 let clock = Date.parse('2026-01-02T03:04:05.000Z');

@@ -14,7 +14,7 @@ function openWindow(dir: string, script: ModelScript) {
   const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
   const { model } = recordingModel(script);
   let n = 0;
-  const runtime = new Runtime({ model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 5, newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}` });
+  const runtime = new Runtime({ model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 5, shutdownWaitMs: 5_000, newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}` });
   return { store, runtime };
 }
 

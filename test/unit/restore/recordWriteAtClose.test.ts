@@ -58,4 +58,30 @@ describe('live-state records at shutdown', () => {
       cleanup();
     }
   });
+
+  it('a record write that never ends does not keep the shutdown from settling: it waits as long as a turn is waited for', async () => {
+    const { dir, cleanup } = makeTempDir('arbor-record-stuck-');
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    let writing = 0;
+    fs.promises.writeFile = (async (file: fs.PathLike | fs.promises.FileHandle, ...rest: unknown[]) => {
+      if (typeof file === 'string' && file.endsWith('.tmp')) {
+        writing++;
+        await stuck;
+      }
+      return (original as (...args: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+    const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 1, shutdownWaitMs: 50 });
+    try {
+      runtime.startRoot({ prompt: 'go', label: 'Lead' });
+      await until(() => writing > 0, 'a record write to start');
+      await runtime.dispose(); // settles, though the write is still held
+    } finally {
+      release();
+      store.closeAllSync();
+      fs.promises.writeFile = original;
+      cleanup();
+    }
+  });
 });
