@@ -20,8 +20,8 @@ describe('live-state records at shutdown', () => {
     fs.promises.writeFile = original;
   });
 
-  it('a record write under way when the window closes ends before the shutdown resolves, leaving no file behind', async () => {
-    const { dir, cleanup } = makeTempDir('arbor-record-close-');
+  /** Holds every temporary record file's write until `release()`; `writing()` counts those started. */
+  function holdRecordWrites(): { writing: () => number; release: () => void } {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let writing = 0;
@@ -32,11 +32,17 @@ describe('live-state records at shutdown', () => {
       }
       return (original as (...args: unknown[]) => Promise<void>)(file, ...rest);
     }) as typeof fs.promises.writeFile;
+    return { writing: () => writing, release };
+  }
+
+  it('a record write under way when the window closes ends before the shutdown resolves, leaving no file behind', async () => {
+    const { dir, cleanup } = makeTempDir('arbor-record-close-');
+    const gate = holdRecordWrites();
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
     const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 1 });
     try {
       const lead = runtime.startRoot({ prompt: 'go', label: 'Lead' });
-      await until(() => writing > 0, 'a record write to start');
+      await until(() => gate.writing() > 0, 'a record write to start');
       let flushed = false;
       const flush = lead.log.flush.bind(lead.log);
       lead.log.flush = () => flush().finally(() => (flushed = true));
@@ -46,13 +52,13 @@ describe('live-state records at shutdown', () => {
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       assert.strictEqual(closed, false, 'the shutdown resolved while a record write was still under way');
-      release();
+      gate.release();
       await shutdown;
       const live = path.join(dir, LIVE_RECORD_FOLDER);
       const left = fs.existsSync(live) ? fs.readdirSync(live).filter((f) => f.endsWith('.tmp')) : [];
       assert.deepStrictEqual(left, [], 'no temporary record is left');
     } finally {
-      release();
+      gate.release();
       store.closeAllSync();
       fs.promises.writeFile = original;
       cleanup();
@@ -61,24 +67,15 @@ describe('live-state records at shutdown', () => {
 
   it('a record write that never ends does not keep the shutdown from settling: it waits as long as a turn is waited for', async () => {
     const { dir, cleanup } = makeTempDir('arbor-record-stuck-');
-    let release!: () => void;
-    const stuck = new Promise<void>((resolve) => (release = resolve));
-    let writing = 0;
-    fs.promises.writeFile = (async (file: fs.PathLike | fs.promises.FileHandle, ...rest: unknown[]) => {
-      if (typeof file === 'string' && file.endsWith('.tmp')) {
-        writing++;
-        await stuck;
-      }
-      return (original as (...args: unknown[]) => Promise<void>)(file, ...rest);
-    }) as typeof fs.promises.writeFile;
+    const gate = holdRecordWrites();
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
     const runtime = new Runtime({ model: recordingModel(script).model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 1, shutdownWaitMs: 50 });
     try {
       runtime.startRoot({ prompt: 'go', label: 'Lead' });
-      await until(() => writing > 0, 'a record write to start');
+      await until(() => gate.writing() > 0, 'a record write to start');
       await runtime.dispose(); // settles, though the write is still held
     } finally {
-      release();
+      gate.release();
       store.closeAllSync();
       fs.promises.writeFile = original;
       cleanup();
