@@ -96,7 +96,7 @@ export async function resumeRoot(host: ResumeHost, sessionId: string, options: R
     const agent = host.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
     host.agents.add(agent);
     // A question or approval open when the session stopped is asked again before anything else.
-    if (past.waiting) agent.continueWaitingCall(past.waiting.call);
+    if (past.waiting) agent.continueWaitingCall(past.waiting.call, past.waiting.since);
     if (options.message !== undefined) agent.send(options.message, { from: 'user' });
     return agent;
   } catch (err) {

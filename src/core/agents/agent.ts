@@ -41,6 +41,9 @@ export type AgentInit = AgentInitOf<AgentHost, TurnEngine<Agent>>;
 const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 const now = isoNow;
 
+/** When the prompt a resumed waiting call opens again was first opened (continueWaitingCall): kept aside, since few agents ever have one. */
+const waitingSince = new WeakMap<object, number>();
+
 /**
  * One conversation driven by a turn loop (turnLoop.ts): model call, tool calls, results, repeat
  * until the model answers without tool calls. Messages queue in a FIFO inbox; a turn claims one
@@ -295,8 +298,20 @@ export class Agent implements HoldTarget {
     this.stopProblemReports = undefined;
   }
 
-  /** Runs again, in a new turn, the call (last in the conversation) a resumed session waited on for the human. */
-  continueWaitingCall(call: ToolCall): void {
+  /**
+   * Runs again, in a new turn, the call (last in the conversation) a resumed session waited on for
+   * the human. `since` is when it was first asked: the prompt it opens again is dated from then.
+   */
+  continueWaitingCall(call: ToolCall, since?: string): void {
+    const at = since === undefined ? Number.NaN : Date.parse(since);
+    if (Number.isFinite(at)) waitingSince.set(this, at);
     this.turns.continueWaitingCall(call);
+  }
+
+  /** When the prompt this agent opens now was first opened, once (see continueWaitingCall). */
+  takeWaitingSince(): number | undefined {
+    const since = waitingSince.get(this);
+    waitingSince.delete(this);
+    return since;
   }
 }

@@ -23,6 +23,8 @@ export interface LiveAgentDirectory {
 export interface InteractionCaller {
   readonly id: string;
   readonly label: string;
+  /** When the prompt it opens now was first opened, before a reload (a live Agent says it once). */
+  takeWaitingSince?(): number | undefined;
 }
 
 /**
@@ -228,7 +230,7 @@ export class UserInteractionService implements Disposable {
       intent: shape.intent,
       ...(shape.detail !== undefined ? { detail: shape.detail } : {}),
       ...(shape.asker !== undefined ? { asker: shape.asker } : {}),
-      openedAt: this.now(),
+      openedAt: agent?.takeWaitingSince?.() ?? this.now(),
     });
     const promptAbort = new AbortController();
 

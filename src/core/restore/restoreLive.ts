@@ -219,7 +219,7 @@ function build(host: RestoreHost, record: LiveRootRecord, root: { log: ClosableS
   // Holds go on before the agent is registered: its first row already shows them.
   const asks = settle(agent, head, past, report, true, record.run.worktree);
   host.addRoot(agent);
-  if (asks) agent.continueWaitingCall(asks.call);
+  if (asks) agent.continueWaitingCall(asks.call, asks.since);
   report.roots.push(agent);
   record.agents.slice(1).forEach((child, i) => {
     const o = opened[i];

@@ -7,6 +7,8 @@ export interface PendingHumanWait {
   call: ToolCall;
   questions: Question[];
   intent?: 'clarify' | 'plan-approval' | 'approval';
+  /** When it was first asked (the earliest question of that call in the log): asked again, it is still that old. */
+  since?: string;
 }
 
 /**
@@ -60,7 +62,26 @@ export function pendingHumanWait(events: readonly SessionEvent[]): PendingHumanW
     }
   }
   if (!open?.toolCallId || results.has(open.toolCallId)) return undefined;
-  const call = calls.get(open.toolCallId);
+  // A call asked again after a reload was made in an earlier turn: the resumed turn runs it again without logging it anew.
+  const call = calls.get(open.toolCallId) ?? unansweredCallBefore(events, start, open.toolCallId);
   if (!call) return undefined;
-  return open.intent ? { call, questions: open.questions, intent: open.intent } : { call, questions: open.questions };
+  const since = firstAskedAt(events, open.toolCallId) ?? open.at;
+  return open.intent ? { call, questions: open.questions, intent: open.intent, since } : { call, questions: open.questions, since };
+}
+
+/** The tool call `id` made before event `end` and given no result there, if any. */
+function unansweredCallBefore(events: readonly SessionEvent[], end: number, id: string): ToolCall | undefined {
+  let call: ToolCall | undefined;
+  for (let i = 0; i < end; i++) {
+    const event = events[i];
+    if (event.type === 'tool_call' && event.call.id === id) call = event.call;
+    else if (event.type === 'tool_result' && event.toolCallId === id) return undefined;
+  }
+  return call;
+}
+
+/** The time of the first question asked for tool call `id` (a resumed call asks again under the same id). */
+function firstAskedAt(events: readonly SessionEvent[], id: string): string | undefined {
+  for (const event of events) if (event.type === 'question' && event.toolCallId === id) return event.at;
+  return undefined;
 }

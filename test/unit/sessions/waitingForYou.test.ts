@@ -43,6 +43,8 @@ describe('History marks a session "waiting for you" from its summary, as resumin
     ['a question whose turn ended by itself', [...asked(), end('completed')], undefined],
     ['a question naming no tool call', [...asked().slice(0, 3), question({ toolCallId: undefined })], undefined],
     ['a question of an earlier turn, the last turn asking nothing', [...asked(), end('interrupted'), turn(2), end('completed')], undefined],
+    ['a question asked again by a resumed turn (its call made in the turn before), cut short by another reload', [...asked(), end('interrupted'), turn(2), question(), { type: 'answer', at: tick(), error: 'ASK_ABORTED' }, end('aborted', 'disposed')], 'answer'],
+    ['a question asked again by a resumed turn, whose call got its result', [...asked(), end('interrupted'), turn(2), question(), { type: 'tool_result', at: tick(), toolCallId: call.id, name: call.name, content: 'x' }], undefined],
   ];
   for (const [what, events, expected] of cases) {
     it(`${what}: ${expected ?? 'not waiting'}`, () => {

@@ -1,0 +1,84 @@
+import * as assert from 'assert';
+import type { InteractionPrompt } from '../../../src/core/interaction';
+import type { ModelScript } from '../../../src/core/models/scriptedModel';
+import { Runtime } from '../../../src/core/runtime';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import { makeTempDir } from '../../support/sessionFixtures';
+import { recordingModel, until } from '../../support/runtimeFixture';
+
+// A question open when the window went away is asked again after the reload, and it keeps the
+// time it was first asked: Waiting for you lists it among the others by how long it has waited,
+// not as the newest thing there.
+
+const script: ModelScript = {
+  version: 1,
+  agents: {
+    Asker: { turns: [[{ toolCalls: [{ name: 'ask_user_question', arguments: { questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] } }] }, { text: 'asked' }]] },
+  },
+};
+
+/** A person who sees every prompt and answers none. */
+const silent = { ask: (_p: InteractionPrompt) => new Promise<never>(() => undefined) };
+
+function openWindow(dir: string) {
+  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+  let n = 0;
+  const runtime = new Runtime({
+    model: recordingModel(script).model,
+    sessions: store,
+    liveRecordsFolder: dir,
+    liveRecordDelayMs: 5,
+    newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}`,
+  });
+  runtime.interaction.registerProvider(silent);
+  return { store, runtime };
+}
+
+async function closeWindow(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
+  const shutdown = w.runtime.dispose();
+  w.store.closeAllSync();
+  await shutdown;
+}
+
+describe('restore: a question asked again keeps when it was first asked', () => {
+  let dir: string;
+  let cleanup: () => void;
+  const windows: Array<{ runtime: Runtime; store: JsonlSessionStore }> = [];
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-waiting-since-')));
+  afterEach(async () => {
+    for (const w of windows.splice(0)) await closeWindow(w).catch(() => undefined);
+    cleanup();
+  });
+
+  for (const how of ['the live-state records (restoreLive)', 'Resume from History (resumeRoot)'] as const) {
+    it(`after a reload through ${how}, and after a second one`, async () => {
+      const first = openWindow(dir);
+      windows.push(first);
+      const asker = first.runtime.startRoot({ prompt: 'ask', label: 'Asker' });
+      await until(() => first.runtime.interaction.pending().length === 1, 'the question asked');
+      const question = asker.log.events.find((e) => e.type === 'question');
+      assert.ok(question, 'the question is in the session');
+      const askedAt = Date.parse(question.at);
+      await closeWindow(first);
+      windows.splice(0);
+
+      // Twice, each a moment later: asked again, it would be dated from then.
+      for (let reload = 1; reload <= 2; reload++) {
+        const before = Date.now();
+        await until(() => Date.now() > before + 5, 'a moment to pass');
+        const next = openWindow(dir);
+        windows.push(next);
+        if (how === 'the live-state records (restoreLive)') {
+          const report = await next.runtime.restoreLive();
+          assert.deepStrictEqual(report.problems, []);
+        } else {
+          await next.runtime.resumeRoot(asker.id);
+        }
+        await until(() => next.runtime.interaction.pending().length === 1, `the question asked again (reload ${reload})`);
+        assert.strictEqual(next.runtime.interaction.pending()[0].openedAt, askedAt, `dated from the first time it was asked (reload ${reload})`);
+        await closeWindow(next);
+        windows.splice(0);
+      }
+    });
+  }
+});
