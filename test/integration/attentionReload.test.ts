@@ -66,8 +66,14 @@ if (windowReload.phase() === 'before') {
       assert.ok(section && isWaitingNode(section), 'the section is at the top of the view again');
       assert.ok(t.tree.getChildren(section).some((n) => 'label' in n && n.label === LABEL), 'its row names the paused run');
       assert.ok(await ui.pageHasText('run paused at its budget'), 'the row is on screen');
-      await ui.clickRow('run paused at its budget');
-      assert.ok(await ui.pageHasText('Raise limit'), 'the row asks what to do');
+      // A click that lands while the view repaints its rows (another suite's agents ending a moment
+      // ago) runs a command of the rows it replaced and is lost, as it would be for a person: click again.
+      let asks = false;
+      for (let click = 0; click < 3 && !asks; click++) {
+        await ui.clickRow('run paused at its budget');
+        asks = await ui.pageHasText('Raise limit', { timeoutMs: 4_000 });
+      }
+      assert.ok(asks, 'the row asks what to do');
       await ui.pressKeys('Enter');
       await waitFor(() => waiting() === undefined, 'the raise to take the item off');
       const agent = t.runtime.agents.get(recorded.agentId)!;
