@@ -61,6 +61,8 @@ export class SessionJournal implements Journal {
   /** Logs whose batch landed, waiting for the delay before they leave. */
   private readonly due = new Set<JournaledLog>();
   private timer: NodeJS.Timeout | undefined;
+  /** Closed at the end of the process with every log's file whole (closeSync). */
+  private closed = false;
   private retiring: Promise<void> = Promise.resolve();
   /** Retired files not yet deleted. */
   private readonly undeleted = new Set<string>();
@@ -122,6 +124,8 @@ export class SessionJournal implements Journal {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.members.size > 0) return;
+    // Every log has its file whole: a batch still waiting for the journal is written nowhere (no journal is left behind).
+    this.closed = true;
     if (this.handle) this.retire();
     for (const file of this.undeleted) {
       try {
@@ -155,6 +159,10 @@ export class SessionJournal implements Journal {
       while (this.waiting.length > 0) {
         const batch = this.waiting;
         this.waiting = [];
+        if (this.closed) {
+          for (const w of batch) w.resolve();
+          continue;
+        }
         try {
           const handle = await (this.handle ??= this.openFile());
           const data = Buffer.concat(batch.flatMap(record));

@@ -102,6 +102,35 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
     await store.dispose();
   });
 
+  it('a journal batch still waiting when the exit flush ran is written nowhere afterwards: no journal is left behind', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    const logs = ['a', 'b'].map((id) => store.create(oneShot(`late-${id}`)));
+    // The turns end and the window closes in one stretch: the journal's write was due just after.
+    const flushed = logs.map((log) => {
+      log.append({ type: 'assistant_text', at: tick(), text: `from ${log.header.id}` });
+      return log.flush();
+    });
+    const open = fs.promises.open;
+    const journalOpens: string[] = [];
+    fs.promises.open = ((file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).endsWith('.journal')) journalOpens.push(String(file));
+      return (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
+    });
+    try {
+      assert.deepEqual(store.closeAllSync(), []);
+      await Promise.all(flushed);
+      // The journal's write would start within these turns of the event loop.
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      fs.promises.open = open;
+    }
+    assert.deepEqual(journalOpens, [], 'no journal opened after the exit flush');
+    assert.deepEqual(journalFiles(dir), [], 'no journal left');
+    const reader = new JsonlSessionStore(dir);
+    for (const log of logs) assert.deepEqual((await reader.loadSession(log.header.id)).events.map((e) => (e as { text?: string }).text), [`from ${log.header.id}`]);
+    await reader.dispose();
+  });
+
   it('the exit flush writes a journaled session into its file at once, and leaves no journal behind', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
     const log = store.create(oneShot('leaving'));
