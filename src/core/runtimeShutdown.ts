@@ -32,7 +32,8 @@ export function settledWithin(promise: Promise<unknown>, ms: number): Promise<vo
  * included. Invariants: a shutdown is not announced agent by agent (the channel closes before
  * the live agents leave the registry), and the logs of agents still live are flushed, not
  * closed as if they had ended, so their sessions can be resumed; it always settles, because a
- * turn that has not recorded its end within `waitMs` is written as it stands.
+ * turn that has not recorded its end within `waitMs` is written as it stands, and a write (or an
+ * ended agent's close) still not done `waitMs` later is left to the store's exit flush.
  */
 export function shutDown(parts: ShutdownParts): Promise<void> {
   const { agents, events, endedLogs, waitMs } = parts;
@@ -43,9 +44,10 @@ export function shutDown(parts: ShutdownParts): Promise<void> {
   for (const agent of live) {
     agent.dispose();
     // The aborted turn records its end a moment later: write after that, not before.
-    writes.push(settledWithin(agent.whenIdle(), waitMs).then(() => agent.log.flush()).catch(() => undefined));
+    // A write the disk keeps waiting is not waited for past the same limit: the exit flush writes what it left.
+    writes.push(settledWithin(agent.whenIdle(), waitMs).then(() => settledWithin(agent.log.flush(), waitMs)));
   }
-  writes.push(...endedLogs.pending());
+  writes.push(...endedLogs.pending().map((closing) => settledWithin(closing, waitMs)));
   events.dispose();
   for (const agent of live) agents.remove(agent);
   agents.dispose();

@@ -76,6 +76,8 @@ export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => b
       file = yield* open(w.file, fs.constants.O_WRONLY);
     } catch (e) {
       if (errnoOf(e) !== 'ENOENT') throw e;
+      // Superseded (the synchronous flush wrote it): the file is not this write's to put back.
+      if (!current()) return undefined;
       return yield* rewriteSteps(w, batch, current, 'it was deleted');
     }
   } else {
@@ -104,10 +106,11 @@ export function* writeBatchSteps(w: LogFile, batch: BatchBytes, current: () => b
       const now = yield* fstat(file);
       // Without an identity read before, the file at the path is the log's when it holds exactly what was written.
       const identity = w.fileIdentity() ?? { dev: now.dev, ino: now.ino };
+      // Superseded meanwhile: what the file holds now is the synchronous flush's, not a loss to repair.
+      if (!current()) return undefined;
       lost = lostBecause(now, identity, offset);
       if (lost === undefined) {
         if (!w.fileIdentity()) w.learned(identity);
-        if (!current()) return undefined;
         yield* writeAll(file, data, offset);
         if (w.syncs(false)) yield* fsync(file);
       }

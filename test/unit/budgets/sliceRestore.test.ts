@@ -6,6 +6,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow, windowsClosedAfterEach } from '../../support/windows';
 
 // A branch's own budget (a slice) survives a reload like the run's budget: its limits, what the
 // branch used, the slice it was taken from, and its pause.
@@ -16,12 +17,6 @@ function openWindow(dir: string, script: ModelScript) {
   let n = 0;
   const runtime = new Runtime({ model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 5, shutdownWaitMs: 5_000, newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}` });
   return { store, runtime };
-}
-
-async function closeWindow(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
-  const shutdown = w.runtime.dispose();
-  w.store.closeAllSync();
-  await shutdown;
 }
 
 const byLabel = (runtime: Runtime, label: string): Agent => {
@@ -52,25 +47,22 @@ const script: ModelScript = {
 describe('restore: budgets per branch survive a reload', () => {
   let dir: string;
   let cleanup: () => void;
-  const windows: Array<{ runtime: Runtime; store: JsonlSessionStore }> = [];
+  const windows = windowsClosedAfterEach();
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-slices-')));
-  afterEach(async () => {
-    for (const w of windows.splice(0)) await closeWindow(w).catch(() => undefined);
-    cleanup();
-  });
+  afterEach(() => cleanup());
 
   it('puts back each slice with what its branch used, the slice it was taken from and its pause; Raise limit then resumes the branch', async () => {
     const first = openWindow(dir, script);
-    windows.push(first);
+    windows.open(first);
     first.runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => first.runtime.agents.all().some((a) => a.label === 'Sliced' && a.status === 'idle' && a.holds.some((h) => h.reason === 'slice')), 'the branch to pause');
     const inner = byLabel(first.runtime, 'Inner');
     await until(() => inner.status === 'idle', 'the inner agent to stop');
     await closeWindow(first);
-    windows.splice(0);
+    windows.forget();
 
     const second = openWindow(dir, script);
-    windows.push(second);
+    windows.open(second);
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);
     const sliced = byLabel(second.runtime, 'Sliced');

@@ -10,6 +10,7 @@ import { EndedSubagents } from '../../../src/extension/agents/endedSubagents';
 import { inOrderAmong, restoreAtStart } from '../../../src/extension/agents/restoreAtStart';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until } from '../../support/runtimeFixture';
+import { closeWindow } from '../../support/windows';
 
 const script: ModelScript = {
   version: 1,
@@ -49,12 +50,6 @@ function editorWindow(dir: string) {
   return { store, runtime, ended, worktrees, warnings, lines, asked, deps };
 }
 
-async function close(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
-  const done = w.runtime.dispose();
-  w.store.closeAllSync();
-  await done;
-}
-
 describe('editor: the tree of the last window comes back at start', () => {
   let dir: string;
   let cleanup: () => void;
@@ -71,7 +66,7 @@ describe('editor: the tree of the last window comes back at start', () => {
     await until(() => busy.status === 'running', 'busy running');
     const broken = first.runtime.startRoot({ prompt: 'x', label: 'Broken' });
     await broken.whenIdle();
-    await close(first);
+    await closeWindow(first);
     fs.writeFileSync(new LiveRecordFiles(dir).fileOf(broken.id), '{"version":1,"root":');
     const kidRow = { ...first.ended.of(lead)[0] };
 
@@ -89,7 +84,7 @@ describe('editor: the tree of the last window comes back at start', () => {
     assert.strictEqual(second.warnings.length, 1, second.warnings.join('\n'));
     assert.match(second.warnings[0], /could not put back one agent/);
     assert.deepStrictEqual(report.problems.map((p) => p.sessionId), [broken.id]);
-    await close(second);
+    await closeWindow(second);
   });
 });
 
@@ -106,14 +101,14 @@ describe('editor: Clear Ended Subagents takes the rows out of what is restored',
     await until(() => first.ended.count(lead) === 1 && lead.status === 'idle', 'the kid settled into an ended row');
     await first.runtime.liveRecords!.flush();
     assert.strictEqual(first.ended.clear(lead), 1);
-    await close(first);
+    await closeWindow(first);
 
     const second = editorWindow(dir);
     await restoreAtStart(second.deps);
     const back = second.runtime.agents.get(lead.id);
     assert.ok(back, 'the lead is back');
     assert.deepStrictEqual(second.ended.of(back), [], 'its cleared row is not');
-    await close(second);
+    await closeWindow(second);
   });
 });
 

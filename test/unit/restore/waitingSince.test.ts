@@ -5,6 +5,7 @@ import { Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until } from '../../support/runtimeFixture';
+import { closeWindow, windowsClosedAfterEach } from '../../support/windows';
 
 // A question open when the window went away is asked again after the reload, and it keeps the
 // time it was first asked: Waiting for you lists it among the others by how long it has waited,
@@ -34,40 +35,31 @@ function openWindow(dir: string) {
   return { store, runtime };
 }
 
-async function closeWindow(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
-  const shutdown = w.runtime.dispose();
-  w.store.closeAllSync();
-  await shutdown;
-}
-
 describe('restore: a question asked again keeps when it was first asked', () => {
   let dir: string;
   let cleanup: () => void;
-  const windows: Array<{ runtime: Runtime; store: JsonlSessionStore }> = [];
+  const windows = windowsClosedAfterEach();
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-waiting-since-')));
-  afterEach(async () => {
-    for (const w of windows.splice(0)) await closeWindow(w).catch(() => undefined);
-    cleanup();
-  });
+  afterEach(() => cleanup());
 
   for (const how of ['the live-state records (restoreLive)', 'Resume from History (resumeRoot)'] as const) {
     it(`after a reload through ${how}, and after a second one`, async () => {
       const first = openWindow(dir);
-      windows.push(first);
+      windows.open(first);
       const asker = first.runtime.startRoot({ prompt: 'ask', label: 'Asker' });
       await until(() => first.runtime.interaction.pending().length === 1, 'the question asked');
       const question = asker.log.events.find((e) => e.type === 'question');
       assert.ok(question, 'the question is in the session');
       const askedAt = Date.parse(question.at);
       await closeWindow(first);
-      windows.splice(0);
+      windows.forget();
 
       // Twice, each a moment later: asked again, it would be dated from then.
       for (let reload = 1; reload <= 2; reload++) {
         const before = Date.now();
         await until(() => Date.now() > before + 5, 'a moment to pass');
         const next = openWindow(dir);
-        windows.push(next);
+        windows.open(next);
         if (how === 'the live-state records (restoreLive)') {
           const report = await next.runtime.restoreLive();
           assert.deepStrictEqual(report.problems, []);
@@ -77,7 +69,7 @@ describe('restore: a question asked again keeps when it was first asked', () => 
         await until(() => next.runtime.interaction.pending().length === 1, `the question asked again (reload ${reload})`);
         assert.strictEqual(next.runtime.interaction.pending()[0].openedAt, askedAt, `dated from the first time it was asked (reload ${reload})`);
         await closeWindow(next);
-        windows.splice(0);
+        windows.forget();
       }
     });
   }

@@ -13,6 +13,7 @@ import { FileChangeSetStorage } from '../../../src/core/workspace/changeSets';
 import { NodeWorkspace } from '../../../src/core/workspace/nodeWorkspace';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow } from '../../support/windows';
 
 /** One window on the sessions folder `dir`: its store, its runtime with live-state records, what it logged. */
 function openWindow(dir: string, script: ModelScript, options: { limits?: Record<string, number> } = {}) {
@@ -33,17 +34,6 @@ function openWindow(dir: string, script: ModelScript, options: { limits?: Record
     onProblem: (problem, err) => problems.push(`${problem}: ${(err as Error).message}`),
   });
   return { store, runtime, files, calls, problems, lines, restore: (): Promise<RestoreReport> => runtime.restoreLive({ log: (line) => lines.push(line) }) };
-}
-
-/**
- * The window goes away as the editor's deactivation does it (runtimeHost.ts): the runtime shuts
- * down (the live-state records are written first, synchronously), and every log is written and
- * closed at once, before the aborted turns record their ends.
- */
-async function closeWindow(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
-  const shutdown = w.runtime.dispose();
-  w.store.closeAllSync();
-  await shutdown;
 }
 
 function byLabel(runtime: Runtime, label: string): Agent {

@@ -10,6 +10,7 @@ import { INTERRUPTED_NOTE, Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow } from '../../support/windows';
 
 /** One window on the sessions folder `dir` (as liveTree.test.ts opens them). */
 function openWindow(dir: string, script: ModelScript) {
@@ -25,12 +26,6 @@ function openWindow(dir: string, script: ModelScript) {
     onProblem: () => undefined,
   });
   return { store, runtime, files: new LiveRecordFiles(dir), restore: (): Promise<RestoreReport> => runtime.restoreLive() };
-}
-
-async function closeWindow(w: { runtime: Runtime; store: JsonlSessionStore }): Promise<void> {
-  const shutdown = w.runtime.dispose();
-  w.store.closeAllSync();
-  await shutdown;
 }
 
 /** Counts every open of a session file for reading (the store reads them through fs.promises.open; its writes open them to append) while installed. */
