@@ -56,7 +56,7 @@ describe('an external agent\'s terminals in the sandbox (Linux, bubblewrap)', fu
     const mark = randomUUID();
     const { terminalId } = await c.createTerminal({ sessionId: 's', command: 'sh', args: ['-c', `(trap '' TERM; sleep 987) & sleep 986 & touch started; wait`], env: [{ name: 'ARBOR_TEST_MARK', value: mark }] }, signal);
     await until(() => fs.existsSync(path.join(place.workspace, 'started')), 'the command to start', 20_000);
-    assert.ok(marked(mark).length >= 2);
+    await until(() => marked(mark).length >= 2, 'its processes to be found by their mark', 20_000);
     c.terminals.kill(terminalId);
     await until(() => marked(mark).length === 0, 'every process of the terminal to end', 20_000);
   });
