@@ -14,6 +14,7 @@ import { NodeWorkspace } from '../../../src/core/workspace/nodeWorkspace';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
 import { closeWindow } from '../../support/windows';
+import { childWindow } from '../../support/childWindow';
 
 /** One window on the sessions folder `dir`: its store, its runtime with live-state records, what it logged. */
 function openWindow(dir: string, script: ModelScript, options: { limits?: Record<string, number> } = {}) {
@@ -206,14 +207,10 @@ describe('restore: the Agents tree survives a reload', () => {
   it('a window killed with SIGKILL mid-turn: the next one puts the agent back interrupted, with what it had streamed', async function () {
     // A deadline against a hang: starting node with tsx takes seconds on a loaded machine.
     this.timeout(120_000);
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'liveTreeChild.ts'), dir], { cwd: path.join(__dirname, '..', '..', '..') });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await until(() => /^busy \S+$/m.test(output) || child.exitCode !== null, 'the other window busy mid-turn', 110_000);
-    const id = /^busy (\S+)$/m.exec(output)?.[1];
-    assert.ok(id, output);
+    const { child, output: out, exited } = childWindow('liveTreeChild.ts', dir);
+    await until(() => /^busy \S+$/m.test(out()) || child.exitCode !== null, 'the other window busy mid-turn', 110_000);
+    const id = /^busy (\S+)$/m.exec(out())?.[1];
+    assert.ok(id, out());
     child.kill('SIGKILL');
     await exited;
 

@@ -1,5 +1,4 @@
 import * as assert from 'assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents/agent';
@@ -11,6 +10,7 @@ import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
 import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
 import { closeWindow } from '../../support/windows';
+import { childWindow } from '../../support/childWindow';
 
 /** One window on the sessions folder `dir` (as liveTree.test.ts opens them). */
 function openWindow(dir: string, script: ModelScript) {
@@ -173,14 +173,10 @@ describe('restore: the tree comes from the live-state records, and transcripts l
   it('a window killed with SIGKILL while a subagent is mid-turn: the next one puts the tree back from the record, the subagent interrupted, and reads its transcript when it is opened', async function () {
     // A deadline against a hang: starting node with tsx takes seconds on a loaded machine.
     this.timeout(120_000);
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'liveTreeKilledChild.ts'), dir], { cwd: path.join(__dirname, '..', '..', '..') });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await until(() => /^ready \S+ \S+$/m.test(output) || child.exitCode !== null, 'the other window with its worker mid-turn', 110_000);
-    const [, leadId, workerId] = /^ready (\S+) (\S+)$/m.exec(output) ?? [];
-    assert.ok(workerId, output);
+    const { child, output: out, exited } = childWindow('liveTreeKilledChild.ts', dir);
+    await until(() => /^ready \S+ \S+$/m.test(out()) || child.exitCode !== null, 'the other window with its worker mid-turn', 110_000);
+    const [, leadId, workerId] = /^ready (\S+) (\S+)$/m.exec(out()) ?? [];
+    assert.ok(workerId, out());
     child.kill('SIGKILL');
     await exited;
 
