@@ -1,4 +1,4 @@
-// npm run bench:compare -- [<commit>] [--pairs N] [--only fanOut,durable,agents,activation] [--fresh]
+// npm run bench:compare -- [<commit>] [--pairs N] [--only fanOut,durable,agents,activation,sessions] [--fresh]
 // (defaults: 99d4058, 4 pairs, every workload; --fresh exports the baseline again)
 //
 // Runs the same workloads (bench/workloads/) against a baseline commit (default 99d4058) and
@@ -26,7 +26,7 @@ import { measureBundles } from './compare/bundles.mjs';
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const RUN = path.join(REPO, 'bench', 'workloads', 'run.ts');
 const TSX = createRequire(path.join(REPO, 'package.json')).resolve('tsx/cjs');
-const WORKLOADS = ['fanOut', 'durable', 'agents', 'activation'];
+const WORKLOADS = ['fanOut', 'durable', 'agents', 'activation', 'sessions'];
 const KIB = 1 / 1024;
 
 /** Each row: where its value comes from, how it is shown, and its target (a text, never checked). */
@@ -48,6 +48,11 @@ const FIGURES = [
   { key: 'activateToStartedCpuMs', label: 'of which from the activate() call on', unit: 'ms', target: '' },
   { key: 'startBytes', label: 'production bundle loaded at start', unit: 'KiB', scale: KIB, target: '<= 350 KiB' },
   { key: 'shippedBytes', label: 'all production bundles (dist, media/dist)', unit: 'KiB', scale: KIB, target: '' },
+  { key: 'sessionPerTurnEventsPerS', label: 'session append, flush at each turn end (higher is better)', unit: 'events/s', target: '' },
+  { key: 'sessionLoadMs', label: 'loadSession of a 10,000-event session', unit: 'ms', target: '' },
+  { key: 'historyColdMs', label: 'History listing, 2,000 sessions, no index (new window)', unit: 'ms', target: '' },
+  { key: 'historyWarmMs', label: 'History listing, 2,000 sessions, index on disk', unit: 'ms', target: '' },
+  { key: 'historyRelistMs', label: 'History listing again by the same store', unit: 'ms', target: '' },
 ];
 
 function parseArgs(argv) {

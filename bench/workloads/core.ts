@@ -39,6 +39,8 @@ export interface Core {
   Runtime: CoreDoor['Runtime'];
   ScriptedModel: ScriptedModule['ScriptedModel'];
   JsonlSessionStore: SessionsDoor['JsonlSessionStore'];
+  /** The session file format version the tree's store writes, for headers a workload makes. */
+  sessionFormatVersion: number;
   /** The tree's own zod, so that the schemas of a workload's tools are the kind its runtime reads. */
   z: typeof zod;
   /** A tool's `schema` as this tree's runtime takes it, for a schema built once by the workload. */
@@ -51,7 +53,7 @@ export function loadCore(root: string): Core {
   const models = loadScripted(load);
   const sessions = load('./src/core/sessions') as SessionsDoor;
   const toolSchema = 'once' in core ? (schema: zod.ZodType): RuntimeTool['schema'] => () => schema : schemaItself;
-  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, z: load('zod') as typeof zod, toolSchema };
+  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, sessionFormatVersion: sessions.SESSION_FORMAT_VERSION, z: load('zod') as typeof zod, toolSchema };
 }
 
 /** A baseline's tools hold the schema itself: today's type says otherwise, so it is typed as the tree's own. */

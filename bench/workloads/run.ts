@@ -2,7 +2,7 @@
  * Runs one workload against one source tree and prints its figures as one JSON line, the last
  * line of its output. bench/compare.mjs starts it in a fresh process per run:
  *
- *   node --expose-gc --require tsx/cjs bench/workloads/run.ts <tree root> <fanOut|durable|agents|activation>
+ *   node --expose-gc --require tsx/cjs bench/workloads/run.ts <tree root> <fanOut|durable|agents|activation|sessions>
  *
  * The workloads are this checkout's files; the tree only supplies the core they drive.
  */
@@ -11,12 +11,14 @@ import { activation } from './activation';
 import { agents } from './agents';
 import { loadCore } from './core';
 import { durable, fanOut } from './fanOut';
+import { sessions } from './sessions';
 
 const workloads: Record<string, (root: string) => Promise<Record<string, number>> | Record<string, number>> = {
   fanOut: (root) => fanOut(loadCore(root)),
   durable: (root) => durable(loadCore(root)),
   agents: (root) => agents(loadCore(root)),
   activation: (root) => activation(root),
+  sessions: (root) => sessions(loadCore(root)),
 };
 
 async function main(): Promise<void> {
