@@ -102,7 +102,8 @@ function linkEach(from, into, { replace }) {
 }
 
 function linkModules(repo, root, deps, log) {
-  const current = path.join(repo, 'node_modules');
+  // Absolute, so that the links lead into the checkout from wherever the tree is.
+  const current = path.join(path.resolve(repo), 'node_modules');
   const modules = path.join(root, 'node_modules');
   const notes = [];
   const missing = missingPackages(root, current);
