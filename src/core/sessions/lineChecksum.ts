@@ -81,7 +81,7 @@ export class LineBuffer {
     const at = start + PREFIX_LENGTH - 1;
     const written = buffer.write(json, at, 'utf8');
     // Over the JSON's bytes where they now are, before its `{` is overwritten.
-    let crc = crc32Range(buffer, at, at + written);
+    let crc = crcOfRange(buffer, at, at + written);
     PREFIX_BYTES.copy(buffer, start);
     for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
       buffer[start + i] = HEX_DIGITS[crc & 0xf];
@@ -120,6 +120,17 @@ export class LineBuffer {
     }
     return this.used;
   }
+}
+
+/**
+ * Above this many bytes zlib's CRC-32 over a view of the bytes is faster than the table below
+ * (measured on Node 20: equal at about 250 bytes, 2.6 times faster at 4 KB); below it the call
+ * and the view cost more than the lookups.
+ */
+const NATIVE_FROM_BYTES = 256;
+
+function crcOfRange(bytes: Buffer, start: number, end: number): number {
+  return nativeCrc32 && end - start >= NATIVE_FROM_BYTES ? nativeCrc32(bytes.subarray(start, end)) >>> 0 : crc32Range(bytes, start, end);
 }
 
 let table: Int32Array | undefined;
