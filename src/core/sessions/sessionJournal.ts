@@ -42,6 +42,24 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/** A journal file open for appending, and the window's line until it is written (the file is new: it goes before the first batch). */
+interface OpenJournal {
+  handle: fs.promises.FileHandle;
+  header: Buffer | undefined;
+}
+
+/** Appends `parts` in order in as few calls as the system takes, without copying them into one buffer. */
+async function writeAllParts(handle: fs.promises.FileHandle, parts: Buffer[]): Promise<void> {
+  let rest = parts;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    let whole = 0;
+    while (whole < rest.length && bytesWritten >= rest[whole].length) bytesWritten -= rest[whole++].length;
+    rest = rest.slice(whole);
+    if (bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten);
+  }
+}
+
 /** A batch's record: `{ id, at, bytes }` and its bytes. */
 function record(w: Waiting): Buffer[] {
   const data = w.data();
@@ -52,8 +70,10 @@ export class SessionJournal implements Journal {
   private readonly folder: string;
   private readonly base: string;
   private generation = 0;
-  /** The open file of the current generation. */
-  private handle: Promise<fs.promises.FileHandle> | undefined;
+  /** The file of the current generation, opening or open. */
+  private handle: Promise<OpenJournal> | undefined;
+  /** The generation whose file was opened last (a second open of it follows a failed write). */
+  private openedGeneration = -1;
   private waiting: Waiting[] = [];
   private writing = false;
   /** Logs with lines only here. */
@@ -64,6 +84,8 @@ export class SessionJournal implements Journal {
   /** Closed at the end of the process with every log's file whole (closeSync). */
   private closed = false;
   private retiring: Promise<void> = Promise.resolve();
+  /** Retired files whose close and delete have not finished. */
+  private retirements = 0;
   /** Retired files not yet deleted. */
   private readonly undeleted = new Set<string>();
 
@@ -164,14 +186,19 @@ export class SessionJournal implements Journal {
           continue;
         }
         try {
-          const handle = await (this.handle ??= this.openFile());
-          const data = Buffer.concat(batch.flatMap(record));
-          let written = 0;
-          while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
+          // The file opens while the batches are serialized.
+          const opening = (this.handle ??= this.openFile());
+          const parts = batch.flatMap(record);
+          const open = await opening;
+          if (open.header) parts.unshift(open.header);
+          await writeAllParts(open.handle, parts);
+          open.header = undefined;
           for (const w of batch) w.resolve();
         } catch (e) {
-          // Opened again at the next write (it appends: what landed stays).
+          // Opened again at the next write (it appends: what landed stays); this handle is closed.
+          const failed = this.handle;
           this.handle = undefined;
+          failed?.then((open) => open.handle.close()).catch(() => undefined);
           for (const w of batch) w.reject(e);
         }
       }
@@ -181,16 +208,35 @@ export class SessionJournal implements Journal {
     }
   }
 
-  private async openFile(): Promise<fs.promises.FileHandle> {
+  /**
+   * Opens the current generation's file for appending; its first call starts at once (before
+   * the caller serializes the batches), unless a retired file is still being deleted. A
+   * generation's file is new at its first open (its name is this window's alone), so the window's
+   * line is handed back to go before the first batch, in the same write; a file opened again
+   * after a failed write gets it only if it is still empty.
+   */
+  private async openFile(): Promise<OpenJournal> {
     const file = this.file;
-    await this.retiring;
-    const header = Buffer.from(`${JSON.stringify({ pid: process.pid, host: HOST, owner: this.owner })}\n`);
+    const fresh = this.openedGeneration !== this.generation;
+    this.openedGeneration = this.generation;
+    if (this.retirements > 0) await this.retiring;
+    // The folder goes with the last journal (retire), so a fresh generation usually makes it first.
+    if (fresh) await fs.promises.mkdir(this.folder, { recursive: true });
     for (let attempt = 1; ; attempt++) {
       try {
         const handle = await fs.promises.open(file, 'a');
-        if ((await handle.stat()).size === 0) await handle.write(header, 0, header.length);
-        return handle;
+        let empty = fresh;
+        if (!fresh) {
+          try {
+            empty = (await handle.stat()).size === 0;
+          } catch (e) {
+            await handle.close().catch(() => undefined);
+            throw e;
+          }
+        }
+        return { handle, header: empty ? Buffer.from(`${JSON.stringify({ pid: process.pid, host: HOST, owner: this.owner })}\n`) : undefined };
       } catch (e) {
+        // The folder went meanwhile (another window's last journal retired).
         if (errnoOf(e) !== 'ENOENT' || attempt >= 3) throw e;
         await fs.promises.mkdir(this.folder, { recursive: true });
       }
@@ -209,9 +255,10 @@ export class SessionJournal implements Journal {
     this.handle = undefined;
     this.generation++;
     this.undeleted.add(file);
+    this.retirements++;
     this.retiring = this.retiring.then(async () => {
       try {
-        await (await handle)?.close();
+        await (await handle)?.handle.close();
       } catch {
         // It failed to open: nothing to close.
       }
@@ -220,6 +267,7 @@ export class SessionJournal implements Journal {
       this.undeleted.delete(file);
       // The folder goes with the last journal (another window's keeps it).
       await fs.promises.rmdir(this.folder).catch(() => undefined);
+      this.retirements--;
     });
   }
 }

@@ -92,6 +92,67 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
     for (const [i, log] of logs.entries()) assert.deepEqual((await reader.loadSession(log.header.id)).events, [{ type: 'user_message', at: log.events[0].at, text: `task ${i}`, from: 'parent' }]);
   });
 
+  it("a journal's first write holds the window's line and the batches, in one write; written again after a failed write, the file still starts with one window line", async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    const open = fs.promises.open;
+    const writes: string[] = [];
+    const handles = { opened: 0, closed: 0 };
+    let failNext = false;
+    // Every write call on a journal's handle, and one injected failure that writes nothing.
+    fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      const handle = await (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
+      if (!String(file).endsWith('.journal')) return handle;
+      const count = (name: string, real: (...args: never[]) => Promise<unknown>) => (...args: never[]) => {
+        writes.push(name);
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
+        }
+        return real.apply(handle, args);
+      };
+      handles.opened++;
+      const close = handle.close;
+      handle.close = () => {
+        handles.closed++;
+        return close.call(handle);
+      };
+      handle.write = count('write', handle.write) as typeof handle.write;
+      handle.writev = count('writev', handle.writev) as typeof handle.writev;
+      return handle;
+    });
+    try {
+      const first = ['a', 'b', 'c'].map((id) => store.create(oneShot(`first-${id}`)));
+      for (const log of first) log.append({ type: 'assistant_text', at: tick(), text: `from ${log.header.id}` });
+      await store.flushAll();
+      assert.deepEqual(writes, ['writev'], 'one write for the window line and three sessions');
+      const [journal] = journalFiles(dir);
+      const lines = fs.readFileSync(path.join(dir, 'journal', journal), 'utf8').split('\n');
+      assert.deepEqual(Object.keys(JSON.parse(lines[0]) as object).sort(), ['host', 'owner', 'pid']);
+      assert.equal(lines.filter((line) => line.startsWith('{"pid"')).length, 1);
+
+      // A write that fails: its sessions are written into their own files instead.
+      writes.length = 0;
+      failNext = true;
+      const failed = store.create(oneShot('failed'));
+      failed.append({ type: 'assistant_text', at: tick(), text: 'lost write' });
+      await assert.rejects(failed.flush(), (e: { code?: string }) => e.code === 'SESSION_WRITE_FAILED');
+      await failed.flush();
+      const later = store.create(oneShot('later'));
+      later.append({ type: 'assistant_text', at: tick(), text: 'after the failure' });
+      await later.flush();
+      const after = fs.readFileSync(path.join(dir, 'journal', journalFiles(dir)[0]), 'utf8');
+      assert.equal(after.split('\n').filter((line) => line.startsWith('{"pid"')).length, 1, 'one window line');
+      assert.ok(after.startsWith(lines[0]), 'still first');
+      assert.match(after, /"id":"later"/);
+      await store.dispose();
+    } finally {
+      fs.promises.open = open;
+    }
+    assert.deepEqual(handles, { opened: 2, closed: 2 }, 'the handle of the failed write is closed, not left to the garbage collector');
+    const reader = new JsonlSessionStore(dir);
+    for (const id of ['first-a', 'failed', 'later']) assert.equal((await reader.loadSession(id)).events.length, 1, id);
+  });
+
   it('a root session is not journaled: its first batch creates its file under its lock, as before', async () => {
     const store = new JsonlSessionStore(dir);
     const log = store.create(header('root'));
