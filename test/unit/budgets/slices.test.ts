@@ -55,6 +55,16 @@ const branchScript = (other: ModelScript['agents'][string]): ModelScript => ({
   },
 });
 
+/** Starts the run and waits until the spender's branch paused at its slice and both its agents stopped. */
+async function pausedBranch(runtime: Runtime, events: readonly BudgetEvent[]): Promise<{ root: Agent; spender: Agent; grandchild: Agent }> {
+  const root = runtime.startRoot({ prompt: 'go', label: 'main' });
+  await whenState(runtime.budgets, () => events.some((e) => e.type === 'slice_paused'), 'the branch to pause');
+  const spender = childByLabel(runtime, 'spender');
+  const grandchild = childByLabel(runtime, 'grandchild');
+  await whenState(runtime, () => spender.status === 'idle' && grandchild.status === 'idle', 'the branch to stop');
+  return { root, spender, grandchild };
+}
+
 describe('budgets per branch (slices)', () => {
   const track = disposeAfterEach();
 
@@ -129,11 +139,7 @@ describe('budgets per branch (slices)', () => {
   it('a spent slice pauses its branch alone (the child and its descendants); the rest of the run goes on', async () => {
     const { runtime, events } = sliceRuntime(branchScript({ turns: [[{ delayMs: 30, toolCalls: [listAgents], usage: { inputTokens: 500, outputTokens: 0 } }, { text: 'other finished', usage: NONE }]] }));
     track(runtime);
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await whenState(runtime.budgets, () => events.some((e) => e.type === 'slice_paused'), 'the branch to pause');
-    const spender = childByLabel(runtime, 'spender');
-    const grandchild = childByLabel(runtime, 'grandchild');
-    await whenState(runtime, () => spender.status === 'idle' && grandchild.status === 'idle', 'the branch to stop');
+    const { root, spender, grandchild } = await pausedBranch(runtime, events);
     const paused = events.find((e) => e.type === 'slice_paused');
     assert.ok(paused?.type === 'slice_paused');
     assert.equal(paused.agent, spender);
@@ -155,11 +161,7 @@ describe('budgets per branch (slices)', () => {
   it('Raise limit on the branch raises that slice only and wakes its branch', async () => {
     const { runtime, events } = sliceRuntime(branchScript({ turns: [[{ text: 'other finished', usage: NONE }]] }), { maxTokens: 10_000 });
     track(runtime);
-    const root = runtime.startRoot({ prompt: 'go', label: 'main' });
-    await whenState(runtime.budgets, () => events.some((e) => e.type === 'slice_paused'), 'the branch to pause');
-    const spender = childByLabel(runtime, 'spender');
-    const grandchild = childByLabel(runtime, 'grandchild');
-    await whenState(runtime, () => spender.status === 'idle' && grandchild.status === 'idle', 'the branch to stop');
+    const { root, spender, grandchild } = await pausedBranch(runtime, events);
     assert.throws(() => runtime.budgets.slices.raise(spender, { tokens: 105 }), (err: unknown) => (err as { code?: string }).code === 'INPUT_INVALID');
     assert.throws(() => runtime.budgets.slices.raise(root), (err: unknown) => (err as { code?: string }).code === 'INPUT_INVALID', 'a root has no slice');
     const runLimits = { ...root.run.budget.limits };
