@@ -9,7 +9,8 @@
  *    new store, the median of 9;
  *  - `historyColdMs`: listSessions of a folder of 2,000 sessions of 20 events with no index on
  *    disk (History's first look in a new window), the median of 5 after one warm-up listing;
- *  - `historyWarmMs`: the same listing by a new store with the index on disk;
+ *  - `historyWarmMs`: the same listing by a new store with the index on disk (a tree without
+ *    an index reads every file again);
  *  - `historyRelistMs`: a second listing by the store that just listed (History's refresh).
  *
  * Each round writes into a folder of its own under one scratch folder that is removed only after
@@ -38,13 +39,15 @@ function scratch(): { root: string; remove: () => void } {
   return { root, remove: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
-/** The store's session index written now (it is otherwise written a few seconds after a listing). */
+/**
+ * The store's session index written now (it is otherwise written a few seconds after a listing).
+ * A tree older than the index (99d4058) has none: its new window reads every file again, which
+ * is then its figure for a listing with the index on disk.
+ */
 async function saveIndex(store: SessionStore): Promise<void> {
   // The index moved behind the catalogue reader in the architecture step; a baseline may hold it on the store.
   const held = forged<{ catalog?: { index: { save(): Promise<void> } }; index?: { save(): Promise<void> } }>(store);
-  const index = held.catalog?.index ?? held.index;
-  if (!index) throw new Error('this tree\'s session store has no index to save');
-  await index.save();
+  await (held.catalog?.index ?? held.index)?.save();
 }
 
 export async function sessions(core: Core): Promise<Record<string, number>> {
