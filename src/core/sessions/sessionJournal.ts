@@ -230,6 +230,7 @@ export class SessionJournal implements Journal {
           try {
             empty = (await handle.stat()).size === 0;
           } catch (e) {
+            // The stat's failure is the one to report; a close failing after it adds nothing.
             await handle.close().catch(() => undefined);
             throw e;
           }
