@@ -54,8 +54,10 @@ export interface BranchLedger {
   spentFor(agentId: string, now: number, next?: 'modelCall'): { owner: string; reason: string } | undefined;
   /** How its node says the use of its own slice, when it was given one: `⚠ 85% of its tokens` from 80%, and the tooltip's lines. */
   usageOf(agentId: string, now: number): { part: string | undefined; lines: string[] } | undefined;
-  /** Its own slice as its live record keeps it. */
-  recordOf(agentId: string): SliceRecordData | undefined;
+  /** Whether the agent was given a slice of its own (and is still in the run). */
+  owns(agentId: string): boolean;
+  /** Its own slice as its live record keeps it, its wall time as of `now`. */
+  recordOf(agentId: string, now: number): SliceRecordData | undefined;
 }
 
 /**
@@ -77,8 +79,12 @@ export class RunBudget {
   /** Live subagents of the run right now, and the deepest delegation it reached. */
   liveSubagents = 0;
   deepest = 0;
-  /** When the run started (ms since the epoch): its wall time counts from here. */
-  readonly startedAt: number;
+  /**
+   * When the run started (ms since the epoch): its wall time counts from here. A run put back
+   * after a reload starts that much earlier than the restore, so its wall time goes on from what
+   * it had used (the time no window ran it does not count).
+   */
+  startedAt: number;
   /** Made on first use: most runs have no warning and no priced model (a run of one idle root stays small). */
   private agentWarnings: Map<string, string> | undefined;
   private costs: Map<string, number> | undefined;
@@ -138,13 +144,19 @@ export class RunBudget {
   }
 
   /** What a run put back after a reload had used before it (restore/): its figures and each agent's cost. */
-  carryOver(used: { tokensUsed: number; turnsUsed: number; modelCallsUsed: number; cost: number; unpricedTokens: number }, costs: Iterable<readonly [string, number]>): void {
+  carryOver(used: { tokensUsed: number; turnsUsed: number; modelCallsUsed: number; cost: number; unpricedTokens: number; wallSeconds?: number }, costs: Iterable<readonly [string, number]>): void {
+    this.startedAt = this.clock() - (used.wallSeconds ?? 0) * 1000;
     this.tokensUsed = used.tokensUsed;
     this.turnsUsed = used.turnsUsed;
     this.modelCallsUsed = used.modelCallsUsed;
     this.cost = used.cost;
     this.unpricedTokens = used.unpricedTokens;
     for (const [id, cost] of costs) if (cost > 0) (this.costs ??= new Map()).set(id, cost);
+  }
+
+  /** The wall time the run has used, in seconds. */
+  wallSeconds(): number {
+    return Math.max(0, (this.clock() - this.startedAt) / 1000);
   }
 
   warnAgent(agentId: string, warning: string | undefined): void {

@@ -71,7 +71,8 @@ export class SliceBook implements BranchLedger {
   /** A slice put back after a reload, with what it had used; the one it was taken from is back already (its agent came first). */
   restore(agentId: string, label: string, record: SliceRecordData, now: number): BudgetSlice {
     const parent = record.from === undefined ? undefined : this.ownOf(record.from);
-    const slice = new BudgetSlice(agentId, label, { ...record.limits }, parent, now);
+    // Its wall time goes on from what it had used: the time no window ran it does not count.
+    const slice = new BudgetSlice(agentId, label, { ...record.limits }, parent, now - (record.wallSeconds ?? 0) * 1000);
     slice.tokensUsed = record.tokensUsed;
     slice.cost = record.cost;
     slice.modelCallsUsed = record.modelCallsUsed;
@@ -90,8 +91,13 @@ export class SliceBook implements BranchLedger {
     return own && !own.closed ? sliceUsage(own, now) : undefined;
   }
 
-  /** Its wall time counts again from the restore, as the run's does. */
-  recordOf(agentId: string): SliceRecordData | undefined {
+  owns(agentId: string): boolean {
+    const slice = this.ownOf(agentId);
+    return slice !== undefined && !slice.closed;
+  }
+
+  /** Its wall time is kept as used so far (at `now`): after a reload it goes on from there, as the run's does. */
+  recordOf(agentId: string, now: number): SliceRecordData | undefined {
     const slice = this.ownOf(agentId);
     if (!slice || slice.closed) return undefined;
     return {
@@ -99,6 +105,7 @@ export class SliceBook implements BranchLedger {
       tokensUsed: slice.tokensUsed,
       cost: slice.cost,
       modelCallsUsed: slice.modelCallsUsed,
+      wallSeconds: Math.max(0, (now - slice.startedAt) / 1000),
       ...(slice.parent ? { from: slice.parent.owner } : {}),
       ...(slice.hold ? { paused: { ...slice.hold } } : {}),
     };

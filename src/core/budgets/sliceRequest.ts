@@ -32,6 +32,8 @@ export interface SliceRecordData {
   tokensUsed: number;
   cost: number;
   modelCallsUsed: number;
+  /** The wall time it had used, in seconds (none in a record written before it was kept: none used). */
+  wallSeconds?: number;
   /** The agent whose slice it was taken from; none when it was taken from the run. */
   from?: string;
   /** Its branch's pause. */

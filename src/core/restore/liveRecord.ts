@@ -53,6 +53,8 @@ const sliceRecordSchema = once(() =>
     tokensUsed: z.number().nonnegative(),
     cost: z.number().nonnegative(),
     modelCallsUsed: z.number().nonnegative(),
+    /** The wall time it had used, in seconds (none in a record written before it was kept). */
+    wallSeconds: z.number().nonnegative().optional(),
     /** The agent whose slice it was taken from; none when it was taken from the run. */
     from: z.string().min(1).optional(),
     paused: holdSchema().optional(),
@@ -129,6 +131,8 @@ const liveRunSchema = once(() =>
     modelCallsUsed: z.number().nonnegative(),
     cost: z.number().nonnegative(),
     unpricedTokens: z.number().nonnegative(),
+    /** The wall time the run had used, in seconds: a restored run's goes on from it (none in a record written before it was kept). */
+    wallSeconds: z.number().nonnegative().optional(),
     /** The run's own model (the demo's scripted one), by id; none when it used the window's. */
     model: z.string().optional(),
     /** The folder of the run's own (a worktree run). */

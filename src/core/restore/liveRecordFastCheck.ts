@@ -93,6 +93,7 @@ const slice = shape({
   tokensUsed: nonNegative,
   cost: nonNegative,
   modelCallsUsed: nonNegative,
+  'wallSeconds?': nonNegative,
   'from?': nonEmpty,
   'paused?': hold,
 });
@@ -125,6 +126,7 @@ const run = shape({
   modelCallsUsed: nonNegative,
   cost: nonNegative,
   unpricedTokens: nonNegative,
+  'wallSeconds?': nonNegative,
   'model?': str,
   'folder?': str,
   'worktree?': shape({ repo: str, root: str, folder: str, branch: str, base: str }),

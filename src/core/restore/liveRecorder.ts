@@ -196,6 +196,7 @@ export class LiveRecorder {
         modelCallsUsed: budget.modelCallsUsed,
         cost: budget.cost,
         unpricedTokens: budget.unpricedTokens,
+        wallSeconds: budget.wallSeconds(),
         ...(run.model ? { model: run.model.id } : {}),
         ...(run.workspace ? { folder: run.workspace.folder } : {}),
         ...(worktree ? { worktree: { ...worktree } } : {}),
@@ -210,7 +211,7 @@ export class LiveRecorder {
     const budget = agent.run.budget;
     const warning = budget.agentWarning(agent.id);
     const ended = this.extras.ended?.(agent);
-    const slice = budget.slices?.recordOf(agent.id);
+    const slice = budget.slices?.recordOf(agent.id, budget.clock());
     const scope = this.deps.scopeOf?.(agent);
     return {
       id: agent.id,

@@ -284,7 +284,7 @@ function newRun(host: RestoreHost, record: LiveRunRecord, label: string, options
 function carryOver(run: Run, record: LiveRootRecord): void {
   const r = record.run;
   run.budget.carryOver(
-    { tokensUsed: r.tokensUsed, turnsUsed: r.turnsUsed, modelCallsUsed: r.modelCallsUsed, cost: r.cost, unpricedTokens: r.unpricedTokens },
+    { tokensUsed: r.tokensUsed, turnsUsed: r.turnsUsed, modelCallsUsed: r.modelCallsUsed, cost: r.cost, unpricedTokens: r.unpricedTokens, wallSeconds: r.wallSeconds },
     record.agents.map((a) => [a.id, a.cost] as const),
   );
 }

@@ -186,7 +186,7 @@ export function presentAgent({ agent, waiting, treeTokens, descendants, now, hol
     state,
     // No Stop where it cannot reach the work (package.json's Stop menus need the kind last).
     // `:slice` last: the agent has a budget of its own, which Raise limit on its node raises.
-    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}${agent.run.budget.slices?.recordOf(agent.id) ? ':slice' : ''}`,
+    contextValue: `agent:${state}:${agent.kind}${agent.engine?.stoppable === false ? ':nostop' : ''}${agent.run.budget.slices?.owns(agent.id) ? ':slice' : ''}`,
     icon: iconFor(state, agent),
     description,
     tooltip: lines.join('\n'),
