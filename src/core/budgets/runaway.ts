@@ -44,7 +44,8 @@ export class RunawayDetector {
   /** The last call: its tool, its arguments as sent, and their canonical form once it was needed. */
   private lastName: string | undefined;
   private lastArguments = '';
-  private lastCanonical: string | undefined;
+  /** The last call's arguments parsed (NOT_JSON when they were not JSON), once a comparison needed them. */
+  private lastParsed: unknown;
   private repeats = 0;
   private stepsWithoutChange = 0;
   /** Whether the step under way changed something; undefined until its first call. */
@@ -87,7 +88,7 @@ export class RunawayDetector {
   reset(): void {
     this.lastName = undefined;
     this.lastArguments = '';
-    this.lastCanonical = undefined;
+    this.lastParsed = undefined;
     this.repeats = 0;
     this.stepsWithoutChange = 0;
     this.stepChanged = undefined;
@@ -102,12 +103,12 @@ export class RunawayDetector {
    */
   private sameAsLast(call: ToolCall): boolean {
     let same = false;
-    if (call.name !== this.lastName) this.lastCanonical = undefined;
+    if (call.name !== this.lastName) this.lastParsed = undefined;
     else if (call.arguments === this.lastArguments) same = true;
     else {
-      const canonical = canonicalArguments(call.arguments);
-      same = canonical === (this.lastCanonical ?? canonicalArguments(this.lastArguments));
-      this.lastCanonical = canonical;
+      const parsed = parsedArguments(call.arguments);
+      same = sameArguments(parsed, this.lastParsed ?? parsedArguments(this.lastArguments));
+      this.lastParsed = parsed;
     }
     this.lastName = call.name;
     this.lastArguments = call.arguments;
@@ -122,22 +123,51 @@ export class RunawayDetector {
   }
 }
 
-/** Arguments compared by meaning: the same JSON object with its keys in any order is the same call. */
-function canonicalArguments(text: string): string {
+/**
+ * Arguments compared by meaning: the same JSON object with its keys in any order is the same call.
+ * A text that is not JSON stands for itself (NOT_JSON).
+ */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** A call's arguments as their JSON value, or NOT_JSON. */
+function parsedArguments(text: string): unknown {
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
+    return JSON.parse(text) as unknown;
   } catch {
-    // Not JSON: compared as written.
-    return text;
+    // Not JSON: such arguments are the same only as the same text, which the caller compared first.
+    return NOT_JSON;
   }
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
+/** Whether two calls' arguments texts say the same (see sameArguments). */
+export function sameArgumentTexts(a: string, b: string): boolean {
+  return a === b || sameArguments(parsedArguments(a), parsedArguments(b));
+}
+
+/**
+ * Whether two calls' parsed arguments (their texts differ) say the same: the same JSON value,
+ * whatever the order of its keys and its spacing; texts that are not JSON are the same only as
+ * the same text, compared before. The same answer as comparing their key-sorted serializations,
+ * without building either: the delegations of a fan-out differ at their first differing value.
+ */
+function sameArguments(a: unknown, b: unknown): boolean {
+  if (a === NOT_JSON || b === NOT_JSON) return false;
+  return sameJson(a, b);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
-  return value;
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = Object.keys(ra);
+  if (keys.length !== Object.keys(rb).length) return false;
+  for (const key of keys) if (!Object.hasOwn(rb, key) || !sameJson(ra[key], rb[key])) return false;
+  return true;
 }

@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents/agent';
 import { DEFAULT_RUNAWAY, RunawayDetector, runawaySettingsSchema, type BudgetEvent, type RunawaySettingsInput } from '../../../src/core/budgets';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
+import { sameArgumentTexts } from '../../../src/core/budgets/runaway';
 import { Runtime } from '../../../src/core/runtime';
 import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { loadTourScript, workerLabel } from '../../support/loadTour';
@@ -251,3 +253,58 @@ describe('runaway defaults', () => {
     assert.deepEqual(DEFAULT_RUNAWAY, runawaySettingsSchema().parse({}));
   });
 });
+
+/** The rule the detector's comparison keeps: the key-sorted serializations are equal (a text that is not JSON is itself). */
+function canonicalArguments(text: string): string {
+  const sortKeys = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sortKeys);
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+      return out;
+    }
+    return value;
+  };
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text;
+  }
+}
+
+describe('runaway detection: arguments compared by meaning', () => {
+  // Texts of the same values in other key orders and spacings, and texts that are not JSON.
+  const json = fc.jsonValue({ maxDepth: 3 });
+  const spelled = fc.oneof(
+    json.map((v) => JSON.stringify(v)),
+    json.map((v) => JSON.stringify(v, null, 1)),
+    json.map((v) => JSON.stringify(reordered(v))),
+    fc.string({ maxLength: 12 }),
+  );
+
+  it('says two texts are the same exactly when their key-sorted serializations are equal', () => {
+    fc.assert(
+      fc.property(spelled, spelled, (a, b) => assert.equal(sameArgumentTexts(a, b), canonicalArguments(a) === canonicalArguments(b), `${a} | ${b}`)),
+      { numRuns: 500 },
+    );
+    // And the same value spelled two ways, which random pairs rarely are.
+    fc.assert(
+      fc.property(json, (v) => assert.equal(sameArgumentTexts(JSON.stringify(v), JSON.stringify(reordered(v), null, 2)), true)),
+      { numRuns: 200 },
+    );
+    assert.equal(sameArgumentTexts('{"a":-0}', '{"a":0}'), true, 'as their serializations are');
+    assert.equal(sameArgumentTexts('{"a":1', '{"a":1}'), false);
+    assert.equal(sameArgumentTexts('[1,2]', '{"0":1,"1":2}'), false);
+  });
+});
+
+/** `value` with the keys of each object in reverse order. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).reverse()) out[key] = reordered((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
