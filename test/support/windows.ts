@@ -1,5 +1,9 @@
-import type { Runtime } from '../../src/core/runtime';
-import type { JsonlSessionStore } from '../../src/core/sessions';
+import type { ModelRequest } from '../../src/core/models';
+import type { ModelScript } from '../../src/core/models/scriptedModel';
+import { Runtime } from '../../src/core/runtime';
+import type { RuntimeOptions } from '../../src/core/runtimeOptions';
+import { JsonlSessionStore } from '../../src/core/sessions';
+import { recordingModel } from './runtimeFixture';
 
 /** One window on a sessions folder, as the restore tests open them: its runtime and its store. */
 export interface TestWindow {
@@ -25,4 +29,24 @@ export function windowsClosedAfterEach(): { open: <T extends TestWindow>(w: T) =
     for (const w of windows.splice(0)) await closeWindow(w).catch(() => undefined);
   });
   return { open: (w) => (windows.push(w), w), forget: () => void windows.splice(0) };
+}
+
+/**
+ * A window on the sessions folder `dir` as the restore tests open one: a store that writes at
+ * once, the scripted `script` (its calls recorded), live records a moment after each change, ids
+ * made of the label, the process, the time and a counter, and `options` for the runtime on top.
+ */
+export function openTestWindow(dir: string, script: ModelScript, options: Partial<RuntimeOptions> = {}): TestWindow & { calls: ModelRequest[] } {
+  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
+  const { model, calls } = recordingModel(script);
+  let n = 0;
+  const runtime = new Runtime({
+    model,
+    sessions: store,
+    liveRecordsFolder: dir,
+    liveRecordDelayMs: 5,
+    newId: (label) => `${label.toLowerCase()}-${process.pid}-${Date.now().toString(36)}-${++n}`,
+    ...options,
+  });
+  return { store, runtime, calls };
 }

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { budgetLevel, budgetStatus, hasRunBudget, spentBudget } from '../../../src/core/budgets/budgetStatus';
 import { RunawayDetector, runawaySettingsSchema } from '../../../src/core/budgets';
 import { RunBudget, resolveLimits } from '../../../src/core/limits';
+import { canonicalArguments } from '../../support/jsonKeys';
 
 /** A small deterministic generator, so a failure names a seed that reproduces it. */
 function random(seed: number): () => number {
@@ -43,22 +44,7 @@ describe('the quick checks the guards make after every response', () => {
   it('the same call is judged by its tool and its arguments by meaning, however the text of each call was written', () => {
     const texts = ['{"path":"a","limit":5}', '{"limit":5,"path":"a"}', '{ "path": "a", "limit": 5 }', '{"path":"b"}', '{}', '', 'not json', '[1,2]', '{"a":{"y":1,"x":2}}', '{"a":{"x":2,"y":1}}'];
     const names = ['read_file', 'list_files', 'noop'];
-    const canonical = (text: string): string => {
-      const sortKeys = (value: unknown): unknown => {
-        if (Array.isArray(value)) return value.map(sortKeys);
-        if (value && typeof value === 'object') {
-          const out: Record<string, unknown> = {};
-          for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-          return out;
-        }
-        return value;
-      };
-      try {
-        return JSON.stringify(sortKeys(JSON.parse(text)));
-      } catch {
-        return text;
-      }
-    };
+    const canonical = canonicalArguments;
     for (let seed = 1; seed <= 40; seed++) {
       const next = random(seed);
       const settings = runawaySettingsSchema().parse({ sameCallRepeats: 2, stepsWithoutChange: 0 });

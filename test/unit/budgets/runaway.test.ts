@@ -11,6 +11,7 @@ import { MIN_WAIT_SECONDS } from '../../../src/core/tools';
 import { loadTourScript, workerLabel } from '../../support/loadTour';
 import { reasons, recordingModel, toolResults, until } from '../../support/runtimeFixture';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
+import { canonicalArguments, withKeysIn } from '../../support/jsonKeys';
 import { whenState } from '../../support/events';
 
 const call = (name: string, args: unknown, id = 'c') => ({ id, name, arguments: JSON.stringify(args) });
@@ -254,31 +255,13 @@ describe('runaway defaults', () => {
   });
 });
 
-/** The rule the detector's comparison keeps: the key-sorted serializations are equal (a text that is not JSON is itself). */
-function canonicalArguments(text: string): string {
-  const sortKeys = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(sortKeys);
-    if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-      return out;
-    }
-    return value;
-  };
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
-  } catch {
-    return text;
-  }
-}
-
 describe('runaway detection: arguments compared by meaning', () => {
   // Texts of the same values in other key orders and spacings, and texts that are not JSON.
   const json = fc.jsonValue({ maxDepth: 3 });
   const spelled = fc.oneof(
     json.map((v) => JSON.stringify(v)),
     json.map((v) => JSON.stringify(v, null, 1)),
-    json.map((v) => JSON.stringify(reordered(v))),
+    json.map((v) => JSON.stringify(withKeysIn(v, (keys) => keys.reverse()))),
     fc.string({ maxLength: 12 }),
   );
 
@@ -289,7 +272,7 @@ describe('runaway detection: arguments compared by meaning', () => {
     );
     // And the same value spelled two ways, which random pairs rarely are.
     fc.assert(
-      fc.property(json, (v) => assert.equal(sameArgumentTexts(JSON.stringify(v), JSON.stringify(reordered(v), null, 2)), true)),
+      fc.property(json, (v) => assert.equal(sameArgumentTexts(JSON.stringify(v), JSON.stringify(withKeysIn(v, (keys) => keys.reverse()), null, 2)), true)),
       { numRuns: 200 },
     );
     assert.equal(sameArgumentTexts('{"a":-0}', '{"a":0}'), true, 'as their serializations are');
@@ -297,14 +280,3 @@ describe('runaway detection: arguments compared by meaning', () => {
     assert.equal(sameArgumentTexts('[1,2]', '{"0":1,"1":2}'), false);
   });
 });
-
-/** `value` with the keys of each object in reverse order. */
-function reordered(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reordered);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).reverse()) out[key] = reordered((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}

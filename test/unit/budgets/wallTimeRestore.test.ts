@@ -4,10 +4,9 @@ import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents/agent';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
-import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
-import { recordingModel, until } from '../../support/runtimeFixture';
-import { closeWindow, windowsClosedAfterEach } from '../../support/windows';
+import { until } from '../../support/runtimeFixture';
+import { closeWindow, openTestWindow, windowsClosedAfterEach } from '../../support/windows';
 
 // A run's wall-time budget, and a branch's, go on after a reload from what they had used: the
 // reload neither gives the time back (the budget starting again at zero) nor charges the time no
@@ -26,22 +25,7 @@ const script: ModelScript = {
   },
 };
 
-function openWindow(dir: string, clock: { now: number }) {
-  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  const { model } = recordingModel(script);
-  let n = 0;
-  const runtime = new Runtime({
-    model,
-    sessions: store,
-    limits: { maxWallTimeSeconds: 1000 },
-    now: () => clock.now,
-    liveRecordsFolder: dir,
-    liveRecordDelayMs: 5,
-    shutdownWaitMs: 5_000,
-    newId: (label) => `${label.toLowerCase()}-${++n}`,
-  });
-  return { store, runtime };
-}
+const openWindow = (dir: string, clock: { now: number }) => openTestWindow(dir, script, { limits: { maxWallTimeSeconds: 1000 }, now: () => clock.now, shutdownWaitMs: 5_000 });
 
 const byLabel = (runtime: Runtime, label: string): Agent => {
   const agent = runtime.agents.all().find((a) => a.label === label);
@@ -66,23 +50,26 @@ describe('restore: wall-time budgets go on from what they had used', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-wall-')));
   afterEach(() => cleanup());
 
-  it("the run's and the branch's wall time after a reload are what they were when the window closed, not zero and not the hour it was closed", async () => {
+  /** A window whose run and branch used 40 s of wall time (both are checked) closes; its clock goes on. */
+  async function closedAfter40s(): Promise<{ now: number }> {
     const clock = { now: Date.parse('2026-12-01T10:00:00.000Z') };
-    const first = openWindow(dir, clock);
-    windows.open(first);
+    const first = windows.open(openWindow(dir, clock));
     first.runtime.startRoot({ prompt: 'go', label: 'Lead' });
-  await until(() => settled(first.runtime), 'the lead to wait for its branch at work')
+    await until(() => settled(first.runtime), 'the lead to wait for its branch at work');
     clock.now += 40_000;
-    const lead = byLabel(first.runtime, 'Lead');
-    assert.strictEqual(wallUsed(first.runtime, lead), 40);
+    assert.strictEqual(wallUsed(first.runtime, byLabel(first.runtime, 'Lead')), 40);
     assert.strictEqual(first.runtime.budgets.slices.ownSliceOf(byLabel(first.runtime, 'Timed'))?.used('wallTimeSeconds', clock.now), 40);
     await closeWindow(first);
     windows.forget();
+    return clock;
+  }
+
+  it("the run's and the branch's wall time after a reload are what they were when the window closed, not zero and not the hour it was closed", async () => {
+    const clock = await closedAfter40s();
 
     // The window stays closed for an hour.
     clock.now += 3_600_000;
-    const second = openWindow(dir, clock);
-    windows.open(second);
+    const second = windows.open(openWindow(dir, clock));
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);
     const lead2 = byLabel(second.runtime, 'Lead');
@@ -96,14 +83,7 @@ describe('restore: wall-time budgets go on from what they had used', () => {
   });
 
   it('a record written before wall time was kept puts the run back with none used, as before', async () => {
-    const clock = { now: Date.parse('2026-12-01T10:00:00.000Z') };
-    const first = openWindow(dir, clock);
-    windows.open(first);
-    first.runtime.startRoot({ prompt: 'go', label: 'Lead' });
-  await until(() => settled(first.runtime), 'the lead to wait for its branch at work')
-    clock.now += 40_000;
-    await closeWindow(first);
-    windows.forget();
+    const clock = await closedAfter40s();
     // An older version's record: no wallSeconds on the run or the slice.
     const files = fs.readdirSync(path.join(dir, 'live')).filter((name) => name.endsWith('.json'));
     assert.strictEqual(files.length, 1);
@@ -114,8 +94,7 @@ describe('restore: wall-time budgets go on from what they had used', () => {
     for (const agent of record.agents) delete agent.slice?.wallSeconds;
     fs.writeFileSync(file, JSON.stringify(record));
 
-    const second = openWindow(dir, clock);
-    windows.open(second);
+    const second = windows.open(openWindow(dir, clock));
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);
     assert.strictEqual(wallUsed(second.runtime, byLabel(second.runtime, 'Lead')), 0);

@@ -12,26 +12,18 @@ import { JsonlSessionStore } from '../../../src/core/sessions';
 import { FileChangeSetStorage } from '../../../src/core/workspace/changeSets';
 import { NodeWorkspace } from '../../../src/core/workspace/nodeWorkspace';
 import { makeTempDir } from '../../support/sessionFixtures';
-import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
-import { closeWindow } from '../../support/windows';
+import { until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow, openTestWindow } from '../../support/windows';
 import { childWindow } from '../../support/childWindow';
 
 /** One window on the sessions folder `dir`: its store, its runtime with live-state records, what it logged. */
 function openWindow(dir: string, script: ModelScript, options: { limits?: Record<string, number> } = {}) {
-  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  const { model, calls } = recordingModel(script);
   const files = new LiveRecordFiles(dir);
   const problems: string[] = [];
   const lines: string[] = [];
-  let n = 0;
-  const runtime = new Runtime({
-    model,
-    sessions: store,
-    liveRecordsFolder: dir,
-    liveRecordDelayMs: 5,
+  const { store, runtime, calls } = openTestWindow(dir, script, {
     changeSets: new FileChangeSetStorage(dir),
     limits: options.limits,
-    newId: (label) => `${label.toLowerCase()}-${process.pid}-${Date.now().toString(36)}-${++n}`,
     onProblem: (problem, err) => problems.push(`${problem}: ${(err as Error).message}`),
   });
   return { store, runtime, files, calls, problems, lines, restore: (): Promise<RestoreReport> => runtime.restoreLive({ log: (line) => lines.push(line) }) };

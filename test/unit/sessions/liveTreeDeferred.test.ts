@@ -8,23 +8,13 @@ import { LiveRecordFiles, type LiveRootRecord, type RestoreReport } from '../../
 import { INTERRUPTED_NOTE, Runtime } from '../../../src/core/runtime';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { makeTempDir } from '../../support/sessionFixtures';
-import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
-import { closeWindow } from '../../support/windows';
+import { until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow, openTestWindow } from '../../support/windows';
 import { childWindow } from '../../support/childWindow';
 
 /** One window on the sessions folder `dir` (as liveTree.test.ts opens them). */
 function openWindow(dir: string, script: ModelScript) {
-  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  const { model } = recordingModel(script);
-  let n = 0;
-  const runtime = new Runtime({
-    model,
-    sessions: store,
-    liveRecordsFolder: dir,
-    liveRecordDelayMs: 5,
-    newId: (label) => `${label.toLowerCase()}-${process.pid}-${Date.now().toString(36)}-${++n}`,
-    onProblem: () => undefined,
-  });
+  const { store, runtime } = openTestWindow(dir, script, { onProblem: () => undefined });
   return { store, runtime, files: new LiveRecordFiles(dir), restore: (): Promise<RestoreReport> => runtime.restoreLive() };
 }
 
