@@ -61,6 +61,8 @@ const SHORT_CONVERSATION = 16;
 export class AgentTurns<A extends TurnsAgent<A>> {
   running: RunningTurn | undefined;
   private modelCalls = 0;
+  /** An engine agent's last turn only reported a hold the run's gate found (engineHeld); reset by a turn that claims. */
+  private reportedGateHold = false;
   private idleWaiter: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
@@ -77,16 +79,58 @@ export class AgentTurns<A extends TurnsAgent<A>> {
   /** Starts a turn on the next unclaimed message, or reports the agent idle when there is none. */
   startNext(): void {
     if (this.running) return;
+    if (this.engineHeld()) return;
     const next = this.queue.claimForTurn(this.agent.disposed);
-    if (!next) {
-      if (this.messages.length <= SHORT_CONVERSATION) this.messages = this.messages.slice();
-      const waiter = this.idleWaiter;
-      this.idleWaiter = undefined;
-      this.host.agentChanged(this.agent, STATUS_CHANGED);
-      waiter?.resolve();
-      return;
-    }
+    if (!next) return this.rest();
+    this.reportedGateHold = false;
     void this.runAndFinish(next);
+  }
+
+  /** No turn runs and none can start: the agent is reported idle and `whenIdle` waiters resolve. */
+  private rest(): void {
+    if (this.messages.length <= SHORT_CONVERSATION) this.messages = this.messages.slice();
+    const waiter = this.idleWaiter;
+    this.idleWaiter = undefined;
+    this.host.agentChanged(this.agent, STATUS_CHANGED);
+    waiter?.resolve();
+  }
+
+  /**
+   * Whether an engine agent (an external agent) may not start its next turn, and so rests. Its
+   * turn cannot be stopped between the model calls it makes itself, so a spent run or branch
+   * budget (its turns and model calls included: each prompt turn counts as one of each) keeps its
+   * next message queued for the raise, where a model's turn starts and ends at once. A budget the
+   * run's gate finds spent before the guard has paused anyone ends one turn that claims nothing,
+   * so the guard hears of it as of any held turn; a hold already on the agent is marked as having
+   * held back work, so that what releases it wakes the agent.
+   */
+  private engineHeld(): boolean {
+    const { agent, queue } = this;
+    if (!agent.engine || agent.disposed || queue.size === 0 || queue.isParked) return false;
+    const hold = agent.gate('turn') ?? agent.gate('modelCall');
+    if (!hold) return false;
+    const own = queue.heldAt('turn');
+    if (own) {
+      // Work waits behind the hold: its release (a raise, a person's message) wakes the agent for it.
+      if (!own.interrupted) queue.put({ ...own, interrupted: true });
+      this.rest();
+    } else if (this.reportedGateHold) this.rest();
+    else {
+      this.reportedGateHold = true;
+      this.heldTurn(hold);
+    }
+    return true;
+  }
+
+  /** A turn that claims nothing and ends at once on `hold` (engineHeld). */
+  private heldTurn(hold: Hold): void {
+    const { agent, host } = this;
+    const turn = ++this.count;
+    this.running = { turn, startedAt: Date.now(), abort: new TurnAbort() };
+    host.agentChanged(agent, STATUS_CHANGED);
+    agent.append({ type: 'turn_start', at: isoNow(), turn });
+    host.agentChanged(agent, { type: 'turn_start', turn });
+    this.finish({ turn, reason: 'paused', message: hold.detail ?? 'a run budget is spent', finalText: '', hold });
   }
 
   /** Runs again, in a new turn, a call a resumed session waited on for the human (unless a turn runs or the agent ended). */

@@ -48,7 +48,7 @@ export interface EngineTurn<A> {
 interface EngineOwner {
   readonly id: string;
   readonly conversation: ChatMessage[];
-  readonly run: { readonly budget: Pick<RunBudget, 'recordUsage' | 'recordCost'> };
+  readonly run: { readonly budget: Pick<RunBudget, 'recordUsage' | 'recordCost' | 'countModelCall' | 'turnsUsed'> };
   append(event: SessionEvent): void;
   addUsage(inputTokens: number, outputTokens: number): void;
 }
@@ -66,6 +66,11 @@ export async function runEngineTurn<A extends EngineOwner>(
   notify({ type: 'turn_start', turn });
   agent.conversation.push({ role: 'user', content: first.text });
   agent.append({ type: 'user_message', at: isoNow(), text: first.text, from: first.from, queuedId: first.id });
+  // The engine's own model calls are not seen: its prompt turn counts as one turn and one model
+  // call of the run's and the branch's budgets (AgentTurns asked their gate before claiming).
+  agent.run.budget.turnsUsed++;
+  agent.run.budget.countModelCall(agent.id);
+  notify({ type: 'usage' });
   try {
     const recordUsage = (inputTokens: number, outputTokens: number): void => {
       agent.addUsage(inputTokens, outputTokens);

@@ -34,6 +34,60 @@ describe('external agents\' usage', function () {
     }
   });
 
+  it("each prompt turn counts as one turn and one model call of the run's budget: at the cap the next message waits, unsent, for the raise, and is sent then", async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace, limits: { maxModelCalls: 2 } });
+    try {
+      const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'say: first' });
+      await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+      assert.strictEqual(agent.run.budget.modelCallsUsed, 1);
+      assert.strictEqual(agent.run.budget.turnsUsed, 1);
+      runtime.sendFromUser(agent, 'say: second');
+      await until(() => ends(agent).length === 2, 'the second turn end', WAIT);
+      assert.strictEqual(agent.run.budget.modelCallsUsed, 2);
+      assert.strictEqual(runtime.budgets.holdOf(agent.run), undefined, 'the call that meets the cap is allowed');
+
+      // The cap is met: the third message is not sent to the agent; the run pauses.
+      runtime.sendFromUser(agent, 'say: third');
+      await until(() => runtime.budgets.holdOf(agent.run) !== undefined, 'the run to be paused', WAIT);
+      await agent.whenIdle();
+      assert.strictEqual(runtime.budgets.holdOf(agent.run)?.reason, 'budget');
+      const third = ends(agent)[2];
+      assert.ok(third?.type === 'turn_end' && third.reason === 'paused', 'a turn that claimed nothing ends paused');
+      assert.strictEqual(agent.run.budget.modelCallsUsed, 2, 'no call counted past the cap');
+      assert.ok(!agent.log.events.some((e) => e.type === 'user_message' && e.text === 'say: third'), 'the message was not claimed');
+      assert.ok(!agent.log.events.some((e) => e.type === 'assistant_text' && e.text.includes('third')), 'nor sent');
+      assert.strictEqual(agent.pendingCount, 1, 'it waits in the queue');
+      // Another message while paused queues behind it; no turn starts.
+      runtime.sendFromUser(agent, 'say: fourth');
+      await agent.whenIdle();
+      assert.strictEqual(ends(agent).length, 3);
+      assert.strictEqual(agent.pendingCount, 2);
+
+      // The raise sends them, in order.
+      runtime.budgets.raise(agent.run, { maxModelCalls: 10 });
+      await until(() => agent.log.events.some((e) => e.type === 'assistant_text' && e.text.includes('fourth')), 'the queued messages to be sent', WAIT);
+      const said = agent.log.events.flatMap((e) => (e.type === 'assistant_text' ? [e.text] : []));
+      assert.ok(said.findIndex((t) => t.includes('third')) < said.findIndex((t) => t.includes('fourth')), 'in the order they were sent');
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it("a run's turn budget counts the external agent's prompt turns", async () => {
+    const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace, limits: { maxRunTurns: 1 } });
+    try {
+      const agent = startExternalRoot(runtime, { config: testAgentConfig(), prompt: 'say: first' });
+      await until(() => ends(agent).length === 1, 'the turn end', WAIT);
+      runtime.sendFromUser(agent, 'say: second');
+      await until(() => runtime.budgets.holdOf(agent.run) !== undefined, 'the run to be paused', WAIT);
+      await agent.whenIdle();
+      assert.ok(!agent.log.events.some((e) => e.type === 'assistant_text' && e.text.includes('second')), 'the second prompt is not sent');
+      assert.strictEqual(agent.run.budget.turnsUsed, 1);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
   it('a run whose token budget the external agent spends is paused like any run', async () => {
     const { runtime } = makeRuntime({ version: 1, agents: {} }, { workspace, limits: { maxTokens: 100 } });
     try {
