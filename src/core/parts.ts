@@ -20,6 +20,7 @@ import type * as SessionJournal from './sessions/sessionJournal';
 import type * as ScopeRuns from './scopes/scopeRuns';
 import type * as ApprovalAsking from './interaction/approvalAsking';
 import type * as BudgetPart from './budgets/budgetPart';
+import type * as ResumeSession from './resumeSession';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -62,3 +63,6 @@ export const approvalAskingPart = partOnFirstUse('approval prompts (dist/approva
 
 /** Budgets at their cap and per branch: a child's slice, a spent branch's pause and raise, a run's BLOCKED report and raised limits. */
 export const budgetPart = partOnFirstUse('budgets at their cap and per branch (dist/budgetPart.js)', () => require('./budgets/budgetPart') as typeof BudgetPart);
+
+/** Reopening a past session as a new root (History's Resume, Runtime.resumeRoot). */
+export const resumeSessionPart = partOnFirstUse('resuming a past session (dist/resumeSession.js)', () => require('./resumeSession') as typeof ResumeSession);

@@ -7,7 +7,7 @@ import type { RunLimitsInput } from './limits';
 import type { ModelProvider } from './models/types';
 import type { OnProblem } from './problems';
 import type { CommandSandbox } from './sandbox';
-import type { SessionLog, SessionLogFactory } from './sessions/types';
+import type { SessionLogFactory } from './sessions/types';
 import type { RuntimeTool } from './tools/context';
 import type { ChangeSetStorage } from './workspace/changeSets';
 import type { WorkspacePort } from './workspace/port';
@@ -92,14 +92,4 @@ export interface StartRootOptions {
   definition?: AgentDefinition;
 }
 
-export interface ResumeRootOptions {
-  limits?: RunLimitsInput;
-  model?: ModelProvider;
-  /** A message from the user to start the resumed agent's next turn with. */
-  message?: string;
-  /**
-   * For a session an external agent ran: the engine that reopens it (see external/). Without
-   * one, or when it throws, the session is not resumed (EXTERNAL_NOT_RESUMABLE).
-   */
-  externalEngine?: (log: SessionLog) => TurnEngine<Agent> | Promise<TurnEngine<Agent>>;
-}
+export type { ResumeRootOptions } from './resumeSession';

@@ -4,17 +4,14 @@ import type { AgentFactory } from './agents/agentFactory';
 import type { DurableSessionStore, EndedAgentLogs } from './agents/endedAgentLogs';
 import type { AgentRegistry } from './agents/registry';
 import type { RuntimeEvent } from './agents/runtimeEvent';
-import { readSessionSnapshot } from './agents/sessionSnapshot';
 import type { BudgetGuard } from './budgets';
 import { ArborError, asArborError } from './errors';
 import type { Disposable } from './events';
-import { resolveInteractionPolicy } from './interaction';
-import { resolveLimits, type RunLimits } from './limits';
-import { restorePart } from './parts';
+import type { RunLimits } from './limits';
+import { restorePart, resumeSessionPart } from './parts';
 import type { OnProblem } from './problems';
 import type { RestoreLiveOptions, RestoreReport } from './restore';
 import { LiveRecords } from './restore/liveRecords';
-import { Run } from './run';
 import { definedSpec, definitionOf, type DelegationHost } from './runtimeDelegation';
 import type { ResumeRootOptions } from './runtimeOptions';
 import type { ContinuationManager } from './subagents/continuation';
@@ -70,40 +67,8 @@ export interface ResumeHost extends Pick<DelegationHost, 'definitions' | 'resolv
  * (EXTERNAL_NOT_RESUMABLE otherwise).
  */
 export async function resumeRoot(host: ResumeHost, sessionId: string, options: ResumeRootOptions): Promise<Agent> {
-  host.assertOpen();
-  const store = host.store;
-  if (!store) throw new ArborError('INPUT_INVALID', 'This runtime keeps sessions in memory only, so past sessions cannot be resumed.');
-  const assertNotLive = (): void => {
-    const live = host.agents.get(sessionId);
-    if (live) throw new ArborError('SESSION_IN_USE', `"${live.label}" is already running in this window; find it in the Agents view.`, { id: sessionId });
-  };
-  assertNotLive();
-  await host.endedLogs.whenClosed(sessionId);
-  const log = await store.reopenLog(sessionId);
-  try {
-    if (log.header.external && !options.externalEngine) {
-      throw new ArborError('EXTERNAL_NOT_RESUMABLE', `"${log.header.label}" was run by the external agent ${log.header.external}; its session can be read in History but not continued here. Run the agent again to carry on.`);
-    }
-    const engine = log.header.external ? await options.externalEngine?.(log) : undefined;
-    host.assertOpen();
-    assertNotLive();
-    const policy = resolveInteractionPolicy({ interactionMode: log.header.interactionMode });
-    const defaults = host.defaultLimits();
-    const limits = options.limits ? resolveLimits({ ...defaults, ...options.limits }) : defaults;
-    const run = new Run(limits, policy, options.model, undefined, host.budgets.newRunBudget());
-    const defined = definedSpec(host, undefined, definitionOf(host, log.header));
-    const past = readSessionSnapshot(log, { resumeWaiting: true });
-    const agent = host.factory.create({ label: log.header.label, kind: 'root', run, past, engine, ...defined });
-    host.agents.add(agent);
-    // A question or approval open when the session stopped is asked again before anything else.
-    if (past.waiting) agent.continueWaitingCall(past.waiting.call, past.waiting.since);
-    if (options.message !== undefined) agent.send(options.message, { from: 'user' });
-    return agent;
-  } catch (err) {
-    // The resume's own failure is what the caller hears: closing only lets the session go.
-    void log.close().catch(() => undefined);
-    throw err;
-  }
+  // Loaded at the first resume (History's Resume), not with every window; a part that will not load rejects (PART_LOAD_FAILED).
+  return resumeSessionPart().resumeRoot(host, sessionId, options, (header) => definedSpec(host, undefined, definitionOf(host, header)));
 }
 
 /**
