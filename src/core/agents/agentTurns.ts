@@ -107,30 +107,31 @@ export class AgentTurns<A extends TurnsAgent<A>> {
   private engineHeld(): boolean {
     const { agent, queue } = this;
     if (!agent.engine || agent.disposed || queue.size === 0 || queue.isParked) return false;
-    const hold = agent.gate('turn') ?? agent.gate('modelCall');
-    if (!hold) return false;
     const own = queue.heldAt('turn');
     if (own) {
       // Work waits behind the hold: its release (a raise, a person's message) wakes the agent for it.
       if (!own.interrupted) queue.put({ ...own, interrupted: true });
       this.rest();
-    } else if (this.reportedGateHold) this.rest();
+      return true;
+    }
+    const found = agent.gate('turn') ?? agent.gate('modelCall');
+    if (!found) return false;
+    if (this.reportedGateHold) this.rest();
     else {
       this.reportedGateHold = true;
-      this.heldTurn(hold);
+      const { turn } = this.begin();
+      agent.append({ type: 'turn_start', at: isoNow(), turn });
+      this.host.agentChanged(agent, { type: 'turn_start', turn });
+      this.finish({ turn, reason: 'paused', message: found.detail ?? 'a run budget is spent', finalText: '', hold: found });
     }
     return true;
   }
 
-  /** A turn that claims nothing and ends at once on `hold` (engineHeld). */
-  private heldTurn(hold: Hold): void {
-    const { agent, host } = this;
-    const turn = ++this.count;
-    this.running = { turn, startedAt: Date.now(), abort: new TurnAbort() };
-    host.agentChanged(agent, STATUS_CHANGED);
-    agent.append({ type: 'turn_start', at: isoNow(), turn });
-    host.agentChanged(agent, { type: 'turn_start', turn });
-    this.finish({ turn, reason: 'paused', message: hold.detail ?? 'a run budget is spent', finalText: '', hold });
+  /** A new turn is running: its number and its abort. */
+  private begin(): RunningTurn {
+    this.running = { turn: ++this.count, startedAt: Date.now(), abort: new TurnAbort() };
+    this.host.agentChanged(this.agent, STATUS_CHANGED);
+    return this.running;
   }
 
   /** Runs again, in a new turn, a call a resumed session waited on for the human (unless a turn runs or the agent ended). */
@@ -181,9 +182,7 @@ export class AgentTurns<A extends TurnsAgent<A>> {
   /** Starts the turn; its end is recorded when the loop settles (no frame of its own waits for it). */
   private runAndFinish(first: InboxItem | { resumedCall: ToolCall }): Promise<void> {
     const { agent, host } = this;
-    const [abort, turn] = [new TurnAbort(), ++this.count];
-    this.running = { turn, startedAt: Date.now(), abort };
-    host.agentChanged(agent, STATUS_CHANGED);
+    const { turn, abort } = this.begin();
     if (agent.engine && !('resumedCall' in first)) {
       return runEngineTurn(agent.engine, agent, first, turn, abort.signal, (change) => host.agentChanged(agent, change)).then((end) => this.finish(end));
     }
