@@ -2,13 +2,12 @@ import type { Agent, AgentChange, AgentHost, TurnEngine } from './agents/agent';
 import { AgentFactory, labelFromPrompt, sessionIdMaker } from './agents/agentFactory';
 import { EndedAgentLogs, isDurableStore, type ClosableSessionLog, type DurableSessionStore } from './agents/endedAgentLogs';
 import { AgentRegistry } from './agents/registry';
-import type { RuntimeEvent } from './agents/runtimeEvent';
+import { RuntimeEventChannel, type RuntimeEvent, type RuntimeEventName, type RuntimeEventOf } from './agents/runtimeEvent';
 import { BASE_PROMPT } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
 import { AgentDefinitions } from './definitions/definitionSet';
 import type { AgentDefinition } from './definitions/types';
 import { ArborError } from './errors';
-import { Emitter } from './events';
 import { ApprovalService, UserInteractionService, resolveInteractionPolicy } from './interaction';
 import { resolveLimits, type RunLimits, type RunLimitsInput } from './limits';
 import type { ModelProvider, ToolCall, ToolSpec } from './models/types';
@@ -38,7 +37,7 @@ import type { WorkspacePort } from './workspace/port';
 
 export { Run };
 export { INTERRUPTED_NOTE } from './runtimeResume';
-export type { BranchStopResult, ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeEvent, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, SubagentService };
+export type { BranchStopResult, ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeEvent, RuntimeEventName, RuntimeEventOf, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, SubagentService };
 
 /**
  * The agent runtime: the composition root that creates agents, hosts their turns, and owns the
@@ -56,8 +55,11 @@ type RuntimeParts = DelegationHost & ResumeHost & ShutdownParts & UserActionsHos
 
 export class Runtime implements AgentHost {
   /** The one event channel: the registry announces arrivals and departures, the runtime each agent's changes. */
-  private readonly events = new Emitter<RuntimeEvent>((problem, err) => this.onProblem(problem, err));
+  private readonly events = new RuntimeEventChannel((problem, err) => this.onProblem(problem, err));
+  /** Hears every event of the channel. */
   readonly onEvent = this.events.on;
+  /** Hears only the events with the names given: what a listener that needs a few of them should use. */
+  readonly onEvents = this.events.onEvents;
   readonly agents = new AgentRegistry(this.events);
   readonly subagents: SubagentService;
   readonly model: ModelProvider;
@@ -108,15 +110,13 @@ export class Runtime implements AgentHost {
     const tools = (this.tools = new RuntimeTools(this, options.systemPrompt ?? BASE_PROMPT));
     for (const tool of [...builtinTools, ...(options.tools ?? [])]) tools.catalog.add(tool);
     // Subscribed first: an ended agent's approvals and log are settled before anyone else hears of it.
-    this.events.on((event) => {
-      if (event.type === 'agent_removed') this.agentLeft(event.agent);
-    });
+    this.events.onEvents(['agent_removed'], (event) => this.agentLeft(event.agent));
     const isReadOnlyTool = (name: string): boolean => tools.catalog.get(name)?.readOnly ?? false;
-    this.budgets = new BudgetGuard({ onEvent: this.onEvent, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem, end: (agent) => this.end(agent) });
+    this.budgets = new BudgetGuard({ onEvents: this.onEvents, agents: this.agents, isReadOnlyTool, now: options.now, runaway: options.runaway, prices: options.prices, onProblem: this.onProblem, end: (agent) => this.end(agent) });
     const { agents, definitions, endedLogs, budgets, onProblem, events } = this;
     const manager = new ContinuationManager({
       agents,
-      onEvent: this.onEvent,
+      onEvents: this.onEvents,
       createContinuable: (parent, label, resume, engine, definition, request) => createChild(this.parts, parent, 'continuable', label, resume, engine, definition, request),
       loadSettled: store ? settledChildLoader(store, agents, endedLogs, onProblem) : undefined,
     });
@@ -283,7 +283,7 @@ export class Runtime implements AgentHost {
 
   /** The agent's one output: put on the event channel (the continuation manager hears turn ends there). */
   agentChanged(agent: Agent, change: AgentChange): void {
-    this.events.fire({ type: 'agent_changed', agent, change });
+    if (this.events.wants(change.type)) this.events.fire({ type: 'agent_changed', agent, change });
     // Not a subscriber: an ended agent's aborted turn may record its end after shutdown closed the channel.
     if (change.type === 'turn_end') this.endedLogs.turnEnded(agent);
   }

@@ -3,10 +3,9 @@ import type { Agent } from './agents/agent';
 import type { AgentFactory } from './agents/agentFactory';
 import type { DurableSessionStore, EndedAgentLogs } from './agents/endedAgentLogs';
 import type { AgentRegistry } from './agents/registry';
-import type { RuntimeEvent } from './agents/runtimeEvent';
+import type { OnRuntimeEvents } from './agents/runtimeEvent';
 import type { BudgetGuard } from './budgets';
 import { ArborError, asArborError } from './errors';
-import type { Disposable } from './events';
 import type { RunLimits } from './limits';
 import { restorePart, resumeSessionPart } from './parts';
 import type { OnProblem } from './problems';
@@ -124,7 +123,7 @@ export interface LiveRecordsHost {
   readonly budgets: BudgetGuard;
   readonly onProblem: OnProblem;
   readonly writes: Writes;
-  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+  readonly onEvents: OnRuntimeEvents;
 }
 
 /**
@@ -135,10 +134,9 @@ export interface LiveRecordsHost {
 export function liveRecordsIn(folder: string, host: LiveRecordsHost, delayMs: number | undefined): LiveRecords {
   const records = new LiveRecords(() => {
     const part = restorePart();
-    return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: host.agents, onEvent: host.onEvent, onBudgetEvent: host.budgets.onEvent, pauseOf: (a) => host.budgets.holdOf(a.run), onProblem: host.onProblem, delayMs, scopeOf: (a) => host.writes.scopeOf(a) });
+    return new part.LiveRecorder({ files: new part.LiveRecordFiles(folder), agents: host.agents, onEvents: host.onEvents, onBudgetEvent: host.budgets.onEvent, pauseOf: (a) => host.budgets.holdOf(a.run), onProblem: host.onProblem, delayMs, scopeOf: (a) => host.writes.scopeOf(a) });
   });
-  const first = host.onEvent((event) => {
-    if (event.type !== 'agent_added') return;
+  const first = host.onEvents(['agent_added'], (event) => {
     first.dispose();
     records.changed(event.agent);
   });

@@ -1,15 +1,14 @@
 import type { Agent } from './agents/agent';
 import type { EndedAgentLogs } from './agents/endedAgentLogs';
 import type { AgentRegistry } from './agents/registry';
-import type { RuntimeEvent } from './agents/runtimeEvent';
+import type { RuntimeEventChannel } from './agents/runtimeEvent';
 import type { BudgetGuard } from './budgets';
-import type { Emitter } from './events';
 import type { ContinuationManager } from './subagents/continuation';
 
 /** What the runtime's shutdown takes apart. */
 export interface ShutdownParts {
   readonly agents: AgentRegistry;
-  readonly events: Emitter<RuntimeEvent>;
+  readonly events: RuntimeEventChannel;
   readonly budgets: BudgetGuard;
   readonly manager: ContinuationManager;
   readonly endedLogs: EndedAgentLogs;

@@ -1,6 +1,6 @@
-import { Emitter, type Disposable } from '../events';
+import type { Disposable } from '../events';
 import type { Agent } from './agent';
-import type { RuntimeEvent } from './runtimeEvent';
+import { RuntimeEventChannel } from './runtimeEvent';
 
 interface Entry {
   agent: Agent;
@@ -27,14 +27,11 @@ export class AgentRegistry {
   /** Live children per creator, so limits and listing never scan the whole registry. */
   private readonly kids = new Map<Agent, Set<Agent>>();
 
-  constructor(private readonly events: Emitter<RuntimeEvent> = new Emitter<RuntimeEvent>()) {}
+  constructor(private readonly events: RuntimeEventChannel = new RuntimeEventChannel()) {}
 
   /** Additions and removals only: a view of the event channel for listeners that need no more. */
   readonly onDidChange = (listener: (change: RegistryChange) => void): Disposable =>
-    this.events.on((e) => {
-      if (e.type === 'agent_added') listener({ type: 'added', agent: e.agent });
-      else if (e.type === 'agent_removed') listener({ type: 'removed', agent: e.agent });
-    });
+    this.events.onEvents(['agent_added', 'agent_removed'], (e) => listener({ type: e.type === 'agent_added' ? 'added' : 'removed', agent: e.agent }));
 
   add(agent: Agent, relations: { owner?: Agent; parent?: Agent } = {}): void {
     const existing = this.entries.get(agent.id);
@@ -49,7 +46,7 @@ export class AgentRegistry {
       if (!set) this.kids.set(parent, (set = new Set()));
       set.add(agent);
     }
-    this.events.fire({ type: 'agent_added', agent });
+    if (this.events.wants('agent_added')) this.events.fire({ type: 'agent_added', agent });
   }
 
   /** Removes the entry only if it is this exact object. */
@@ -58,7 +55,7 @@ export class AgentRegistry {
     if (!entry || entry.agent !== agent) return false;
     this.entries.delete(agent.id);
     this.unlink(entry);
-    this.events.fire({ type: 'agent_removed', agent, parent: entry.parent });
+    if (this.events.wants('agent_removed')) this.events.fire({ type: 'agent_removed', agent, parent: entry.parent });
     return true;
   }
 

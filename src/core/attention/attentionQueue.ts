@@ -1,5 +1,5 @@
 import type { Agent } from '../agents/agent';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnRuntimeEvents } from '../agents/runtimeEvent';
 import type { BudgetEvent } from '../budgets/budgetGuard';
 import { Emitter, type Disposable } from '../events';
 import type { PendingChange, PendingInteraction } from '../interaction/userInteraction';
@@ -9,7 +9,7 @@ export interface AttentionQueueDeps {
   interaction: { pending(): readonly PendingInteraction[]; onDidChangePending(listener: (change: PendingChange) => void): Disposable };
   agents: { all(): Agent[]; parentOf(agent: Agent): Agent | undefined; get(id: string): Agent | undefined; isLive(agent: object): boolean };
   /** The runtime's event channel. */
-  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+  readonly onEvents: OnRuntimeEvents;
   /** The budget guard's events (pauses, raises, runaway guards). */
   onBudgetEvent(listener: (event: BudgetEvent) => void): Disposable;
   /** Runs a look at the sources after a burst of events; a microtask by default. */
@@ -49,12 +49,8 @@ export class AttentionQueue implements Disposable {
       deps.onBudgetEvent((event) => {
         if (event.type !== 'warning') soon();
       }),
-      deps.onEvent((event) => {
-        if (event.type !== 'agent_changed') return soon();
-        const type = event.change.type;
-        // A hold comes or goes with a turn's start or end, a status change or the agent's end.
-        if (type === 'status' || type === 'turn_end' || type === 'disposed') soon();
-      }),
+      // A hold comes or goes with an arrival or departure, a turn's end, a status change or the agent's end.
+      deps.onEvents(['agent_added', 'agent_removed', 'status', 'turn_end', 'disposed'], soon),
     ];
     this.look();
   }

@@ -2,7 +2,7 @@ import type { Agent, AgentRun, TurnEnd } from '../agents/agent';
 import type { RunGate } from '../agents/agentRun';
 import type { Hold } from '../agents/holds';
 import type { AgentRegistry } from '../agents/registry';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnRuntimeEvents, RuntimeEvent } from '../agents/runtimeEvent';
 import { Emitter, type Disposable } from '../events';
 import type { RunLimits, RunLimitsInput } from '../limits';
 import { budgetPart } from '../parts';
@@ -40,7 +40,8 @@ import type { SliceGuard } from './sliceGuard';
 export type { BudgetEvent };
 
 export interface BudgetGuardDeps {
-  onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
+  /** The runtime's channel: the guard hears arrivals, departures, usage, turn ends and log lines. */
+  onEvents: OnRuntimeEvents;
   agents: Pick<AgentRegistry, 'all' | 'isLive' | 'parentOf' | 'get'>;
   /** Whether a tool only reads (its calls change nothing). */
   isReadOnlyTool: (name: string) => boolean;
@@ -85,7 +86,7 @@ export class BudgetGuard {
     this.prices = priceTableSchema.parse(deps.prices ?? {});
     this.runaway = new RunawayGuard(deps.isReadOnlyTool, (e) => this.events.fire(e), (a) => deps.agents.isLive(a), deps.runaway);
     this.sliceDeps = { agents: deps.agents, now: this.now, fire: (e) => this.events.fire(e), runHoldOf: (run) => this.holdOf(run), end: deps.end };
-    this.subscription = deps.onEvent((event) => this.handle(event));
+    this.subscription = deps.onEvents(['agent_added', 'agent_removed', 'usage', 'turn_end', 'log'], (event) => this.handle(event));
   }
 
   /** The runaway guards' settings from now on (a bad value throws and changes nothing). */

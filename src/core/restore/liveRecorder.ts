@@ -1,7 +1,7 @@
 import { unwrapLog, type Agent } from '../agents/agent';
 import { isoNow } from '../clock';
 import type { AgentRegistry } from '../agents/registry';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnRuntimeEvents, RuntimeEvent, RuntimeEventName } from '../agents/runtimeEvent';
 import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
@@ -17,10 +17,13 @@ export interface LiveRecordExtras {
   worktree?(root: Agent): WorktreeLinkRecord | undefined;
 }
 
+/** What the record keeps changes with: everything but log lines and tools' starts. */
+const RECORDED = ['agent_added', 'agent_removed', 'status', 'turn_start', 'turn_end', 'usage', 'session_problem', 'stop_overdue', 'envelope', 'disposed'] as const satisfies readonly RuntimeEventName[];
+
 export interface LiveRecorderDeps {
   readonly files: LiveRecordFiles;
   readonly agents: AgentRegistry;
-  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+  readonly onEvents: OnRuntimeEvents;
   onBudgetEvent(listener: (event: BudgetEvent) => void): Disposable;
   /** The pause a spent budget put on the run, if any. */
   pauseOf(agent: Agent): Hold | undefined;
@@ -57,7 +60,8 @@ export class LiveRecorder {
 
   constructor(private readonly deps: LiveRecorderDeps) {
     this.subscriptions = [
-      deps.onEvent((event) => this.observe(event)),
+      // A log line or a tool's start changes nothing the record keeps: the hot path stays free of it.
+      deps.onEvents(RECORDED, (event) => this.observe(event)),
       deps.onBudgetEvent((event) => {
         if ('root' in event && event.root) this.changed(event.root);
         else if ('agent' in event) this.changed(event.agent);
@@ -232,13 +236,7 @@ export class LiveRecorder {
   }
 
   private observe(event: RuntimeEvent): void {
-    if (event.type === 'agent_changed') {
-      const type = event.change.type;
-      // A log line or a tool's start changes nothing the record keeps: the hot path stays free.
-      if (type === 'log' || type === 'activity') return;
-      this.changed(event.agent);
-      return;
-    }
+    if (event.type === 'agent_changed') return this.changed(event.agent);
     if (event.type === 'agent_removed' && event.agent.kind === 'root' && !event.parent) {
       this.dirty.delete(event.agent);
       if (!this.stopped) this.ended.add(event.agent.id);

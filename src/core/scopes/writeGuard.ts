@@ -41,9 +41,7 @@ export class WriteGuard implements WriteSeam, GuardState {
       globIsMatch: (t, g, o) => parts.files().globIsMatch(t, g, o),
       unifiedDiff: (...args) => parts.runs().unifiedDiff(...args),
     };
-    deps.onEvent((event) => {
-      if (event.type === 'agent_removed') this.overlaps.agentLeft(event.agent.id);
-    });
+    deps.onEvents(['agent_removed'], (event) => this.overlaps.agentLeft(event.agent.id));
     deps.changes.onDidChange((sessionId) => {
       this.held.delete(sessionId);
       if (this.overlaps.of(sessionId).length === 0) return;

@@ -4,8 +4,7 @@ import type { AgentDefinition } from '../definitions/types';
 import type { UserInteractionService } from '../interaction/userInteraction';
 import type { ChangeSets } from '../workspace/changeSets';
 import type { WorkspacePath } from '../workspace/port';
-import type { Disposable } from '../events';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnRuntimeEvents } from '../agents/runtimeEvent';
 import type { OnProblem } from '../problems';
 import type { SliceRequest } from '../budgets/sliceRequest';
 
@@ -77,7 +76,7 @@ export interface WriteGuardDeps {
   readonly agents: AgentRegistry;
   readonly changes: ChangeSets;
   readonly interaction: Pick<UserInteractionService, 'ask'>;
-  readonly onEvent: (listener: (event: RuntimeEvent) => void) => Disposable;
+  readonly onEvents: OnRuntimeEvents;
   /** The human's "Stop the other": stops that agent's current turn as its node's Stop does (refused for a one-shot agent, which is cancelled instead). */
   readonly stop: (agent: Agent) => unknown;
   readonly onProblem: OnProblem;

@@ -2,7 +2,7 @@ import type { AgentDefinition } from '../definitions/types';
 import { ArborError } from '../errors';
 import type { Agent, TurnEnd, TurnEngine } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
-import type { RuntimeEvent } from '../agents/runtimeEvent';
+import type { OnRuntimeEvents } from '../agents/runtimeEvent';
 import type { Disposable } from '../events';
 import type { SessionSnapshot } from '../agents/sessionSnapshot';
 import { Activation, newActivation } from './activation';
@@ -29,7 +29,7 @@ export interface ContinuationHost {
   /** The live agents; a released child leaves it here, and whoever needs to know hears it on the channel. */
   readonly agents: AgentRegistry;
   /** The core's one event channel: the manager reacts to turn ends and to removals. */
-  onEvent(listener: (event: RuntimeEvent) => void): Disposable;
+  readonly onEvents: OnRuntimeEvents;
   /** Creates (but does not start) a live continuable agent for `parent`. */
   createContinuable(parent: Agent, label: string, resumeFrom?: SessionSnapshot, engine?: TurnEngine<Agent>, definition?: AgentDefinition, request?: BranchScopeRequest): Agent;
   /**
@@ -62,12 +62,9 @@ export class ContinuationManager {
   private readonly subscription: Disposable;
 
   constructor(private readonly host: ContinuationHost) {
-    this.subscription = host.onEvent((event) => {
-      if (event.type === 'agent_changed') {
-        if (event.change.type === 'turn_end' && event.agent.kind === 'continuable') this.childTurnEnded(event.agent, event.change.end);
-        return;
-      }
+    this.subscription = host.onEvents(['turn_end', 'agent_removed'], (event) => {
       if (event.type === 'agent_removed') this.agentRemoved(event.agent, event.parent);
+      else if (event.agent.kind === 'continuable') this.childTurnEnded(event.agent, event.change.end);
     });
   }
 

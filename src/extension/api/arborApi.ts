@@ -73,7 +73,7 @@ export function createArborApi({ version, runtime, startInteractive, subscriptio
   const events = new vscode.EventEmitter<ArborAgentEvent>();
   subscriptions.push(
     events,
-    runtime.onEvent((e) => {
+    runtime.onEvents(['agent_added', 'agent_removed', 'turn_start', 'turn_end'], (e) => {
       if (e.type === 'agent_added') events.fire({ type: 'started', agent: summary(e.agent) });
       else if (e.type === 'agent_removed') events.fire({ type: 'ended', agent: { ...summary(e.agent), parentId: e.parent?.id } });
       else if (e.change.type === 'turn_start') events.fire({ type: 'turnStarted', agent: summary(e.agent), turn: e.change.turn });

@@ -35,7 +35,7 @@ export function startAttention(deps: AttentionDeps): Attention {
   const queue = new AttentionQueue({
     interaction: runtime.interaction,
     agents: runtime.agents,
-    onEvent: runtime.onEvent,
+    onEvents: runtime.onEvents,
     onBudgetEvent: runtime.budgets.onEvent,
     onProblem: (problem, err) => log.warn(`${problem}: ${String(err)}`),
   });

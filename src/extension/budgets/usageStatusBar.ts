@@ -18,10 +18,8 @@ export class UsageStatusBar extends Disposable {
     this.item.name = 'Arbor Usage';
     this.item.command = 'arbor.agents.focus';
     this._register(
-      runtime.onEvent((e) => {
-        if (e.type === 'agent_changed' && e.change.type === 'log') return;
-        this.schedule();
-      }),
+      // Everything but log lines: a line moves no figure the bar shows without a usage change of its own.
+      runtime.onEvents(['agent_added', 'agent_removed', 'status', 'turn_start', 'turn_end', 'usage', 'activity', 'session_problem', 'stop_overdue', 'envelope', 'disposed'], () => this.schedule()),
     );
     this._register(runtime.budgets.onEvent(() => this.schedule()));
     this.update();

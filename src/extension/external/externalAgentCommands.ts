@@ -142,8 +142,8 @@ export function registerExternalAgents(context: vscode.ExtensionContext, runtime
         return undefined;
       }
     }),
-    runtime.onEvent((e) => {
-      if (e.type !== 'agent_changed' || !e.agent.engine) return;
+    runtime.onEvents(['stop_overdue', 'turn_end'], (e) => {
+      if (!e.agent.engine) return;
       const { agent, change } = e;
       const name = e.agent.engine.name;
       if (change.type === 'stop_overdue') {

@@ -36,8 +36,7 @@ export class HistoryTreeProvider extends Disposable implements vscode.TreeDataPr
   ) {
     super();
     this._register(
-      runtime.onEvent((e) => {
-        if (e.type === 'agent_changed' && e.change.type !== 'turn_end') return;
+      runtime.onEvents(['agent_added', 'agent_removed', 'turn_end'], (e) => {
         this.changedIds.add(e.agent.id);
         this.scheduleRefresh();
       }),

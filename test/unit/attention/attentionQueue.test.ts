@@ -25,7 +25,7 @@ function heldHuman() {
 }
 
 function queueOn(runtime: Runtime) {
-  const queue = new AttentionQueue({ interaction: runtime.interaction, agents: runtime.agents, onEvent: runtime.onEvent, onBudgetEvent: runtime.budgets.onEvent });
+  const queue = new AttentionQueue({ interaction: runtime.interaction, agents: runtime.agents, onEvents: runtime.onEvents, onBudgetEvent: runtime.budgets.onEvent });
   const fired: Array<readonly AttentionItem[]> = [];
   queue.onDidChange((items) => fired.push(items));
   return { queue, fired };

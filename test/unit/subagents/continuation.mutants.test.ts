@@ -367,7 +367,7 @@ describe('continuable children, pinned: the manager refuses on its own', () => {
     const created: string[] = [];
     const manager = new ContinuationManager({
       agents: runtime.agents,
-      onEvent: () => ({ dispose: () => undefined }),
+      onEvents: () => ({ dispose: () => undefined }),
       createContinuable: (parent, label) => {
         created.push(label);
         throw new Error(`no child may be created for ${parent.label}`);
@@ -450,7 +450,7 @@ describe('continuable children, pinned: resuming a settled child from durable se
     const created: Array<{ parent: string; label: string; snapshot: SessionSnapshot | undefined; sent: Array<{ text: string; from?: string }> }> = [];
     const manager = new ContinuationManager({
       agents: runtime.agents,
-      onEvent: () => ({ dispose: () => undefined }),
+      onEvents: () => ({ dispose: () => undefined }),
       createContinuable: (parent, label, resumeFrom) => {
         const { child, sent } = fakeChild(resumeFrom?.log.header.id ?? `${label}-new`, label);
         created.push({ parent: parent.id, label, snapshot: resumeFrom, sent });
@@ -701,7 +701,7 @@ describe('continuable children, pinned: what the manager reacts to', () => {
   it('ending an agent the manager does not own (a root, or one already ending) does nothing', async () => {
     const { runtime, root } = await rootWithHangingChildren('kid');
     track(runtime);
-    const manager = new ContinuationManager({ agents: runtime.agents, onEvent: () => ({ dispose: () => undefined }), createContinuable: () => { throw new Error('none'); } });
+    const manager = new ContinuationManager({ agents: runtime.agents, onEvents: () => ({ dispose: () => undefined }), createContinuable: () => { throw new Error('none'); } });
     await manager.end(root);
     assert.strictEqual(runtime.agents.isLive(root), true);
     const kid = childByLabel(runtime, 'kid');
