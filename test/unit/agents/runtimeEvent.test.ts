@@ -3,8 +3,10 @@ import { Runtime, type RuntimeEvent } from '../../../src/core';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import type { Agent } from '../../../src/core/agents/agent';
 import { RuntimeEventChannel, runtimeEventName } from '../../../src/core/agents/runtimeEvent';
+import { forged } from '../../support/forged';
 
-const agent = { id: 'a' } as unknown as Agent;
+// The channel reads nothing of the agent: an id stands in for it.
+const agent = forged<Agent>({ id: 'a' });
 const added: RuntimeEvent = { type: 'agent_added', agent };
 const status: RuntimeEvent = { type: 'agent_changed', agent, change: { type: 'status' } };
 const turnEnd: RuntimeEvent = { type: 'agent_changed', agent, change: { type: 'turn_end', end: { turn: 1, reason: 'completed' } } };
