@@ -47,13 +47,39 @@ export interface Core {
   toolSchema: (schema: zod.ZodType) => RuntimeTool['schema'];
 }
 
+/** What bench/compare/coreBundle.mjs compiles: the doors, and the scripted model's own module on demand. */
+interface CoreBundle {
+  core: CoreDoor;
+  sessions: SessionsDoor;
+  zod: typeof zod;
+  models?: Partial<ModelsDoor> & Partial<ScriptedModule>;
+  scriptedModel: () => ScriptedModule;
+}
+
+/**
+ * The core of the tree at `root`: the bundle bench:compare compiled from it, as the extension
+ * ships it, when ARBOR_BENCH_CORE names one (bench/compare/coreBundle.mjs); else its sources,
+ * compiled by tsx as they load (a workload run by hand).
+ */
 export function loadCore(root: string): Core {
+  const bundle = process.env.ARBOR_BENCH_CORE;
+  if (bundle) return fromBundle(root, createRequire(path.join(root, 'package.json'))(bundle) as CoreBundle);
   const load = createRequire(path.join(root, 'package.json'));
   const core = load('./src/core') as CoreDoor;
   const models = loadScripted(load);
   const sessions = load('./src/core/sessions') as SessionsDoor;
-  const toolSchema = 'once' in core ? (schema: zod.ZodType): RuntimeTool['schema'] => () => schema : schemaItself;
-  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, sessionFormatVersion: sessions.SESSION_FORMAT_VERSION, z: load('zod') as typeof zod, toolSchema };
+  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, sessionFormatVersion: sessions.SESSION_FORMAT_VERSION, z: load('zod') as typeof zod, toolSchema: toolSchemaOf(core) };
+}
+
+function fromBundle(root: string, bundle: CoreBundle): Core {
+  const door = bundle.models;
+  const models = door?.ScriptedModel ? (door as ScriptedModule) : door?.scriptedModelPart ? door.scriptedModelPart() : bundle.scriptedModel();
+  const { core, sessions } = bundle;
+  return { root, Runtime: core.Runtime, ScriptedModel: models.ScriptedModel, JsonlSessionStore: sessions.JsonlSessionStore, sessionFormatVersion: sessions.SESSION_FORMAT_VERSION, z: bundle.zod, toolSchema: toolSchemaOf(core) };
+}
+
+function toolSchemaOf(core: CoreDoor): Core['toolSchema'] {
+  return 'once' in core ? (schema: zod.ZodType): RuntimeTool['schema'] => () => schema : schemaItself;
 }
 
 /** A baseline's tools hold the schema itself: today's type says otherwise, so it is typed as the tree's own. */

@@ -122,6 +122,43 @@ export class LineBuffer {
   }
 }
 
+/** What goes before each JSON in a batch's text: the prefix and a checksum of zeros, filled in afterwards. */
+const UNSIGNED = `${PREFIX}00000000"`;
+
+/**
+ * The lines of several JSON objects (each starts with `{` and is not `{}`), each with its
+ * checksum and newline: the same bytes as `LineBuffer.appendJson` of each in turn. When all of
+ * them are ASCII, as nearly every line of a session is, the batch is one string written once
+ * into one buffer, the checksums then filled in where each line's JSON sits: two native calls
+ * for the batch instead of two for each line, which were a third of a large batch's cost.
+ * Other text goes line by line.
+ */
+export function checksummedLines(jsons: readonly string[], sizeHint: number): Buffer {
+  let text = '';
+  for (const json of jsons) text += UNSIGNED + json + '\n';
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes !== text.length) {
+    const lines = new LineBuffer(sizeHint);
+    for (const json of jsons) lines.appendJson(json);
+    return lines.take();
+  }
+  const buffer = Buffer.allocUnsafe(bytes);
+  buffer.write(text, 0, bytes, 'latin1');
+  let start = 0;
+  for (const json of jsons) {
+    // The JSON's `{` sits where the line has its `,`: the checksum is over the JSON's own bytes first.
+    const at = start + UNSIGNED.length;
+    let crc = crcOfRange(buffer, at, at + json.length);
+    for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
+      buffer[start + i] = HEX_DIGITS[crc & 0xf];
+      crc >>>= 4;
+    }
+    buffer[at] = 0x2c; // ,
+    start = at + json.length + 1;
+  }
+  return buffer;
+}
+
 /**
  * Above this many bytes zlib's CRC-32 over a view of the bytes is faster than the table below
  * (measured on Node 20: equal at about 250 bytes, 2.6 times faster at 4 KB); below it the call

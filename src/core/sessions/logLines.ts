@@ -1,4 +1,4 @@
-import { checksummedLineBytes, LineBuffer, withChecksum } from './lineChecksum';
+import { checksummedLineBytes, checksummedLines, withChecksum } from './lineChecksum';
 import type { SessionEvent, SessionHeader } from './types';
 
 /**
@@ -24,9 +24,9 @@ export class LogLines {
 
   /** Lines `from` to `to` (exclusive); `sizeHint` is only the buffer's first allocation. */
   bytes(from: number, to: number, sizeHint: number): Buffer {
-    const buffer = new LineBuffer(sizeHint);
-    for (let line = from; line < to; line++) buffer.appendJson(line === 0 ? this.headerLine() : JSON.stringify(this.events[line - 1]));
-    return buffer.take();
+    const jsons = new Array<string>(to - from);
+    for (let line = from; line < to; line++) jsons[line - from] = line === 0 ? this.headerLine() : JSON.stringify(this.events[line - 1]);
+    return checksummedLines(jsons, sizeHint);
   }
 
   /** About how many bytes line `line` takes (exactly, for the header). */

@@ -9,7 +9,7 @@ import { forged } from '../../support/forged';
 const agent = forged<Agent>({ id: 'a' });
 const added: RuntimeEvent = { type: 'agent_added', agent };
 const status: RuntimeEvent = { type: 'agent_changed', agent, change: { type: 'status' } };
-const turnEnd: RuntimeEvent = { type: 'agent_changed', agent, change: { type: 'turn_end', end: { turn: 1, reason: 'completed' } } };
+const turnEnd: RuntimeEvent = { type: 'agent_changed', agent, change: { type: 'turn_end', end: { turn: 1, reason: 'completed', finalText: 'done' } } };
 
 describe('runtime event channel', () => {
   it('reaches a listener only with the names it asked for, and every listener in the order they subscribed', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import * as zlib from 'node:zlib';
-import { checkLine, crc32Bytes, crc32BytesFallback, crc32Range, LineBuffer, withChecksum } from '../../../src/core/sessions/lineChecksum';
+import { checkLine, checksummedLines, crc32Bytes, crc32BytesFallback, crc32Range, LineBuffer, withChecksum } from '../../../src/core/sessions/lineChecksum';
 
 /* The writer's lines, built in a buffer, are byte for byte the checksummed lines the loader reads. */
 describe('durable sessions: lines written into a buffer', () => {
@@ -26,6 +26,18 @@ describe('durable sessions: lines written into a buffer', () => {
         for (const line of taken.toString('utf8').split('\n').slice(0, -1)) assert.equal(checkLine(line).ok, true);
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it("a batch's lines at once are the same bytes, ASCII or not, short or past the native checksum's threshold", () => {
+    const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 400 });
+    const asciiJson = fc.record({ type: fc.string({ minLength: 1, maxLength: 12 }), text: ascii, n: fc.integer() }).map((o) => JSON.stringify(o));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(asciiJson, asciiJson, asciiJson, objectJson), { maxLength: 30 }), fc.nat({ max: 4096 }), (jsons, hint) => {
+        const expected = Buffer.from(jsons.map((j) => withChecksum(j) + '\n').join(''), 'utf8');
+        assert.ok(checksummedLines(jsons, hint).equals(expected));
+      }),
+      { numRuns: 150 },
     );
   });
 
