@@ -8,6 +8,8 @@
 //  - the baseline is exported into a temporary folder and kept for the next run (baselineTree.mjs);
 //  - each tree is built for production by its own esbuild.mjs; the bundles' sizes and what each
 //    part of the code adds to the start bundle come from esbuild's metafile (bundles.mjs);
+//  - the workloads drive each tree's core compiled as the extension ships it (one esbuild
+//    bundle of its doors, without keepNames: coreBundle.mjs), not its sources under tsx;
 //  - for each of N pairs, each workload runs once per tree, each run a fresh node process
 //    (--expose-gc), the two runs of a pair back to back, the baseline first in even pairs and
 //    this checkout first in odd ones, so a change of load on a shared machine hits both alike;
@@ -22,6 +24,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { prepareBaseline, resolveCommit } from './compare/baselineTree.mjs';
 import { measureBundles } from './compare/bundles.mjs';
+import { buildCoreBundle } from './compare/coreBundle.mjs';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const RUN = path.join(REPO, 'bench', 'workloads', 'run.ts');
@@ -90,9 +93,9 @@ function median(values) {
 const SCRATCH = path.join(os.tmpdir(), 'arbor-bench-compare', `scratch-${process.pid}`);
 
 /** One run of one workload against one tree, in a fresh process: its figures, or its error. */
-function runWorkload(root, workload) {
+function runWorkload(root, workload, coreBundle) {
   const t0 = Date.now();
-  const env = { ...process.env, ARBOR_BENCH_SCRATCH: SCRATCH };
+  const env = { ...process.env, ARBOR_BENCH_SCRATCH: SCRATCH, ...(coreBundle ? { ARBOR_BENCH_CORE: coreBundle } : {}) };
   const run = spawnSync(process.execPath, ['--expose-gc', '--require', TSX, RUN, root, workload], { cwd: root, encoding: 'utf8', timeout: 300_000, env });
   const last = (run.stdout || '').trim().split('\n').pop();
   if (run.status === 0 && last) return { ...JSON.parse(last), [`${workload}Seconds`]: (Date.now() - t0) / 1000 };
@@ -128,13 +131,19 @@ function main() {
     const bundles = measureBundles(tree.root);
     tree.bundles = bundles;
     if (bundles.error) notes.push(`${tree.name}: ${bundles.error}`);
+    try {
+      tree.core = buildCoreBundle(tree.root);
+    } catch (err) {
+      // Its workloads then load its sources through tsx, which the note says.
+      notes.push(`${tree.name}: its core could not be compiled (${err.message.split('\n')[0]}); its workloads ran its sources under tsx`);
+    }
   }
   for (let pair = 0; pair < options.pairs; pair++) {
     const order = pair % 2 === 0 ? trees : [...trees].reverse();
     const figures = { baseline: {}, now: {} };
     for (const workload of options.only) {
       for (const tree of order) {
-        const result = runWorkload(tree.root, workload);
+        const result = runWorkload(tree.root, workload, tree.core);
         if (result.error) notes.push(`${tree.name}, pair ${pair + 1}: ${result.error}`);
         else Object.assign(figures[tree.name], result);
       }
