@@ -127,8 +127,35 @@ export function fastCheckedEvent(event: unknown): SessionEvent | undefined {
   if (typeof type !== 'string') return undefined;
   const s = SPECS.get(type);
   if (!s || !onlyKeys(event, s.keys)) return undefined;
+  // The events of every turn, each checked and copied by a function of its own: one object
+  // literal of a fixed shape each, where the list below builds each copy key by key (a large
+  // fan-out appends 13,000 of them in one burst).
+  switch (type) {
+    case 'usage':
+      return usage(event);
+    case 'tool_call':
+      return toolCall(event);
+    case 'tool_result':
+      return toolResult(event);
+    case 'turn_start':
+      return turnStart(event);
+    case 'user_message':
+      return userMessage(event);
+    case 'queued':
+      return queued(event);
+    case 'assistant_text':
+      return assistantText(event);
+    case 'turn_end':
+      return turnEnd(event);
+    default:
+      return byFields(event, type, s.fields);
+  }
+}
+
+/** The rarer types: checked and copied field by field, as each is listed in SPECS. */
+function byFields(event: Record<string, unknown>, type: string, fields: readonly Field[]): SessionEvent | undefined {
   const out: Record<string, unknown> = { type };
-  for (const field of s.fields) {
+  for (const field of fields) {
     const value = event[field.key];
     if (value === undefined) {
       if (!field.optional) return undefined;
@@ -141,6 +168,79 @@ export function fastCheckedEvent(event: unknown): SessionEvent | undefined {
     out[field.key] = ok;
   }
   return out as SessionEvent;
+}
+
+function iso(value: unknown): string | typeof NO {
+  return checked('iso', value) as string | typeof NO;
+}
+
+/** An optional value's check: absent or undefined passes (the copy then has it only if the event had the key). */
+const optionalOk = (value: unknown, ok: boolean): boolean => value === undefined || ok;
+
+function usage(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { inputTokens, outputTokens } = e;
+  if (at === NO || !isCount(inputTokens) || !isCount(outputTokens)) return undefined;
+  return { type: 'usage', at, inputTokens: inputTokens as number, outputTokens: outputTokens as number };
+}
+
+function toolCall(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const call = e.call === undefined ? NO : checked('toolCall', e.call);
+  if (at === NO || call === NO) return undefined;
+  return { type: 'tool_call', at, call: call as { id: string; name: string; arguments: string } };
+}
+
+function toolResult(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { toolCallId, name, content, isError } = e;
+  if (at === NO || typeof toolCallId !== 'string' || typeof name !== 'string' || typeof content !== 'string' || !optionalOk(isError, typeof isError === 'boolean')) return undefined;
+  const out: SessionEvent = { type: 'tool_result', at, toolCallId, name, content };
+  if (isError !== undefined || 'isError' in e) out.isError = isError as boolean | undefined;
+  return out;
+}
+
+function turnStart(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { turn } = e;
+  if (at === NO || !isCount(turn)) return undefined;
+  return { type: 'turn_start', at, turn: turn as number };
+}
+
+function userMessage(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { text, from, queuedId } = e;
+  if (at === NO || typeof text !== 'string' || typeof from !== 'string' || !FROM.has(from) || !optionalOk(queuedId, isCount(queuedId))) return undefined;
+  const out = { type: 'user_message', at, text, from } as Extract<SessionEvent, { type: 'user_message' }>;
+  if (queuedId !== undefined || 'queuedId' in e) out.queuedId = queuedId as number | undefined;
+  return out;
+}
+
+function queued(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { id, text, from, atNextStep } = e;
+  if (at === NO || !isCount(id) || typeof text !== 'string' || typeof from !== 'string' || !FROM.has(from) || !optionalOk(atNextStep, typeof atNextStep === 'boolean')) return undefined;
+  const out = { type: 'queued', at, id, text, from } as Extract<SessionEvent, { type: 'queued' }>;
+  if (atNextStep !== undefined || 'atNextStep' in e) out.atNextStep = atNextStep as boolean | undefined;
+  return out;
+}
+
+function assistantText(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { text } = e;
+  if (at === NO || typeof text !== 'string') return undefined;
+  return { type: 'assistant_text', at, text };
+}
+
+function turnEnd(e: Record<string, unknown>): SessionEvent | undefined {
+  const at = iso(e.at);
+  const { turn, reason, cause, message } = e;
+  if (at === NO || !isCount(turn) || typeof reason !== 'string' || !REASON.has(reason)) return undefined;
+  if (!optionalOk(cause, typeof cause === 'string' && CAUSE.has(cause)) || !optionalOk(message, typeof message === 'string')) return undefined;
+  const out = { type: 'turn_end', at, turn, reason } as Extract<SessionEvent, { type: 'turn_end' }>;
+  if (cause !== undefined || 'cause' in e) out.cause = cause as Extract<SessionEvent, { type: 'turn_end' }>['cause'];
+  if (message !== undefined || 'message' in e) out.message = message as string | undefined;
+  return out;
 }
 
 const HEADER_KINDS = new Set(['root', 'one-shot', 'continuable']);
