@@ -46,7 +46,7 @@ export class RuntimeTools {
     if (!lists || lists.version !== tools.version) this.offered.set(policy, (lists = { version: tools.version }));
     const key = agent.planMode ? 'plan' : 'work';
     const specs = (lists[key] ??= tools.specs((def) => isToolVisible(agent, def)));
-    if (!agent.bounds && this.host.definitions.list().length === 0) return specs;
+    if (!agent.bounds && this.host.definitions.size === 0) return specs;
     const part = definedAgentsPart();
     return part.withDefinitionsListed(part.boundedSpecs(specs, agent.bounds), this.host.definitions);
   }

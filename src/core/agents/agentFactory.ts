@@ -112,13 +112,20 @@ export function sessionIdMaker(): (label: string) => string {
   let count = 0;
   let lastLabel: string | undefined;
   let lastSlug = '';
+  let lastMs = -1;
+  let lastTime = '';
   return (label) => {
-    // Siblings of a fan-out share their label: its slug is worked out once.
+    // Siblings of a fan-out share their label: its slug is worked out once, and the time's digits once a millisecond.
     if (label !== lastLabel) {
       lastLabel = label;
       lastSlug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'agent';
     }
-    return [lastSlug, '-', Date.now().toString(36), '-', nonce, (++count).toString(36)].join('');
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = ms.toString(36);
+    }
+    return [lastSlug, '-', lastTime, '-', nonce, (++count).toString(36)].join('');
   };
 }
 

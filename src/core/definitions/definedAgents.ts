@@ -68,10 +68,11 @@ const DESCRIPTION_IN_LIST = 200;
 /** The delegation tools' specs with the definitions listed; the rest as they are. Made once per list of specs and version of the set. */
 const listed = new WeakMap<readonly ToolSpec[], { version: number; specs: readonly ToolSpec[] }>();
 export function withDefinitionsListed(specs: readonly ToolSpec[], definitions: AgentDefinitions): readonly ToolSpec[] {
-  const defs = definitions.list();
-  if (defs.length === 0) return specs;
+  // Asked at every model call: the list is made only when the definitions changed.
+  if (definitions.size === 0) return specs;
   const made = listed.get(specs);
   if (made && made.version === definitions.version) return made.specs;
+  const defs = definitions.list();
   const list = defs.map((d) => `"${d.name}"${d.kind ? ` (${d.kind === 'one-shot' ? 'best started with delegate_task' : 'best started with start_subagent'})` : ''}: ${short(d.description)}`).join('; ');
   const text = ` Pass agent: "<name>" to start one of these agent definitions (its instructions, tools and limits apply): ${list}.`;
   // An external agent brings its own tools and model: only a definition's instructions and name apply to it.

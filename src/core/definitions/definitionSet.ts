@@ -20,6 +20,11 @@ export class AgentDefinitions {
     return this.changes;
   }
 
+  /** How many there are (asked at every model call, so it makes no list). */
+  get size(): number {
+    return this.byName.size;
+  }
+
   list(): readonly AgentDefinition[] {
     return [...this.byName.values()];
   }
