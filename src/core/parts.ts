@@ -21,6 +21,7 @@ import type * as ScopeRuns from './scopes/scopeRuns';
 import type * as ApprovalAsking from './interaction/approvalAsking';
 import type * as BudgetPart from './budgets/budgetPart';
 import type * as ResumeSession from './resumeSession';
+import type * as SessionCatalog from './sessions/sessionCatalog';
 
 /** Reading, writing, listing and searching the workspace's files, confined to its folders, and matching globs: picomatch and ignore. */
 export const workspaceFilesPart = partOnFirstUse('access to the workspace files (dist/workspaceFiles.js)', () => require('./workspace/workspaceFiles') as typeof WorkspaceFiles);
@@ -66,3 +67,6 @@ export const budgetPart = partOnFirstUse('budgets at their cap and per branch (d
 
 /** Reopening a past session as a new root (History's Resume, Runtime.resumeRoot). */
 export const resumeSessionPart = partOnFirstUse('resuming a past session (dist/resumeSession.js)', () => require('./resumeSession') as typeof ResumeSession);
+
+/** Reading the session folder back: History's listing and its index, loading a past session, reopening one for writing. */
+export const sessionCatalogPart = partOnFirstUse('reading past sessions (dist/sessionCatalog.js)', () => require('./sessions/sessionCatalog') as typeof SessionCatalog);

@@ -4,14 +4,14 @@ import { ArborError, messageOf } from '../errors';
 import { FilePool } from './filePool';
 import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
-import { sessionJournalPart } from '../parts';
+import { sessionCatalogPart, sessionJournalPart } from '../parts';
 import { JOURNAL_FOLDER } from './journalSeat';
 import { JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
 import { sessionHeaderSchema } from './schema';
 import type { SessionJournal } from './sessionJournal';
 import { SessionLock, WindowLock } from './sessionLock';
-import { readSessionFile, SessionCatalogReader, type LoadedSession, type SessionCatalog, type SessionCatalogEntry, type SessionDiagnostic } from './sessionCatalog';
+import type { LoadedSession, SessionCatalog, SessionCatalogEntry, SessionCatalogReader, SessionDiagnostic } from './sessionCatalog';
 import { describeDamage, interruptedTurnEnd, openTurnOf } from './sessionFileParser';
 import { replaceWithSalvage } from './salvage';
 import { sessionFileName } from './sessionFileName';
@@ -35,8 +35,8 @@ export interface JsonlSessionStoreOptions extends Partial<JsonlWritePolicy> {
  * Durable sessions: one append-only JSONL file per session under `root` (the extension passes
  * its storage folder). Implements SessionLogFactory for the runtime: it creates and reopens the
  * logs and, at the end, writes or lets go of all of them. Reading the folder back as a catalog
- * (the session list, the index, loading for resume, diagnostics) is the catalog reader's; the
- * store's reading methods hand it over, with the logs open here read from memory.
+ * (list, index, load, diagnostics) is the catalog reader's, loaded at the first read (a part:
+ * a window that only writes never loads it), with the logs open here read from memory.
  *
  * Invariants:
  * - One writer per session: within the process by the map of open (and opening) logs, across
@@ -62,8 +62,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly opening = new Set<string>();
   /** The session files known to be in the folder, so that creating a session costs no look at the disk. */
   private readonly known: KnownSessionFiles;
-  /** The folder read back: list, index, load, diagnostics. */
-  private readonly catalog: SessionCatalogReader;
+  /** The folder read back: list, index, load, diagnostics (made at the first read). */
+  private catalogReader: SessionCatalogReader | undefined;
   /** Where new one-shot sessions' batches go before they have files (sessionJournal.ts), made at the first. */
   private journal: SessionJournal | undefined;
   /** The journals of crashed windows written out into their sessions' files; the folder is read after it. */
@@ -85,7 +85,6 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
-    this.catalog = new SessionCatalogReader(root, this.pool, this.open, this.known);
     this.owner = options.owner ?? `Arbor in process ${process.pid}`;
     this.recovered = this.recoverJournals().catch((e: unknown) =>
       this.onError?.(new ArborError('SESSION_UNREADABLE', `The sessions a closed window left in its journal could not all be written out: ${messageOf(e)}`, { root })),
@@ -93,6 +92,9 @@ export class JsonlSessionStore implements SessionLogFactory {
     this.known.readSoon();
   }
 
+  private get catalog(): SessionCatalogReader {
+    return (this.catalogReader ??= new (sessionCatalogPart().SessionCatalogReader)(this.root, this.pool, this.open, this.known));
+  }
   /** Absolute path of the file that holds session `id`. */
   fileOf(id: string): string {
     return path.join(this.root, sessionFileName(id));
@@ -134,7 +136,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         // A one-shot subagent's session costs no file and no lock entry before its first batch is on disk.
         journal: header.kind === 'one-shot' ? (this.journal ??= new (sessionJournalPart().SessionJournal)(this.root, this.owner, Math.min(this.policy.flushDelayMs, JOURNAL_DELAY_MS))) : undefined,
         onError: this.onError,
-        onClose: (log) => this.release(log),
+        onClose: this.release,
       }),
     );
   }
@@ -158,7 +160,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     try {
       // SESSION_IN_USE when another window writes it; a crashed window's lock is taken over.
       await lock.acquire();
-      const parsed = await readSessionFile(file, id, this.pool);
+      const parsed = await sessionCatalogPart().readSessionFile(file, id, this.pool);
       let bytes = parsed.completeBytes;
       if (parsed.damage) {
         // Continue from the salvaged part: new events must not land after the damage, where no
@@ -184,7 +186,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         lock,
         existing: { events: parsed.events, bytes, identity: { dev: stat.dev, ino: stat.ino } },
         onError: this.onError,
-        onClose: (l) => this.release(l),
+        onClose: this.release,
       });
       const turn = openTurnOf(parsed.events);
       if (turn !== undefined) {
@@ -309,9 +311,7 @@ export class JsonlSessionStore implements SessionLogFactory {
     return log;
   }
 
-  private release(log: JsonlSessionLog): void {
-    if (this.open.get(log.header.id) === log) this.open.delete(log.header.id);
-  }
+  private readonly release = (log: JsonlSessionLog): void => void (this.open.get(log.header.id) === log && this.open.delete(log.header.id));
 
   private assertUsable(): void {
     if (this.disposed) throw new ArborError('INTERNAL', 'The session store has been disposed.');
