@@ -29,18 +29,22 @@ export class Emitter<T> {
   }
 
   fire(value: T): void {
-    const current = this.listeners;
-    for (let i = 0; i < current.length; i++) {
-      try {
-        current[i](value);
-      } catch (err) {
-        // A failing listener must not break the runtime or the other listeners.
-        this.onProblem('Arbor: an event listener failed', err);
-      }
-    }
+    fireTo(this.listeners, value, this.onProblem);
   }
 
   dispose(): void {
     this.listeners = [];
+  }
+}
+
+/** Calls each listener with `value`, in order; one that throws is reported and the others still hear it. */
+export function fireTo<T>(listeners: readonly ((value: T) => void)[], value: T, onProblem: OnProblem): void {
+  for (let i = 0; i < listeners.length; i++) {
+    try {
+      listeners[i](value);
+    } catch (err) {
+      // A failing listener must not break the runtime or the other listeners.
+      onProblem('Arbor: an event listener failed', err);
+    }
   }
 }

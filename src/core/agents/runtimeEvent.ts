@@ -1,5 +1,5 @@
 import { warnProcess, type OnProblem } from '../problems';
-import type { Disposable } from '../events';
+import { fireTo, type Disposable } from '../events';
 import type { Agent, AgentChange } from './agent';
 
 /**
@@ -94,15 +94,7 @@ export class RuntimeEventChannel {
   }
 
   fire(event: RuntimeEvent): void {
-    const current = this.lists[runtimeEventName(event)];
-    for (let i = 0; i < current.length; i++) {
-      try {
-        current[i](event);
-      } catch (err) {
-        // A failing listener must not break the runtime or the other listeners.
-        this.onProblem('Arbor: an event listener failed', err);
-      }
-    }
+    fireTo(this.lists[runtimeEventName(event)], event, this.onProblem);
   }
 
   dispose(): void {
