@@ -89,10 +89,6 @@ export class RuntimeEventChannel {
     return this.lists[name].length > 0;
   }
 
-  get hasListeners(): boolean {
-    return this.subscriptions.length > 0;
-  }
-
   fire(event: RuntimeEvent): void {
     fireTo(this.lists[runtimeEventName(event)], event, this.onProblem);
   }
