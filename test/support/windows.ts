@@ -4,6 +4,7 @@ import { Runtime } from '../../src/core/runtime';
 import type { RuntimeOptions } from '../../src/core/runtimeOptions';
 import { JsonlSessionStore } from '../../src/core/sessions';
 import { recordingModel } from './runtimeFixture';
+import { makeTempDir } from './sessionFixtures';
 
 /** One window on a sessions folder, as the restore tests open them: its runtime and its store. */
 export interface TestWindow {
@@ -29,6 +30,28 @@ export function windowsClosedAfterEach(): { open: <T extends TestWindow>(w: T) =
     for (const w of windows.splice(0)) await closeWindow(w).catch(() => undefined);
   });
   return { open: (w) => (windows.push(w), w), forget: () => void windows.splice(0) };
+}
+
+/**
+ * A sessions folder of its own for each test (`folder.dir`), removed after it once the windows
+ * the test opened (`folder.windows`) are closed.
+ */
+export function sessionsFolderPerTest(prefix: string): { readonly dir: string; windows: ReturnType<typeof windowsClosedAfterEach> } {
+  // Registered first, so the windows close before their folder goes.
+  const windows = windowsClosedAfterEach();
+  let made: { dir: string; cleanup: () => void } | undefined;
+  beforeEach(() => void (made = makeTempDir(prefix)));
+  afterEach(() => {
+    made?.cleanup();
+    made = undefined;
+  });
+  return {
+    windows,
+    get dir(): string {
+      if (!made) throw new Error('the sessions folder exists only while a test runs');
+      return made.dir;
+    },
+  };
 }
 
 /**

@@ -2,22 +2,14 @@ import * as assert from 'assert';
 import type { Agent } from '../../../src/core/agents/agent';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { SLICE_RESUME_NOTE } from '../../../src/core/budgets';
-import { Runtime } from '../../../src/core/runtime';
-import { JsonlSessionStore } from '../../../src/core/sessions';
-import { makeTempDir } from '../../support/sessionFixtures';
-import { recordingModel, until, userMessages } from '../../support/runtimeFixture';
-import { closeWindow, windowsClosedAfterEach } from '../../support/windows';
+import type { Runtime } from '../../../src/core/runtime';
+import { until, userMessages } from '../../support/runtimeFixture';
+import { closeWindow, openTestWindow, sessionsFolderPerTest } from '../../support/windows';
 
 // A branch's own budget (a slice) survives a reload like the run's budget: its limits, what the
 // branch used, the slice it was taken from, and its pause.
 
-function openWindow(dir: string, script: ModelScript) {
-  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  const { model } = recordingModel(script);
-  let n = 0;
-  const runtime = new Runtime({ model, sessions: store, liveRecordsFolder: dir, liveRecordDelayMs: 5, shutdownWaitMs: 5_000, newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}` });
-  return { store, runtime };
-}
+const openWindow = (dir: string, script: ModelScript) => openTestWindow(dir, script, { shutdownWaitMs: 5_000 });
 
 const byLabel = (runtime: Runtime, label: string): Agent => {
   const agent = runtime.agents.all().find((a) => a.label === label);
@@ -45,14 +37,11 @@ const script: ModelScript = {
 };
 
 describe('restore: budgets per branch survive a reload', () => {
-  let dir: string;
-  let cleanup: () => void;
-  const windows = windowsClosedAfterEach();
-  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-slices-')));
-  afterEach(() => cleanup());
+  const folder = sessionsFolderPerTest('arbor-slices-');
+  const { windows } = folder;
 
   it('puts back each slice with what its branch used, the slice it was taken from and its pause; Raise limit then resumes the branch', async () => {
-    const first = openWindow(dir, script);
+    const first = openWindow(folder.dir, script);
     windows.open(first);
     first.runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => first.runtime.agents.all().some((a) => a.label === 'Sliced' && a.status === 'idle' && a.holds.some((h) => h.reason === 'slice')), 'the branch to pause');
@@ -61,7 +50,7 @@ describe('restore: budgets per branch survive a reload', () => {
     await closeWindow(first);
     windows.forget();
 
-    const second = openWindow(dir, script);
+    const second = openWindow(folder.dir, script);
     windows.open(second);
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);

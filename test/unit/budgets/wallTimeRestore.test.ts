@@ -4,9 +4,8 @@ import * as path from 'node:path';
 import type { Agent } from '../../../src/core/agents/agent';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
 import { Runtime } from '../../../src/core/runtime';
-import { makeTempDir } from '../../support/sessionFixtures';
 import { until } from '../../support/runtimeFixture';
-import { closeWindow, openTestWindow, windowsClosedAfterEach } from '../../support/windows';
+import { closeWindow, openTestWindow, sessionsFolderPerTest } from '../../support/windows';
 
 // A run's wall-time budget, and a branch's, go on after a reload from what they had used: the
 // reload neither gives the time back (the budget starting again at zero) nor charges the time no
@@ -44,16 +43,13 @@ const settled = (runtime: Runtime): boolean => {
 const wallUsed = (runtime: Runtime, agent: Agent): number | undefined => runtime.budgets.status(agent.run).measures.find((m) => m.key === 'wallTime')?.used;
 
 describe('restore: wall-time budgets go on from what they had used', () => {
-  let dir: string;
-  let cleanup: () => void;
-  const windows = windowsClosedAfterEach();
-  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-wall-')));
-  afterEach(() => cleanup());
+  const folder = sessionsFolderPerTest('arbor-wall-');
+  const { windows } = folder;
 
   /** A window whose run and branch used 40 s of wall time (both are checked) closes; its clock goes on. */
   async function closedAfter40s(): Promise<{ now: number }> {
     const clock = { now: Date.parse('2026-12-01T10:00:00.000Z') };
-    const first = windows.open(openWindow(dir, clock));
+    const first = windows.open(openWindow(folder.dir, clock));
     first.runtime.startRoot({ prompt: 'go', label: 'Lead' });
     await until(() => settled(first.runtime), 'the lead to wait for its branch at work');
     clock.now += 40_000;
@@ -69,7 +65,7 @@ describe('restore: wall-time budgets go on from what they had used', () => {
 
     // The window stays closed for an hour.
     clock.now += 3_600_000;
-    const second = windows.open(openWindow(dir, clock));
+    const second = windows.open(openWindow(folder.dir, clock));
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);
     const lead2 = byLabel(second.runtime, 'Lead');
@@ -85,16 +81,16 @@ describe('restore: wall-time budgets go on from what they had used', () => {
   it('a record written before wall time was kept puts the run back with none used, as before', async () => {
     const clock = await closedAfter40s();
     // An older version's record: no wallSeconds on the run or the slice.
-    const files = fs.readdirSync(path.join(dir, 'live')).filter((name) => name.endsWith('.json'));
+    const files = fs.readdirSync(path.join(folder.dir, 'live')).filter((name) => name.endsWith('.json'));
     assert.strictEqual(files.length, 1);
-    const file = path.join(dir, 'live', files[0]);
+    const file = path.join(folder.dir, 'live', files[0]);
     const record = JSON.parse(fs.readFileSync(file, 'utf8')) as { run: { wallSeconds?: number }; agents: Array<{ slice?: { wallSeconds?: number } }> };
     assert.strictEqual(record.run.wallSeconds, 40);
     delete record.run.wallSeconds;
     for (const agent of record.agents) delete agent.slice?.wallSeconds;
     fs.writeFileSync(file, JSON.stringify(record));
 
-    const second = windows.open(openWindow(dir, clock));
+    const second = windows.open(openWindow(folder.dir, clock));
     const report = await second.runtime.restoreLive();
     assert.deepStrictEqual(report.problems, []);
     assert.strictEqual(wallUsed(second.runtime, byLabel(second.runtime, 'Lead')), 0);

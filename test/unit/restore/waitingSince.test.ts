@@ -1,11 +1,8 @@
 import * as assert from 'assert';
 import type { InteractionPrompt } from '../../../src/core/interaction';
 import type { ModelScript } from '../../../src/core/models/scriptedModel';
-import { Runtime } from '../../../src/core/runtime';
-import { JsonlSessionStore } from '../../../src/core/sessions';
-import { makeTempDir } from '../../support/sessionFixtures';
-import { recordingModel, until } from '../../support/runtimeFixture';
-import { closeWindow, windowsClosedAfterEach } from '../../support/windows';
+import { until } from '../../support/runtimeFixture';
+import { closeWindow, openTestWindow, sessionsFolderPerTest } from '../../support/windows';
 
 // A question open when the window went away is asked again after the reload, and it keeps the
 // time it was first asked: Waiting for you lists it among the others by how long it has waited,
@@ -22,29 +19,18 @@ const script: ModelScript = {
 const silent = { ask: (_p: InteractionPrompt) => new Promise<never>(() => undefined) };
 
 function openWindow(dir: string) {
-  const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
-  let n = 0;
-  const runtime = new Runtime({
-    model: recordingModel(script).model,
-    sessions: store,
-    liveRecordsFolder: dir,
-    liveRecordDelayMs: 5,
-    newId: (label) => `${label.toLowerCase()}-${Date.now().toString(36)}-${++n}`,
-  });
-  runtime.interaction.registerProvider(silent);
-  return { store, runtime };
+  const window = openTestWindow(dir, script);
+  window.runtime.interaction.registerProvider(silent);
+  return window;
 }
 
 describe('restore: a question asked again keeps when it was first asked', () => {
-  let dir: string;
-  let cleanup: () => void;
-  const windows = windowsClosedAfterEach();
-  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-waiting-since-')));
-  afterEach(() => cleanup());
+  const folder = sessionsFolderPerTest('arbor-waiting-since-');
+  const { windows } = folder;
 
   for (const how of ['the live-state records (restoreLive)', 'Resume from History (resumeRoot)'] as const) {
     it(`after a reload through ${how}, and after a second one`, async () => {
-      const first = openWindow(dir);
+      const first = openWindow(folder.dir);
       windows.open(first);
       const asker = first.runtime.startRoot({ prompt: 'ask', label: 'Asker' });
       await until(() => first.runtime.interaction.pending().length === 1, 'the question asked');
@@ -58,7 +44,7 @@ describe('restore: a question asked again keeps when it was first asked', () => 
       for (let reload = 1; reload <= 2; reload++) {
         const before = Date.now();
         await until(() => Date.now() > before + 5, 'a moment to pass');
-        const next = openWindow(dir);
+        const next = openWindow(folder.dir);
         windows.open(next);
         if (how === 'the live-state records (restoreLive)') {
           const report = await next.runtime.restoreLive();
