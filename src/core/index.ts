@@ -1,5 +1,6 @@
 /** Arbor's runtime, as the editor layer sees it. Modules keep their own doors (index.ts). */
 export { Runtime, Run, INTERRUPTED_NOTE, type SubagentService } from './runtime';
+export { runtimeEventNamesBut } from './runtime';
 export type { BranchStopResult, RuntimeEvent, RuntimeEventName, RuntimeEventOf, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, ResumeRootOptions, ClosableSessionLog, DurableSessionStore } from './runtime';
 export { ArborError, AbortedError, abortCauseOf, asArborError, isArborError, limitExceeded, messageOf, toFailure, type ArborErrorCode, type CancelCause } from './errors';
 export { Emitter, type Disposable } from './events';

@@ -2,7 +2,7 @@ import type { Agent, AgentChange, AgentHost, TurnEngine } from './agents/agent';
 import { AgentFactory, labelFromPrompt, sessionIdMaker } from './agents/agentFactory';
 import { EndedAgentLogs, isDurableStore, type ClosableSessionLog, type DurableSessionStore } from './agents/endedAgentLogs';
 import { AgentRegistry } from './agents/registry';
-import { RuntimeEventChannel, type RuntimeEvent, type RuntimeEventName, type RuntimeEventOf } from './agents/runtimeEvent';
+import { RuntimeEventChannel, runtimeEventNamesBut, type RuntimeEvent, type RuntimeEventName, type RuntimeEventOf } from './agents/runtimeEvent';
 import { BASE_PROMPT } from './agents/systemPrompt';
 import { BudgetGuard } from './budgets';
 import { AgentDefinitions } from './definitions/definitionSet';
@@ -37,6 +37,7 @@ import type { WorkspacePort } from './workspace/port';
 
 export { Run };
 export { INTERRUPTED_NOTE } from './runtimeResume';
+export { runtimeEventNamesBut };
 export type { BranchStopResult, ClosableSessionLog, DurableSessionStore, ResumeRootOptions, RuntimeEvent, RuntimeEventName, RuntimeEventOf, RuntimeOptions, RuntimeTool, RuntimeToolContext, StartRootOptions, SubagentService };
 
 /**

@@ -50,6 +50,11 @@ interface Subscription {
   names: ReadonlySet<RuntimeEventName> | undefined;
 }
 
+/** Every name but `excluded`: for a listener that hears nearly everything (the names added later included). */
+export function runtimeEventNamesBut<E extends RuntimeEventName>(...excluded: E[]): Exclude<RuntimeEventName, E>[] {
+  return NAMES.filter((name): name is Exclude<RuntimeEventName, E> => !(excluded as RuntimeEventName[]).includes(name));
+}
+
 /** The name an event is filed under. */
 export function runtimeEventName(event: RuntimeEvent): RuntimeEventName {
   return event.type === 'agent_changed' ? event.change.type : event.type;

@@ -1,7 +1,7 @@
 import { unwrapLog, type Agent } from '../agents/agent';
 import { isoNow } from '../clock';
 import type { AgentRegistry } from '../agents/registry';
-import type { OnRuntimeEvents, RuntimeEvent, RuntimeEventName } from '../agents/runtimeEvent';
+import { runtimeEventNamesBut, type OnRuntimeEvents, type RuntimeEvent } from '../agents/runtimeEvent';
 import type { BudgetEvent } from '../budgets';
 import type { Disposable } from '../events';
 import type { Hold } from '../agents/holds';
@@ -18,7 +18,7 @@ export interface LiveRecordExtras {
 }
 
 /** What the record keeps changes with: everything but log lines and tools' starts. */
-const RECORDED = ['agent_added', 'agent_removed', 'status', 'turn_start', 'turn_end', 'usage', 'session_problem', 'stop_overdue', 'envelope', 'disposed'] as const satisfies readonly RuntimeEventName[];
+const RECORDED = runtimeEventNamesBut('log', 'activity');
 
 export interface LiveRecorderDeps {
   readonly files: LiveRecordFiles;

@@ -1,7 +1,7 @@
 // The status-bar item with what the live runs use (tokens, cost, running agents), warning-
 // coloured when a run is near or at a limit; a click focuses the Agents view.
 import * as vscode from 'vscode';
-import type { Runtime } from '../../core';
+import { runtimeEventNamesBut, type Runtime } from '../../core';
 import { budgetStatus, formatCost, formatCount } from '../../core/budgets';
 import { Disposable } from '../disposable';
 
@@ -19,7 +19,7 @@ export class UsageStatusBar extends Disposable {
     this.item.command = 'arbor.agents.focus';
     this._register(
       // Everything but log lines: a line moves no figure the bar shows without a usage change of its own.
-      runtime.onEvents(['agent_added', 'agent_removed', 'status', 'turn_start', 'turn_end', 'usage', 'activity', 'session_problem', 'stop_overdue', 'envelope', 'disposed'], () => this.schedule()),
+      runtime.onEvents(runtimeEventNamesBut('log'), () => this.schedule()),
     );
     this._register(runtime.budgets.onEvent(() => this.schedule()));
     this.update();

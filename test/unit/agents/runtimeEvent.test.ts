@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { Runtime, type RuntimeEvent } from '../../../src/core';
 import { ScriptedModel } from '../../../src/core/models/scriptedModel';
 import type { Agent } from '../../../src/core/agents/agent';
-import { RuntimeEventChannel, runtimeEventName } from '../../../src/core/agents/runtimeEvent';
+import { RuntimeEventChannel, runtimeEventName, runtimeEventNamesBut } from '../../../src/core/agents/runtimeEvent';
 import { forged } from '../../support/forged';
 
 // The channel reads nothing of the agent: an id stands in for it.
@@ -40,6 +40,14 @@ describe('runtime event channel', () => {
     ends.dispose();
     ends.dispose();
     assert.equal(channel.wants('turn_end'), false);
+  });
+
+  it('names every event but those left out, for a listener that hears nearly all', () => {
+    const channel = new RuntimeEventChannel();
+    channel.onEvents(runtimeEventNamesBut('log', 'activity'), () => undefined);
+    assert.equal(channel.wants('log'), false);
+    assert.equal(channel.wants('activity'), false);
+    for (const name of ['agent_added', 'agent_removed', 'status', 'turn_end', 'usage', 'disposed'] as const) assert.equal(channel.wants(name), true, name);
   });
 
   it('finishes a fire with the listeners it started with when one unsubscribes another', () => {
