@@ -70,6 +70,9 @@ if (windowReload.phase() === 'before') {
       // ago) runs a command of the rows it replaced and is lost, as it would be for a person: click again.
       let asks = false;
       for (let click = 0; click < 3 && !asks; click++) {
+        // Such a click can land on the section's own row and fold it: open it again before clicking.
+        const [current] = t.tree.getChildren();
+        if (current) await t.treeView.reveal(current, { select: false, focus: false, expand: true });
         await ui.clickRow('run paused at its budget');
         asks = await ui.pageHasText('Raise limit', { timeoutMs: 4_000 });
       }
