@@ -7,6 +7,7 @@ import type { AgentBounds } from '../definitions/bounds';
 import type { AgentDefinition } from '../definitions/types';
 import type { ModelProvider } from '../models/types';
 import type { SessionSnapshot } from './sessionSnapshot';
+import { anchorShape } from '../shapeAnchor';
 
 export interface AgentSpec {
   label: string;
@@ -134,3 +135,10 @@ export function labelFromPrompt(prompt: string): string {
   const line = prompt.trim().split('\n')[0];
   return line.length > 40 ? `${line.slice(0, 39)}…` : line || 'Agent';
 }
+
+/**
+ * The shapes of an agent and of its parts (its queue, its turns, its log) outlive the last agent
+ * (shapeAnchor.ts): one made the way create() makes them, over stand-ins that hold nothing.
+ */
+const STAND_IN = Object.freeze({});
+anchorShape(new Agent({ id: '', label: '', kind: 'one-shot', delegationDepth: 0, log: STAND_IN as never, host: STAND_IN as never, run: STAND_IN as never, creationOrder: 0 }));

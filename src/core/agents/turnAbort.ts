@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { AbortedError, type CancelCause } from '../errors';
+import { anchorShape } from '../shapeAnchor';
 
 /**
  * The abort of one turn: made when the turn starts and dropped when it ends, so an agent between
@@ -104,8 +105,8 @@ export class TurnAbort {
   }
 }
 
-/** One consume(): the next item is asked for only once the last one was taken. */
-class StreamRead<T> {
+/** One consume(): the next item is asked for only once the last one was taken. Exported for the test of its anchor (shapeAnchor.ts). */
+export class StreamRead<T> {
   private readonly arrived: (result: IteratorResult<T>) => void;
 
   constructor(
@@ -141,6 +142,12 @@ class StreamRead<T> {
 /** Spare controllers are few: enough for the turns of a busy moment, a few kilobytes in all. */
 const SPARES = 8;
 const spares: AbortController[] = [];
+
+/** The shapes of a turn's abort and of its stream reads outlive the last turn (shapeAnchor.ts). */
+const noop = (): void => undefined;
+const ANCHOR_TURN = anchorShape(new TurnAbort());
+ANCHOR_TURN.end(false);
+anchorShape(new StreamRead<never>(ANCHOR_TURN, { next: () => Promise.resolve({ done: true, value: undefined }) }, noop, noop, noop));
 
 /** Calls `callback` once when `signal` aborts (a signal no agent's TurnAbort owns); returns the unsubscribe. */
 export function whenAborted(signal: AbortSignal, callback: () => void): () => void {

@@ -11,6 +11,7 @@ import type { ToolResult } from '../tools/types';
 import type { Inbox, InboxItem } from './inbox';
 import { newHold, type GateStep, type Hold } from './holds';
 import type { TurnAbort } from './turnAbort';
+import { anchorShape } from '../shapeAnchor';
 
 export interface TurnEnd {
   turn: number;
@@ -283,3 +284,7 @@ function toolFailure(err: unknown): ToolResult {
 const ignore = (): void => undefined;
 /** Text pieces of a reply joined at a time. */
 const TEXT_BATCH = 256;
+
+/** A turn loop's shape outlives the last turn (shapeAnchor.ts): made over stand-ins that hold nothing. */
+const STAND_IN = Object.freeze({});
+anchorShape(new TurnLoop(STAND_IN as never, STAND_IN as never, STAND_IN as never, STAND_IN as never, 0));

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { once } from '../once';
+import { anchorShape } from '../shapeAnchor';
 import type { ToolCall } from '../models/types';
 import { WAIT_TOOL } from '../tools/waitTool';
 
@@ -171,3 +172,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   for (const key of keys) if (!Object.hasOwn(rb, key) || !sameJson(ra[key], rb[key])) return false;
   return true;
 }
+
+/** A runaway count's shape outlives the last agent that had one (shapeAnchor.ts). */
+anchorShape(new RunawayDetector(() => DEFAULT_RUNAWAY, () => false));

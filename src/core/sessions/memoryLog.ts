@@ -1,3 +1,4 @@
+import { anchorShape } from '../shapeAnchor';
 import type { SessionEvent, SessionHeader, SessionLog, SessionLogFactory } from './types';
 
 /**
@@ -19,6 +20,9 @@ export class MemorySessionLog implements SessionLog {
     return Promise.resolve();
   }
 }
+
+/** An in-memory log's shape outlives the last agent that had one (shapeAnchor.ts). */
+anchorShape(new MemorySessionLog(Object.freeze({}) as never));
 
 export const memorySessionLogs: SessionLogFactory = { create: (header) => new MemorySessionLog(header) };
 
