@@ -7,7 +7,8 @@ import { LogProblems, refusedEventError } from './logProblems';
 import { LogWriter } from './logWriter';
 import { sessionEventSchema } from './schema';
 import type { Journal } from './journalSeat';
-import type { SessionLock } from './sessionLock';
+import { SessionLock } from './sessionLock';
+import { anchorShape } from '../shapeAnchor';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
 
@@ -188,3 +189,24 @@ export class JsonlSessionLog implements SessionLog {
     this.onClose?.(this);
   }
 }
+
+/**
+ * The shapes of a durable log and of its parts (its writer, lines, problems, lock and place in
+ * the journal) outlive the last agent (shapeAnchor.ts): one made the way the store makes a new
+ * one-shot session's log, over stand-ins that hold nothing, its scheduler one that never arms a
+ * timer.
+ */
+const STAND_IN = Object.freeze({});
+anchorShape(
+  new JsonlSessionLog({
+    file: '',
+    header: Object.freeze({ id: '' }) as never,
+    policy: Object.freeze({ flushDelayMs: 0, maxBufferedBytes: Number.MAX_SAFE_INTEGER, fsync: false }),
+    pool: STAND_IN as never,
+    scheduler: Object.freeze({ schedule: () => undefined, cancel: () => undefined }) as never,
+    lock: new SessionLock(STAND_IN as never, ''),
+    journal: STAND_IN as never,
+    onError: () => undefined,
+    onClose: () => undefined,
+  }),
+);
