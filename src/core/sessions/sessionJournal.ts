@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { errnoOf } from '../errors';
+import { ArborError, errnoOf } from '../errors';
 import { rm, rmdir, runSync } from './fileSteps';
 export { recoverJournals } from './journalRecovery';
 import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
@@ -32,6 +32,9 @@ import { HOST } from './windowFiles';
  */
 
 const PROCESS_NONCE = randomBytes(4).toString('hex');
+/** Records serialized and written at a time (writeBatch): a slice of a fan-out's is about 2 ms of work. */
+const SLICE = 128;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 let journalCounter = 0;
 
 interface Waiting {
@@ -110,8 +113,10 @@ export class SessionJournal implements Journal {
       this.waiting.push({ log, offset, data, resolve, reject });
       if (this.writing) return;
       this.writing = true;
+      // The file opens now, so that it is open by the time the batches are serialized.
+      void this.opening();
       // After the current stretch of work (a burst of agents ending turns): its batches are
-      // serialized then, off the agents' path, and go into one write.
+      // serialized then, off the agents' path, and written in a few large writes.
       setImmediate(() => void this.drain());
     }).then(() => this.landed(log));
   }
@@ -186,13 +191,7 @@ export class SessionJournal implements Journal {
           continue;
         }
         try {
-          // The file opens while the batches are serialized.
-          const opening = (this.handle ??= this.openFile());
-          const parts = batch.flatMap(record);
-          const open = await opening;
-          if (open.header) parts.unshift(open.header);
-          await writeAllParts(open.handle, parts);
-          open.header = undefined;
+          await this.writeBatch(batch);
           for (const w of batch) w.resolve();
         } catch (e) {
           // Opened again at the next write (it appends: what landed stays); this handle is closed.
@@ -205,6 +204,45 @@ export class SessionJournal implements Journal {
     } finally {
       this.writing = false;
       this.retireIfEmpty();
+    }
+  }
+
+  /** The current generation's file, opening or open: its open starts at the first call. */
+  private opening(): Promise<OpenJournal> {
+    if (this.handle) return this.handle;
+    const handle = (this.handle = this.openFile());
+    // A failed open is the next write's to report (it awaits this promise); meanwhile it is not unhandled.
+    handle.catch(() => undefined);
+    return handle;
+  }
+
+  /**
+   * Writes `batch` in slices of SLICE records, in order: each slice is serialized while the one
+   * before it is being written, and the event loop turns between two slices, so that a thousand
+   * sessions' batches neither hold it for their whole serialization (other logs' file steps, a
+   * lock's, wait behind it) nor wait for all of it to be serialized before the first byte goes.
+   */
+  private async writeBatch(batch: readonly Waiting[]): Promise<void> {
+    const opening = this.opening();
+    let written: Promise<void> | undefined;
+    for (let from = 0; from < batch.length; from += SLICE) {
+      if (from > 0) await nextTurn();
+      // Closed meanwhile (the end of the process, every log's file whole): the rest is written nowhere, as in drain.
+      if (this.closed) break;
+      const parts = batch.slice(from, from + SLICE).flatMap(record);
+      const open = await opening;
+      if (open.header) parts.unshift(open.header);
+      open.header = undefined;
+      const previous = written;
+      written = previous ? previous.then(() => writeAllParts(open.handle, parts)) : writeAllParts(open.handle, parts);
+      // A failed slice fails the batch: the rest is not written, and the write awaited below reports it.
+      written.catch(() => undefined);
+    }
+    try {
+      await written;
+    } catch (e) {
+      // A write the close cut short failed for a journal no log needs any more.
+      if (!this.closed) throw e;
     }
   }
 
@@ -222,6 +260,11 @@ export class SessionJournal implements Journal {
     if (this.retirements > 0) await this.retiring;
     // The folder goes with the last journal (retire), so a fresh generation usually makes it first.
     if (fresh) await fs.promises.mkdir(this.folder, { recursive: true });
+    if (this.closed) {
+      // The exit flush ran while the folder was made: no journal is left behind (another window's keeps the folder).
+      await fs.promises.rmdir(this.folder).catch(() => undefined);
+      throw new ArborError('INTERNAL', 'The journal closed before its file opened.');
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         const handle = await fs.promises.open(file, 'a');

@@ -153,6 +153,42 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
     for (const id of ['first-a', 'failed', 'later']) assert.equal((await reader.loadSession(id)).events.length, 1, id);
   });
 
+  it('a burst larger than a slice goes into the journal in slices of at most 128 records, in order, each session whole', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    const open = fs.promises.open;
+    const slices: string[][] = [];
+    // The records of each write call on the journal's handle.
+    fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      const handle = await (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
+      if (!String(file).endsWith('.journal')) return handle;
+      const writev = handle.writev;
+      handle.writev = ((buffers: NodeJS.ArrayBufferView[], ...more: unknown[]) => {
+        const text = buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')).join('');
+        slices.push(text.split('\n').filter((line) => line.startsWith('{"id"')).map((line) => (JSON.parse(line) as { id: string }).id));
+        return (writev as (...args: unknown[]) => Promise<fs.WriteVResult>).call(handle, buffers, ...more);
+      }) as typeof handle.writev;
+      return handle;
+    });
+    try {
+      const logs = Array.from({ length: 300 }, (_, i) => store.create(oneShot(`burst-${i}`)));
+      for (const [i, log] of logs.entries()) {
+        log.append({ type: 'user_message', at: tick(), text: `task ${i}`, from: 'parent' });
+        log.append({ type: 'assistant_text', at: tick(), text: `done ${i}` });
+      }
+      await store.flushAll();
+      assert.deepEqual(slices.map((ids) => ids.length), [128, 128, 44], 'three slices');
+      assert.deepEqual(slices.flat(), logs.map((l) => l.header.id), 'in the order the batches came');
+      await store.dispose();
+    } finally {
+      fs.promises.open = open;
+    }
+    const reader = new JsonlSessionStore(dir);
+    for (const [i, id] of [0, 127, 128, 299].map((i) => [i, `burst-${i}`] as const)) {
+      assert.deepEqual((await reader.loadSession(id)).events.map((e) => (e as { text?: string }).text), [`task ${i}`, `done ${i}`], id);
+    }
+    await reader.dispose();
+  });
+
   it('a root session is not journaled: its first batch creates its file under its lock, as before', async () => {
     const store = new JsonlSessionStore(dir);
     const log = store.create(header('root'));
