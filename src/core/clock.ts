@@ -15,3 +15,13 @@ export function isoNow(now: () => number = Date.now): string {
   }
   return lastIso;
 }
+
+/**
+ * Whether `value` is the string isoNow made last and has the canonical form
+ * `YYYY-MM-DDTHH:mm:ss.sssZ` (24 characters: toISOString gives 27, with a sign, only outside the
+ * years 0-9999). The session log's quick event check accepts it without parsing it again: nearly
+ * every event's time is one.
+ */
+export function isLatestIsoNow(value: string): boolean {
+  return value === lastIso && value.length === 24;
+}
