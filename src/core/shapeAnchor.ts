@@ -14,9 +14,12 @@
  *
  * An anchor is made by the class's own constructor, so that it takes the same map as the real
  * objects (their fields assigned in the same order, of the same kinds: a number field given
- * `undefined` here would make another map); test/unit/shapeAnchor.test.ts checks that it does.
+ * `undefined` here would make another map); test/unit/runtime/shapeAnchor.test.ts checks that it does.
  */
 const anchors: object[] = [];
+
+/** What an anchor is made over in place of a collaborator: an empty frozen object, typed as whatever the constructor asks for. */
+export const STAND_IN: never = Object.freeze({}) as never;
 
 /** Keeps `instance` alive as its class's anchor; returns it. */
 export function anchorShape<T extends object>(instance: T): T {

@@ -7,7 +7,7 @@ import type { AgentBounds } from '../definitions/bounds';
 import type { AgentDefinition } from '../definitions/types';
 import type { ModelProvider } from '../models/types';
 import type { SessionSnapshot } from './sessionSnapshot';
-import { anchorShape } from '../shapeAnchor';
+import { anchorShape, STAND_IN } from '../shapeAnchor';
 
 export interface AgentSpec {
   label: string;
@@ -140,5 +140,4 @@ export function labelFromPrompt(prompt: string): string {
  * The shapes of an agent and of its parts (its queue, its turns, its log) outlive the last agent
  * (shapeAnchor.ts): one made the way create() makes them, over stand-ins that hold nothing.
  */
-const STAND_IN = Object.freeze({});
-anchorShape(new Agent({ id: '', label: '', kind: 'one-shot', delegationDepth: 0, log: STAND_IN as never, host: STAND_IN as never, run: STAND_IN as never, creationOrder: 0 }));
+anchorShape(new Agent({ id: '', label: '', kind: 'one-shot', delegationDepth: 0, log: STAND_IN, host: STAND_IN, run: STAND_IN, creationOrder: 0 }));

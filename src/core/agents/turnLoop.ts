@@ -11,7 +11,7 @@ import type { ToolResult } from '../tools/types';
 import type { Inbox, InboxItem } from './inbox';
 import { newHold, type GateStep, type Hold } from './holds';
 import type { TurnAbort } from './turnAbort';
-import { anchorShape } from '../shapeAnchor';
+import { anchorShape, STAND_IN } from '../shapeAnchor';
 
 export interface TurnEnd {
   turn: number;
@@ -286,5 +286,4 @@ const ignore = (): void => undefined;
 const TEXT_BATCH = 256;
 
 /** A turn loop's shape outlives the last turn (shapeAnchor.ts): made over stand-ins that hold nothing. */
-const STAND_IN = Object.freeze({});
-anchorShape(new TurnLoop(STAND_IN as never, STAND_IN as never, STAND_IN as never, STAND_IN as never, 0));
+anchorShape(new TurnLoop(STAND_IN, STAND_IN, STAND_IN, STAND_IN, 0));

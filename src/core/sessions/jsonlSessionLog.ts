@@ -8,7 +8,7 @@ import { LogWriter } from './logWriter';
 import { sessionEventSchema } from './schema';
 import type { Journal } from './journalSeat';
 import { SessionLock } from './sessionLock';
-import { anchorShape } from '../shapeAnchor';
+import { anchorShape, STAND_IN } from '../shapeAnchor';
 import type { SessionEvent, SessionHeader, SessionLog } from './types';
 import type { JsonlWritePolicy } from './writePolicy';
 
@@ -196,16 +196,15 @@ export class JsonlSessionLog implements SessionLog {
  * one-shot session's log, over stand-ins that hold nothing, its scheduler one that never arms a
  * timer.
  */
-const STAND_IN = Object.freeze({});
 anchorShape(
   new JsonlSessionLog({
     file: '',
     header: Object.freeze({ id: '' }) as never,
     policy: Object.freeze({ flushDelayMs: 0, maxBufferedBytes: Number.MAX_SAFE_INTEGER, fsync: false }),
-    pool: STAND_IN as never,
+    pool: STAND_IN,
     scheduler: Object.freeze({ schedule: () => undefined, cancel: () => undefined }) as never,
-    lock: new SessionLock(STAND_IN as never, ''),
-    journal: STAND_IN as never,
+    lock: new SessionLock(STAND_IN, ''),
+    journal: STAND_IN,
     onError: () => undefined,
     onClose: () => undefined,
   }),

@@ -1,4 +1,4 @@
-import { anchorShape } from '../shapeAnchor';
+import { anchorShape, STAND_IN } from '../shapeAnchor';
 import type { SessionEvent, SessionHeader, SessionLog, SessionLogFactory } from './types';
 
 /**
@@ -22,7 +22,7 @@ export class MemorySessionLog implements SessionLog {
 }
 
 /** An in-memory log's shape outlives the last agent that had one (shapeAnchor.ts). */
-anchorShape(new MemorySessionLog(Object.freeze({}) as never));
+anchorShape(new MemorySessionLog(STAND_IN));
 
 export const memorySessionLogs: SessionLogFactory = { create: (header) => new MemorySessionLog(header) };
 
