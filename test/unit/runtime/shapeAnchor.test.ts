@@ -79,7 +79,7 @@ describe('shape anchors', () => {
   it("each anchor has the hidden class of the real objects of a fan-out, so the fan-out's optimized code outlives its last agent", async () => {
     const seen = { loops: [] as object[], aborts: [] as object[], reads: [] as object[], detectors: [] as object[] };
     const restore = [
-      instancesOf(TurnLoop.prototype.constructor as typeof TurnLoop, 'run', seen.loops),
+      instancesOf(TurnLoop, 'run', seen.loops),
       instancesOf(TurnAbort, 'end', seen.aborts),
       instancesOf(StreamRead, 'pull', seen.reads),
       instancesOf(RunawayDetector, 'toolCalled', seen.detectors),

@@ -60,6 +60,17 @@ async function sessionBytes(id: string, texts: string[]): Promise<Buffer> {
   }
 }
 
+/** Hands each journal file's handle, as it opens, to `patch`; returns what puts fs.promises.open back. */
+function patchJournalHandles(patch: (handle: fs.promises.FileHandle) => void): () => void {
+  const open = fs.promises.open;
+  fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+    const handle = await (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
+    if (String(file).endsWith('.journal')) patch(handle);
+    return handle;
+  });
+  return () => void (fs.promises.open = open);
+}
+
 describe('durable sessions: the journal of new one-shot sessions', () => {
   let dir: string;
   let cleanup: () => void;
@@ -94,14 +105,11 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
 
   it("a journal's first write holds the window's line and the batches, in one write; written again after a failed write, the file still starts with one window line", async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const open = fs.promises.open;
     const writes: string[] = [];
     const handles = { opened: 0, closed: 0 };
     let failNext = false;
     // Every write call on a journal's handle, and one injected failure that writes nothing.
-    fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
-      const handle = await (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
-      if (!String(file).endsWith('.journal')) return handle;
+    const restore = patchJournalHandles((handle) => {
       const count = (name: string, real: (...args: never[]) => Promise<unknown>) => (...args: never[]) => {
         writes.push(name);
         if (failNext) {
@@ -118,7 +126,6 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       };
       handle.write = count('write', handle.write) as typeof handle.write;
       handle.writev = count('writev', handle.writev) as typeof handle.writev;
-      return handle;
     });
     try {
       const first = ['a', 'b', 'c'].map((id) => store.create(oneShot(`first-${id}`)));
@@ -146,7 +153,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       assert.match(after, /"id":"later"/);
       await store.dispose();
     } finally {
-      fs.promises.open = open;
+      restore();
     }
     assert.deepEqual(handles, { opened: 2, closed: 2 }, 'the handle of the failed write is closed, not left to the garbage collector');
     const reader = new JsonlSessionStore(dir);
@@ -155,19 +162,15 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
 
   it('a burst larger than a slice goes into the journal in slices of at most 128 records, in order, each session whole', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const open = fs.promises.open;
     const slices: string[][] = [];
     // The records of each write call on the journal's handle.
-    fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
-      const handle = await (open as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
-      if (!String(file).endsWith('.journal')) return handle;
+    const restore = patchJournalHandles((handle) => {
       const writev = handle.writev;
       handle.writev = ((buffers: NodeJS.ArrayBufferView[], ...more: unknown[]) => {
         const text = buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')).join('');
         slices.push(text.split('\n').filter((line) => line.startsWith('{"id"')).map((line) => (JSON.parse(line) as { id: string }).id));
         return (writev as (...args: unknown[]) => Promise<fs.WriteVResult>).call(handle, buffers, ...more);
       }) as typeof handle.writev;
-      return handle;
     });
     try {
       const logs = Array.from({ length: 300 }, (_, i) => store.create(oneShot(`burst-${i}`)));
@@ -180,7 +183,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       assert.deepEqual(slices.flat(), logs.map((l) => l.header.id), 'in the order the batches came');
       await store.dispose();
     } finally {
-      fs.promises.open = open;
+      restore();
     }
     const reader = new JsonlSessionStore(dir);
     for (const [i, id] of [0, 127, 128, 299].map((i) => [i, `burst-${i}`] as const)) {
