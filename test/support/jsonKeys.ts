@@ -3,7 +3,10 @@ export function withKeysIn(value: unknown, order: (keys: string[]) => string[]):
   if (Array.isArray(value)) return value.map((item) => withKeysIn(item, order));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const key of order(Object.keys(value))) out[key] = withKeysIn((value as Record<string, unknown>)[key], order);
+    // defineProperty, not assignment: a key "__proto__" (which JSON.parse makes an own key) stays a key.
+    for (const key of order(Object.keys(value))) {
+      Object.defineProperty(out, key, { value: withKeysIn((value as Record<string, unknown>)[key], order), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;

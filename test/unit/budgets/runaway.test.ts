@@ -278,5 +278,9 @@ describe('runaway detection: arguments compared by meaning', () => {
     assert.equal(sameArgumentTexts('{"a":-0}', '{"a":0}'), true, 'as their serializations are');
     assert.equal(sameArgumentTexts('{"a":1', '{"a":1}'), false);
     assert.equal(sameArgumentTexts('[1,2]', '{"0":1,"1":2}'), false);
+    // A key "__proto__" is a key like any other (a generated case once found the oracle dropping it).
+    assert.equal(sameArgumentTexts('{"a":{"__proto__":false},"b":1}', '{"b":1,"a":{"__proto__":false}}'), true);
+    assert.equal(sameArgumentTexts('{"a":{"__proto__":false}}', '{"a":{}}'), false);
+    assert.equal(canonicalArguments('{"b":{"__proto__":false},"a":1}'), '{"a":1,"b":{"__proto__":false}}');
   });
 });
