@@ -1,3 +1,4 @@
+import { eventJson } from './eventJson';
 import { checksummedLineBytes, checksummedLines, withChecksum } from './lineChecksum';
 import type { SessionEvent, SessionHeader } from './types';
 
@@ -25,7 +26,7 @@ export class LogLines {
   /** Lines `from` to `to` (exclusive); `sizeHint` is only the buffer's first allocation. */
   bytes(from: number, to: number, sizeHint: number): Buffer {
     const jsons = new Array<string>(to - from);
-    for (let line = from; line < to; line++) jsons[line - from] = line === 0 ? this.headerLine() : JSON.stringify(this.events[line - 1]);
+    for (let line = from; line < to; line++) jsons[line - from] = line === 0 ? this.headerLine() : eventJson(this.events[line - 1]);
     return checksummedLines(jsons, sizeHint);
   }
 
@@ -60,7 +61,7 @@ export class LogLines {
 /** A whole session file: the header and `events`, one checksummed line each. */
 export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
   const parts = [withChecksum(JSON.stringify(header))];
-  for (const event of events) parts.push(withChecksum(JSON.stringify(event)));
+  for (const event of events) parts.push(withChecksum(eventJson(event)));
   return Buffer.from(parts.join('\n') + '\n', 'utf8');
 }
 

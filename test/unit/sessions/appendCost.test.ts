@@ -15,23 +15,29 @@ describe('durable sessions: what an append costs the agent', () => {
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-append-cost-')));
   afterEach(() => cleanup());
 
-  /** Counts JSON.stringify calls made on session events (not on lock or index files) while `run` runs. */
-  async function eventSerializations(run: (counts: ReadonlyMap<unknown, number>) => Promise<void>): Promise<Map<unknown, number>> {
-    const original = JSON.stringify;
-    const counts = new Map<unknown, number>();
-    JSON.stringify = function (this: unknown, ...args: Parameters<typeof JSON.stringify>): string {
-      const value = args[0] as { type?: unknown; at?: unknown } | null | undefined;
-      if (typeof value === 'object' && value !== null && typeof value.type === 'string' && typeof value.at === 'string') {
-        counts.set(value.type, (counts.get(value.type) ?? 0) + 1);
-      }
-      return original.apply(JSON, args);
-    } as typeof JSON.stringify;
-    try {
-      await run(counts);
-    } finally {
-      JSON.stringify = original;
-    }
-    return counts;
+  /**
+   * Appends through `log` and counts, per event type, how many times each appended event is
+   * serialized from then on: every serializer (JSON.stringify, or the hand-written forms of
+   * eventJson.ts) reads its checked copy's `at` exactly once, so a getter on it counts the
+   * reads made from inside one of them (the size estimate reads every key too, and is not a
+   * serialization).
+   */
+  function countingAppends(log: { append(event: SessionEvent): void; readonly events: readonly SessionEvent[] }): { append: (event: SessionEvent) => void; counts: Map<string, number> } {
+    const counts = new Map<string, number>();
+    const append = (event: SessionEvent): void => {
+      log.append(event);
+      const copy = log.events[log.events.length - 1];
+      const { type, at } = copy;
+      Object.defineProperty(copy, 'at', {
+        get: () => {
+          if (/\b(eventJson|JSON\.stringify)\b/.test(new Error().stack ?? '')) counts.set(type, (counts.get(type) ?? 0) + 1);
+          return at;
+        },
+        enumerable: true,
+        configurable: true,
+      });
+    };
+    return { append, counts };
   }
 
   it('an append serializes nothing; the write serializes each event exactly once, and the session loads whole', async () => {
@@ -39,12 +45,10 @@ describe('durable sessions: what an append costs the agent', () => {
     track(store);
     const log = store.create(header('cost'));
     const events: SessionEvent[] = everyEventType();
-    let afterAppends = -1;
-    const counts = await eventSerializations(async (sofar) => {
-      for (const event of events) log.append(event);
-      afterAppends = [...sofar.values()].reduce((a, b) => a + b, 0);
-      await log.flush();
-    });
+    const { append, counts } = countingAppends(log);
+    for (const event of events) append(event);
+    const afterAppends = [...counts.values()].reduce((a, b) => a + b, 0);
+    await log.flush();
     assert.equal(afterAppends, 0, 'append() serialized events the agent then waited for');
     const perType = new Map<string, number>();
     for (const e of events) perType.set(e.type, (perType.get(e.type) ?? 0) + 1);
@@ -74,12 +78,11 @@ describe('durable sessions: what an append costs the agent', () => {
       { type: 'assistant_text', at: '2026-01-02T03:04:06.000Z', text: 'in the journal' },
     ];
     const later: SessionEvent = { type: 'turn_end', at: '2026-01-02T03:04:07.000Z', turn: 1, reason: 'completed' };
-    const counts = await eventSerializations(async () => {
-      for (const event of first) log.append(event);
-      await log.flush(); // into the journal
-      log.append(later);
-      await log.close(); // its file, with every line
-    });
+    const { append, counts } = countingAppends(log);
+    for (const event of first) append(event);
+    await log.flush(); // into the journal
+    append(later);
+    await log.close(); // its file, with every line
     assert.deepEqual(Object.fromEntries(counts), { turn_start: 1, assistant_text: 1, turn_end: 1 }, 'each event serialized once, journal and file together');
     await store.dispose();
     assert.deepEqual((await new JsonlSessionStore(dir).loadSession('journaled')).events, [...first, later]);
@@ -89,16 +92,15 @@ describe('durable sessions: what an append costs the agent', () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
     track(store);
     const logs = ['a', 'b', 'c'].map((id) => store.create(header(`burst-${id}`, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 })));
-    let duringFlushes = -1;
-    const counts = await eventSerializations(async (sofar) => {
-      const flushed = logs.map((log) => {
-        log.append({ type: 'turn_end', at: '2026-01-02T03:04:07.000Z', turn: 1, reason: 'completed' });
-        return log.flush();
-      });
-      duringFlushes = sofar.get('turn_end') ?? 0;
-      await Promise.all(flushed);
+    const counting = logs.map(countingAppends);
+    const flushed = logs.map((log, i) => {
+      counting[i].append({ type: 'turn_end', at: '2026-01-02T03:04:07.000Z', turn: 1, reason: 'completed' });
+      return log.flush();
     });
+    const total = (): number => counting.reduce((sum, c) => sum + (c.counts.get('turn_end') ?? 0), 0);
+    const duringFlushes = total();
+    await Promise.all(flushed);
     assert.equal(duringFlushes, 0, 'a turn-end flush serialized its batch while the agents were still running');
-    assert.equal(counts.get('turn_end'), 3, 'each batch serialized once, by the journal');
+    assert.equal(total(), 3, 'each batch serialized once, by the journal');
   });
 });

@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { eventJson } from '../../../src/core/sessions/eventJson';
+import { fastCheckedEvent } from '../../../src/core/sessions/eventFastCheck';
+import { withChecksum } from '../../../src/core/sessions/lineChecksum';
+import { LogLines, sessionFileBytes } from '../../../src/core/sessions/logLines';
+import { sessionEventSchema } from '../../../src/core/sessions/schema';
+import type { SessionEvent, SessionHeader } from '../../../src/core/sessions/types';
+
+/*
+ * A session file's lines are written from each event's JSON, which the common types build by
+ * hand: it must be exactly the string JSON.stringify makes of the checked copy, for any text
+ * (quotes, backslashes, control characters, lone and paired surrogates, non-ASCII), any count
+ * and every optional key present, absent or undefined.
+ */
+describe('durable sessions: the JSON of a checked event is the JSON.stringify of it', () => {
+  const ABSENT = Symbol('absent');
+  const optional = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined | typeof ABSENT> => fc.oneof(value, fc.constant(undefined), fc.constant(ABSENT));
+  const clean = (o: Record<string, unknown>): Record<string, unknown> => {
+    for (const k of Object.keys(o)) if (o[k] === ABSENT) delete o[k];
+    return o;
+  };
+  /** Any UTF-16 code unit, lone surrogates and control characters included, and the usual edge strings. */
+  const text = fc.oneof(
+    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 12 }),
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom('', '"', '\\', '\n', '\r\t', '\u0000', '\u001f', '\u007f', '\u2028\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', 'call_1', '{"a":1}', '</script>'),
+  );
+  const iso = fc.oneof(
+    fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constantFrom('2026-11-30T14:00:00Z', '2026-11-30T14:00:00+02:00', '2026-11-30T14:00:00.123456-05:30'),
+  );
+  const count = fc.oneof(fc.nat(), fc.constantFrom(0, -0, 1, Number.MAX_SAFE_INTEGER));
+  const from = fc.constantFrom('user', 'parent', 'child', 'system');
+  const event = fc
+    .oneof(
+      fc.record({ type: fc.constant('user_message'), at: iso, text, from, queuedId: optional(count) }),
+      fc.record({ type: fc.constant('queued'), at: iso, id: count, text, from, atNextStep: optional(fc.boolean()) }),
+      fc.record({ type: fc.constant('queue_dropped'), at: iso, ids: fc.array(count, { maxLength: 4 }) }),
+      fc.record({ type: fc.constant('assistant_text'), at: iso, text }),
+      fc.record({ type: fc.constant('tool_call'), at: iso, call: fc.record({ id: text, name: text, arguments: text }) }),
+      fc.record({ type: fc.constant('tool_result'), at: iso, toolCallId: text, name: text, content: text, isError: optional(fc.boolean()) }),
+      fc.record({ type: fc.constant('turn_start'), at: iso, turn: count }),
+      fc.record({
+        type: fc.constant('turn_end'),
+        at: iso,
+        turn: count,
+        reason: fc.constantFrom('completed', 'aborted', 'blocked', 'error', 'budget', 'paused', 'interrupted'),
+        cause: optional(fc.constantFrom('user', 'parent', 'disposed', 'budget')),
+        message: optional(text),
+      }),
+      fc.record({ type: fc.constant('interrupt'), at: iso, authority: fc.constantFrom('user', 'ancestor'), by: optional(text) }),
+      fc.record({ type: fc.constant('usage'), at: iso, inputTokens: count, outputTokens: count }),
+      fc.record({ type: fc.constant('plan'), at: iso, items: fc.array(fc.record({ step: text, status: fc.constantFrom('pending', 'in_progress', 'done') }), { maxLength: 3 }) }),
+      fc.record({ type: fc.constant('answer'), at: iso, answers: optional(fc.array(fc.record({ id: text, selected: fc.array(text, { maxLength: 2 }) }), { maxLength: 2 })), error: optional(text) }),
+    )
+    .map((o) => clean(o as Record<string, unknown>));
+
+  it('for every event the schema accepts, as the schema copies it and as the quick check does', () => {
+    fc.assert(
+      fc.property(event, (raw) => {
+        const parsed: SessionEvent = sessionEventSchema().parse(raw);
+        assert.equal(eventJson(parsed), JSON.stringify(parsed));
+        const quick = fastCheckedEvent(raw);
+        if (quick) assert.equal(eventJson(quick), JSON.stringify(quick));
+      }),
+      { numRuns: 4000 },
+    );
+  });
+
+  it("makes a batch's lines and a whole file the same bytes as checksummed JSON.stringify lines, ASCII or not", () => {
+    const header: SessionHeader = { type: 'header', version: 1, id: 's-1', createdAt: '2026-12-01T10:00:00.000Z', delegationDepth: 0, kind: 'root', label: 'root', interactionMode: 'interactive' };
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 1, maxLength: 8 }), fc.nat({ max: 7 }), (raws, cut) => {
+        const events: SessionEvent[] = raws.map((raw) => sessionEventSchema().parse(raw));
+        const expected = [header, ...events].map((value) => `${withChecksum(JSON.stringify(value))}\n`);
+        const lines = new LogLines(header, events, true);
+        const from = Math.min(cut, events.length);
+        assert.equal(lines.bytes(from, events.length + 1, 16).toString('utf8'), expected.slice(from).join(''));
+        assert.equal(sessionFileBytes(header, events).toString('utf8'), expected.join(''));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('leaves out a key whose value is undefined, as JSON.stringify does', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    const events: SessionEvent[] = [
+      { type: 'tool_result', at, toolCallId: 'c', name: 'n', content: 'ok', isError: undefined },
+      { type: 'user_message', at, text: 't', from: 'user', queuedId: undefined },
+      { type: 'queued', at, id: 1, text: 't', from: 'user', atNextStep: undefined },
+      { type: 'turn_end', at, turn: 1, reason: 'completed', cause: undefined, message: undefined },
+    ];
+    for (const e of events) assert.equal(eventJson(e), JSON.stringify(e));
+    assert.equal(eventJson(events[0]), `{"type":"tool_result","at":"${at}","toolCallId":"c","name":"n","content":"ok"}`);
+  });
+});
