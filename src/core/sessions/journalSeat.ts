@@ -16,8 +16,11 @@ export interface JournaledLog {
 
 /** What a seat uses of the journal (SessionJournal). */
 export interface Journal {
-  /** `data` is asked for when the journal writes: a batch is serialized then, not when it is handed over. */
-  append(log: JournaledLog, offset: number, data: () => Buffer): Promise<void>;
+  /**
+   * `data` is asked for when the journal writes: a batch is serialized then, not when it is
+   * handed over. `written` is called once the bytes are on disk, `failed` if their write failed.
+   */
+  append(log: JournaledLog, offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void;
   left(log: JournaledLog): void;
 }
 
@@ -40,8 +43,8 @@ export class JournalSeat {
     private readonly log: JournaledLog,
   ) {}
 
-  append(offset: number, data: () => Buffer): Promise<void> {
-    return this.journal.append(this.log, offset, data);
+  append(offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void {
+    this.journal.append(this.log, offset, data, written, failed);
   }
 
   /** `data`, the bytes of lines `from` to `to`, was made for the journal: kept when it continues what is kept; returns it. */

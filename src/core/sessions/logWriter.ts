@@ -234,7 +234,9 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.inFlight = batch;
     if (this.seat && !this.seat.leaving) {
       batch.journal = true;
-      this.seat.append(batch.offset, () => this.build(batch)).then(
+      this.seat.append(
+        batch.offset,
+        () => this.build(batch),
         () => this.onBatchWritten(batch, this.nextOffset),
         (e: unknown) => this.onBatchFailed(batch, e),
       );

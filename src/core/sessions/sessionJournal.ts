@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ArborError, errnoOf } from '../errors';
 import { rm, rmdir, runSync } from './fileSteps';
 export { recoverJournals } from './journalRecovery';
+import { landedAll, record, tell, writeAllParts, type Waiting } from './journalRecords';
 import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
 import { HOST } from './windowFiles';
 
@@ -37,36 +38,10 @@ const SLICE = 128;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 let journalCounter = 0;
 
-interface Waiting {
-  log: JournaledLog;
-  offset: number;
-  data: () => Buffer;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /** A journal file open for appending, and the window's line until it is written (the file is new: it goes before the first batch). */
 interface OpenJournal {
   handle: fs.promises.FileHandle;
   header: Buffer | undefined;
-}
-
-/** Appends `parts` in order in as few calls as the system takes, without copying them into one buffer. */
-async function writeAllParts(handle: fs.promises.FileHandle, parts: Buffer[]): Promise<void> {
-  let rest = parts;
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    let whole = 0;
-    while (whole < rest.length && bytesWritten >= rest[whole].length) bytesWritten -= rest[whole++].length;
-    rest = rest.slice(whole);
-    if (bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten);
-  }
-}
-
-/** A batch's record: `{ id, at, bytes }` and its bytes. */
-function record(w: Waiting): Buffer[] {
-  const data = w.data();
-  return [Buffer.from(`${JSON.stringify({ id: w.log.sessionId, at: w.offset, bytes: data.length })}\n`), data];
 }
 
 export class SessionJournal implements Journal {
@@ -106,19 +81,21 @@ export class SessionJournal implements Journal {
     return path.join(this.folder, `${this.base}-${this.generation}${JOURNAL_SUFFIX}`);
   }
 
-  /** Writes `data`, the bytes of `log`'s file at `offset`; resolves once they are on disk. */
-  append(log: JournaledLog, offset: number, data: () => Buffer): Promise<void> {
+  /**
+   * Writes `data`, the bytes of `log`'s file at `offset`; calls `written` once they are on disk,
+   * or `failed`. Callbacks, not a promise: a thousand sessions' batches land in one write, and
+   * two promise reactions each stood between that write and their flushes.
+   */
+  append(log: JournaledLog, offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void {
     this.members.add(log);
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ log, offset, data, resolve, reject });
-      if (this.writing) return;
-      this.writing = true;
-      // The file opens now, so that it is open by the time the batches are serialized.
-      void this.opening();
-      // After the current stretch of work (a burst of agents ending turns): its batches are
-      // serialized then, off the agents' path, and written in a few large writes.
-      setImmediate(() => void this.drain());
-    }).then(() => this.landed(log));
+    this.waiting.push({ log, offset, data, written, failed });
+    if (this.writing) return;
+    this.writing = true;
+    // The file opens now, so that it is open by the time the batches are serialized.
+    void this.opening();
+    // After the current stretch of work (a burst of agents ending turns): its batches are
+    // serialized then, off the agents' path, and written in a few large writes.
+    setImmediate(() => void this.drain());
   }
 
   /** `log`'s file holds every line it wrote here: it is no longer the journal's. */
@@ -187,19 +164,20 @@ export class SessionJournal implements Journal {
         const batch = this.waiting;
         this.waiting = [];
         if (this.closed) {
-          for (const w of batch) w.resolve();
+          landedAll(batch, (w) => this.landed(w.log));
           continue;
         }
         try {
           await this.writeBatch(batch);
-          for (const w of batch) w.resolve();
         } catch (e) {
           // Opened again at the next write (it appends: what landed stays); this handle is closed.
           const failed = this.handle;
           this.handle = undefined;
           failed?.then((open) => open.handle.close()).catch(() => undefined);
-          for (const w of batch) w.reject(e);
+          for (const w of batch) tell(() => w.failed(e));
+          continue;
         }
+        landedAll(batch, (w) => this.landed(w.log));
       }
     } finally {
       this.writing = false;
