@@ -138,6 +138,11 @@ export class JsonlSessionLog implements SessionLog {
     return this.writer.flush();
   }
 
+  /** `flush` with a callback, for a store waiting on many logs at once (no promise for each). */
+  whenFlushed(done: (error: ArborError | undefined) => void): void {
+    this.writer.whenFlushed(done);
+  }
+
   /**
    * Writes everything appended so far before returning, for a process 'exit' handler or
    * extension deactivation where nothing asynchronous runs any more. Throws SESSION_WRITE_FAILED.
@@ -188,6 +193,28 @@ export class JsonlSessionLog implements SessionLog {
     else void this.lock?.release();
     this.onClose?.(this);
   }
+}
+
+/**
+ * Resolves when each of `logs` has written everything appended so far; rejects with the failure
+ * of the first of them whose write failed. One promise for all of them: a fan-out's thousand
+ * logs cost no promise each, nor a reaction each to gather them.
+ */
+export function allFlushed(logs: readonly JsonlSessionLog[]): Promise<void> {
+  if (logs.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const failures = new Array<ArborError | undefined>(logs.length);
+    let left = logs.length;
+    logs.forEach((log, i) =>
+      log.whenFlushed((error) => {
+        failures[i] = error;
+        if (--left > 0) return;
+        const failed = failures.find((f) => f !== undefined);
+        if (failed) reject(failed);
+        else resolve();
+      }),
+    );
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import { FlushScheduler } from './flushScheduler';
 import { isValidHeaderAtAGlance } from './eventFastCheck';
 import { sessionCatalogPart, sessionJournalPart } from '../parts';
 import { JOURNAL_FOLDER } from './journalSeat';
-import { JsonlSessionLog } from './jsonlSessionLog';
+import { allFlushed, JsonlSessionLog } from './jsonlSessionLog';
 import { KnownSessionFiles } from './knownSessionFiles';
 import { sessionHeaderSchema } from './schema';
 import type { SessionJournal } from './sessionJournal';
@@ -242,11 +242,9 @@ export class JsonlSessionStore implements SessionLogFactory {
     return [...this.open.values()];
   }
 
-  /** Resolves when every open log has written everything appended so far. */
-  async flushAll(): Promise<void> {
-    const results = await Promise.allSettled(this.openLogs().map((log) => log.flush()));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+  /** Resolves when every open log has written everything appended so far (allFlushed). */
+  flushAll(): Promise<void> {
+    return allFlushed(this.openLogs());
   }
 
   /**

@@ -84,10 +84,14 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   }
 
   flush(): Promise<void> {
-    if (!this.dirty) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ linesUpTo: this.appendedLines, resolve, reject }));
+    return this.dirty ? new Promise((resolve, reject) => this.whenFlushed((error) => (error ? reject(error) : resolve()))) : Promise.resolve();
+  }
+
+  /** `flush` with a callback: `done(undefined)` once everything appended so far is written, else `done(error)`. */
+  whenFlushed(done: (error: ArborError | undefined) => void): void {
+    if (!this.dirty) return done(undefined);
+    this.waiters.push({ linesUpTo: this.appendedLines, resolve: () => done(undefined), reject: done });
     this.startWrite();
-    return done;
   }
 
   /** Writes everything appended before returning; false if nothing waited. Throws SESSION_WRITE_FAILED. */
@@ -234,12 +238,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.inFlight = batch;
     if (this.seat && !this.seat.leaving) {
       batch.journal = true;
-      this.seat.append(
-        batch.offset,
-        () => this.build(batch),
-        () => this.onBatchWritten(batch, this.nextOffset),
-        (e: unknown) => this.onBatchFailed(batch, e),
-      );
+      this.seat.append(batch.offset, () => this.build(batch), () => this.onBatchWritten(batch, this.nextOffset), (e: unknown) => this.onBatchFailed(batch, e));
       return;
     }
     const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
