@@ -34,10 +34,10 @@ export function record(w: Waiting): Buffer[] {
   return [Buffer.from(`{"id":${JSON.stringify(w.log.sessionId)},"at":${w.offset},"bytes":${data.length}}\n`), data];
 }
 
-/** Each batch of `batch` is on disk: its log is told, after `landed`. */
-export function landedAll(batch: readonly Waiting[], landed: (w: Waiting) => void): void {
+/** Each batch of `batch` is on disk: the journal hears it of each log (`landed`), then the log is told. */
+export function landedAll(batch: readonly Waiting[], landed: (log: JournaledLog) => void): void {
   for (const w of batch) {
-    landed(w);
+    landed(w.log);
     tell(w.written);
   }
 }

@@ -17,8 +17,8 @@ import { HOST } from './windowFiles';
  * the path the agents wait on.
  *
  * Invariants:
- * - A batch is on disk, in the journal, when its write resolves: as early as in its own file,
- *   and a crash then loses nothing (a journal whose process is gone is written out into the
+ * - A batch is on disk, in the journal, when its log is called back (`written`): as early as in
+ *   its own file, and a crash then loses nothing (a journal whose process is gone is written out into the
  *   sessions' files by the next store that opens the folder: journalRecovery).
  * - A journaled session takes no lock and has no file, so no other window can see it, let alone
  *   take it. Its file is created the normal way (the session's lock first, then an exclusive
@@ -164,7 +164,7 @@ export class SessionJournal implements Journal {
         const batch = this.waiting;
         this.waiting = [];
         if (this.closed) {
-          landedAll(batch, (w) => this.landed(w.log));
+          landedAll(batch, (log) => this.landed(log));
           continue;
         }
         try {
@@ -177,7 +177,7 @@ export class SessionJournal implements Journal {
           for (const w of batch) tell(() => w.failed(e));
           continue;
         }
-        landedAll(batch, (w) => this.landed(w.log));
+        landedAll(batch, (log) => this.landed(log));
       }
     } finally {
       this.writing = false;
