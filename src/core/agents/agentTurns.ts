@@ -2,6 +2,7 @@ import { isoNow } from '../clock';
 import type { CancelCause } from '../errors';
 import type { ChatMessage, ToolCall } from '../models/types';
 import type { AgentQueue } from './agentQueue';
+import type { SessionLog } from '../sessions/types';
 import { turnEndEvent } from './agentLog';
 import { newHold, type GateStep, type Hold } from './holds';
 import type { InboxItem } from './inbox';
@@ -13,7 +14,7 @@ import { TurnLoop, type TurnEnd, type TurnHost, type TurnOwner } from './turnLoo
 export interface TurnsAgent<A> extends TurnOwner {
   readonly engine: TurnEngine<A> | undefined;
   readonly disposed: boolean;
-  readonly log: { flush(): Promise<void> };
+  readonly log: Pick<SessionLog, 'flush' | 'whenFlushed'>;
   lastTurnEnd: TurnEnd | undefined;
   gate(step: GateStep): Hold | undefined;
 }
@@ -200,7 +201,9 @@ export class AgentTurns<A extends TurnsAgent<A>> {
     this.running?.abort.end(!agent.disposed);
     this.running = undefined;
     const id = agent.id; // not the agent: the write may finish long after it is gone
-    agent.log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));
+    const log = agent.log;
+    if (log.whenFlushed) log.whenFlushed((err) => err && host.onProblem(`Arbor: could not save session ${id}`, err));
+    else log.flush().catch((err) => host.onProblem(`Arbor: could not save session ${id}`, err));
     host.agentChanged(agent, { type: 'turn_end', end });
     this.startNext();
   }

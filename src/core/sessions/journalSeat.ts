@@ -7,20 +7,32 @@
 export const JOURNAL_FOLDER = 'journal';
 export const JOURNAL_SUFFIX = '.journal';
 
-/** What the journal asks of a log it holds (its writer). */
+/** A batch of a log's lines handed to the journal: where its bytes go in the log's file. */
+export interface JournalBatch {
+  readonly offset: number;
+}
+
+/**
+ * What the journal asks of a log it holds (its writer). Methods, not callbacks handed over with
+ * each batch: a fan-out hands the journal a thousand batches at once, and three closures each
+ * were most of what a batch cost to hand over and to keep until it landed.
+ */
 export interface JournaledLog {
   readonly sessionId: string;
   /** The journal's wait is over: the log creates its file now, with every line. */
   leaveJournal(): void;
+  /** The bytes of `batch`, asked for when the journal writes: a batch is serialized then, not when it is handed over. */
+  build(batch: JournalBatch): Buffer;
+  /** `batch` is on disk, in the journal. */
+  onBatchWritten(batch: JournalBatch): void;
+  /** The journal's write of `batch` failed. */
+  onBatchFailed(batch: JournalBatch, error: unknown): void;
 }
 
 /** What a seat uses of the journal (SessionJournal). */
 export interface Journal {
-  /**
-   * `data` is asked for when the journal writes: a batch is serialized then, not when it is
-   * handed over. `written` is called once the bytes are on disk, `failed` if their write failed.
-   */
-  append(log: JournaledLog, offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void;
+  /** Writes `batch` of `log` (its bytes asked for when the journal writes), then tells the log it landed or failed. */
+  append(log: JournaledLog, batch: JournalBatch): void;
   left(log: JournaledLog): void;
 }
 
@@ -36,15 +48,16 @@ export class JournalSeat {
    */
   private kept: Buffer[] = [];
   keptLines = 0;
-  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Who waits for the file: called with nothing once it holds every line, or with the error of its failed write. */
+  private waiters: ((error?: unknown) => void)[] = [];
 
   constructor(
     private readonly journal: Journal,
     private readonly log: JournaledLog,
   ) {}
 
-  append(offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void {
-    this.journal.append(this.log, offset, data, written, failed);
+  append(batch: JournalBatch): void {
+    this.journal.append(this.log, batch);
   }
 
   /** `data`, the bytes of lines `from` to `to`, was made for the journal: kept when it continues what is kept; returns it. */
@@ -62,21 +75,21 @@ export class JournalSeat {
     return this.kept[0] ?? Buffer.alloc(0);
   }
 
-  /** Resolves once the file holds every line; rejects when a write of the file failed. */
-  fileWritten(): Promise<void> {
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  /** `done()` once the file holds every line; `done(error)` when a write of the file failed. */
+  whenFileWritten(done: (error?: unknown) => void): void {
+    this.waiters.push(done);
   }
 
   /** The file holds every line: the log is no longer the journal's. */
   left(): void {
     this.journal.left(this.log);
-    for (const w of this.waiters.splice(0)) w.resolve();
+    for (const done of this.waiters.splice(0)) done();
   }
 
   /** A write of the file failed: its next try starts from line 0 again. */
   fileFailed(error: unknown): void {
     this.leaving = true;
-    for (const w of this.waiters.splice(0)) w.reject(error);
+    for (const done of this.waiters.splice(0)) done(error);
   }
 }
 

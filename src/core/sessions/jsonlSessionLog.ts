@@ -166,22 +166,27 @@ export class JsonlSessionLog implements SessionLog {
    * If the write fails, the log stays with its store (the window's exit flush writes it),
    * is tried again every few seconds, and the failure is reported to the caller and the agent.
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     // What it writes now is its last batch: the new file's identity need not be read (logFileWrite).
     this.writer.closeStarted();
-    try {
-      await this.flush();
+    return new Promise((resolve, reject) =>
       // A one-shot session's lines may be in the store's journal only: the log is let go once its file holds them.
-      await this.writer.fileWritten();
-    } catch (e) {
-      this.closed = true;
-      this.writer.retry(CLOSE_RETRIES, () => this.release());
-      throw e;
-    }
-    this.closed = true;
-    await this.lock?.release();
-    this.release();
+      this.writer.whenInFile((error) => {
+        this.closed = true;
+        if (error) {
+          this.writer.retry(CLOSE_RETRIES, () => this.release());
+          return reject(error);
+        }
+        const finish = (): void => {
+          this.release();
+          resolve();
+        };
+        const unlocked = this.lock?.release();
+        if (unlocked) void unlocked.then(finish, finish);
+        else finish();
+      }),
+    );
   }
 
   private release(sync = false): void {

@@ -70,6 +70,8 @@ export class JsonlSessionStore implements SessionLogFactory {
   private readonly recovered: Promise<void>;
   private disposed = false;
   private readonly owner: string;
+  /** The folder and a separator: a file's path is this and its name, without path.join at each create. */
+  private readonly prefix: string;
 
   constructor(
     readonly root: string,
@@ -82,6 +84,7 @@ export class JsonlSessionStore implements SessionLogFactory {
       fsyncAtFlush: options.fsyncAtFlush ?? DEFAULT_WRITE_POLICY.fsyncAtFlush,
     };
     this.scheduler = new FlushScheduler(this.policy.flushDelayMs);
+    this.prefix = path.join(root, '-').slice(0, -1);
     this.onError = options.onError;
     this.locks = new WindowLock(root, { description: options.owner ?? `Arbor in process ${process.pid}` });
     this.known = new KnownSessionFiles(root);
@@ -97,7 +100,7 @@ export class JsonlSessionStore implements SessionLogFactory {
   }
   /** Absolute path of the file that holds session `id`. */
   fileOf(id: string): string {
-    return path.join(this.root, sessionFileName(id));
+    return this.prefix + sessionFileName(id);
   }
 
   /**
@@ -120,14 +123,13 @@ export class JsonlSessionStore implements SessionLogFactory {
       throw new ArborError('INPUT_INVALID', `A new session must use format version ${SESSION_FORMAT_VERSION}, not ${header.version}.`);
     }
     const name = sessionFileName(header.id);
-    const file = path.join(this.root, name);
     if (this.open.has(header.id) || this.opening.has(header.id) || this.known.has(name)) {
       throw new ArborError('SESSION_EXISTS', `Session ${header.id} already exists; resume it with reopenLog or choose a new id.`, { id: header.id });
     }
     this.known.add(name);
     return this.track(
       new JsonlSessionLog({
-        file,
+        file: this.prefix + name,
         header,
         policy: this.policy,
         pool: this.pool,

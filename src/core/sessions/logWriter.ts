@@ -38,8 +38,6 @@ export type { LogWriterInit } from './writerFile';
 
 /** Delay between the tries to save what a failed close left. */
 const RETRY_MS = 5_000;
-/** The synchronous flush's write is never superseded: nothing else runs meanwhile. */
-const always = (): boolean => true;
 
 export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   private readonly scheduler: FlushScheduler;
@@ -90,7 +88,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   /** `flush` with a callback: `done(undefined)` once everything appended so far is written, else `done(error)`. */
   whenFlushed(done: (error: ArborError | undefined) => void): void {
     if (!this.dirty) return done(undefined);
-    this.waiters.push({ linesUpTo: this.appendedLines, resolve: () => done(undefined), reject: done });
+    this.waiters.push({ linesUpTo: this.appendedLines, done });
     this.startWrite();
   }
 
@@ -109,8 +107,8 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     let end: number;
     try {
       if (this.log.lock && !this.log.lock.isHeld) this.log.lock.acquireSync();
-      // Nothing else runs meanwhile, so this write stays current and returns the file's length.
-      end = runSync(writeBatchSteps(this, { data: this.build(batch), offset, linesUpTo: batch.linesUpTo }, always)) as number;
+      // Nothing else runs meanwhile, so this write is never superseded and returns the file's length.
+      end = runSync(writeBatchSteps(this, { data: this.build(batch), offset, linesUpTo: batch.linesUpTo }, () => true)) as number;
     } catch (e) {
       // Nothing moved: the lines wait as before, behind the in-flight write if one still runs.
       const error = this.writeError(e);
@@ -130,14 +128,17 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   }
 
   /**
-   * Resolves once the file holds every line the journal held (at once for a log that has its
-   * file); rejects when writing the file failed. With `now`, the log leaves the journal at once.
+   * `done()` once everything appended so far is written and the file holds every line (a close:
+   * a one-shot session's lines may be in the journal only); `done(error)` when a write failed.
+   * Callbacks, not a promise chain: a fan-out closes a thousand logs at once. With `now`, the
+   * log leaves the journal as soon as its lines are flushed.
    */
-  fileWritten(now = false): Promise<void> {
-    if (!this.seat) return Promise.resolve();
-    const done = this.seat.fileWritten();
-    if (now) this.leaveJournal();
-    return done;
+  whenInFile(done: (error: ArborError | undefined) => void, now = false): void {
+    this.whenFlushed((error) => {
+      if (error || !this.seat) return done(error);
+      this.seat.whenFileWritten((failure) => done(failure === undefined ? undefined : (failure as ArborError)));
+      if (now) this.leaveJournal();
+    });
   }
 
   /** The journal's wait is over (JournaledLog): the next batch writes the file whole, from line 0. */
@@ -169,9 +170,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     if (tries <= 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.flush()
-        .then(() => this.fileWritten(true))
-        .then(written, () => this.retry(tries - 1, written));
+      this.whenInFile((error) => (error ? this.retry(tries - 1, written) : written()), true);
     }, RETRY_MS);
     this.retryTimer.unref();
   }
@@ -206,8 +205,8 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     return this.takenLines < this.appendedLines;
   }
 
-  /** The bytes of the batch about to be written. */
-  private build(batch: Batch): Buffer {
+  /** The bytes of the batch about to be written (JournaledLog: the journal asks when it writes). */
+  build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
     batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
     // A journal batch is built when the journal writes: by then a synchronous flush may have overtaken it.
@@ -238,7 +237,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.inFlight = batch;
     if (this.seat && !this.seat.leaving) {
       batch.journal = true;
-      this.seat.append(batch.offset, () => this.build(batch), () => this.onBatchWritten(batch, this.nextOffset), (e: unknown) => this.onBatchFailed(batch, e));
+      this.seat.append(batch);
       return;
     }
     const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
@@ -264,7 +263,9 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     return this.waiters.length > 0;
   }
 
-  private onBatchWritten(batch: Batch, end: number | undefined): void {
+  /** `batch` is written and the file is `end` bytes long (a journal's batch: where its bytes end); undefined: superseded (JournaledLog). */
+  onBatchWritten(batch: Batch, end?: number): void {
+    if (batch.journal && this.inFlight === batch) end = this.nextOffset;
     if (this.inFlight !== batch || end === undefined) return; // flushSync already wrote it
     this.inFlight = undefined;
     this.nextOffset = end;
@@ -281,7 +282,8 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     else this.scheduleWrite();
   }
 
-  private onBatchFailed(batch: Batch, cause: unknown): void {
+  /** The write of `batch` failed (JournaledLog). */
+  onBatchFailed(batch: Batch, cause: unknown): void {
     if (this.inFlight !== batch) return;
     this.inFlight = undefined;
     // Its lines wait again: the next flush or append writes them again at the same offset (a
@@ -293,7 +295,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.seat?.fileFailed(error);
     const waiters = this.waiters;
     this.waiters = [];
-    for (const w of waiters) w.reject(error);
+    for (const w of waiters) w.done(error);
     this.log.problems.writeFailed(error);
   }
 
@@ -301,7 +303,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     if (this.waiters.length === 0) return;
     const still: Waiter[] = [];
     for (const w of this.waiters) {
-      if (w.linesUpTo <= this.durableLines) w.resolve();
+      if (w.linesUpTo <= this.durableLines) w.done(undefined);
       else still.push(w);
     }
     this.waiters = still;

@@ -1,3 +1,4 @@
+import { asArborError, type ArborError } from '../errors';
 import type { SessionEvent, SessionLog } from './types';
 
 /**
@@ -20,6 +21,10 @@ export abstract class ObservedLog implements SessionLog {
   }
   flush(): Promise<void> {
     return this.inner.flush();
+  }
+  whenFlushed(done: (error: ArborError | undefined) => void): void {
+    if (this.inner.whenFlushed) this.inner.whenFlushed(done);
+    else this.inner.flush().then(() => done(undefined), (e: unknown) => done(asArborError(e, 'SESSION_WRITE_FAILED')));
   }
   protected abstract appended(event: SessionEvent): void;
 }

@@ -5,7 +5,7 @@ import { ArborError, errnoOf } from '../errors';
 import { rm, rmdir, runSync } from './fileSteps';
 export { recoverJournals } from './journalRecovery';
 import { landedAll, record, tell, writeAllParts, type Waiting } from './journalRecords';
-import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournaledLog } from './journalSeat';
+import { JOURNAL_FOLDER, JOURNAL_SUFFIX, type Journal, type JournalBatch, type JournaledLog } from './journalSeat';
 import { HOST } from './windowFiles';
 
 /**
@@ -82,13 +82,13 @@ export class SessionJournal implements Journal {
   }
 
   /**
-   * Writes `data`, the bytes of `log`'s file at `offset`; calls `written` once they are on disk,
-   * or `failed`. Callbacks, not a promise: a thousand sessions' batches land in one write, and
-   * two promise reactions each stood between that write and their flushes.
+   * Writes `batch`, bytes of `log`'s file at its offset; tells the log once they are on disk, or
+   * that their write failed. A call back, not a promise: a thousand sessions' batches land in one
+   * write, and two promise reactions each stood between that write and their flushes.
    */
-  append(log: JournaledLog, offset: number, data: () => Buffer, written: () => void, failed: (error: unknown) => void): void {
+  append(log: JournaledLog, batch: JournalBatch): void {
     this.members.add(log);
-    this.waiting.push({ log, offset, data, written, failed });
+    this.waiting.push({ log, batch });
     if (this.writing) return;
     this.writing = true;
     // The file opens now, so that it is open by the time the batches are serialized.
@@ -174,7 +174,7 @@ export class SessionJournal implements Journal {
           const failed = this.handle;
           this.handle = undefined;
           failed?.then((open) => open.handle.close()).catch(() => undefined);
-          for (const w of batch) tell(() => w.failed(e));
+          for (const w of batch) tell(w, true, e);
           continue;
         }
         landedAll(batch, (log) => this.landed(log));

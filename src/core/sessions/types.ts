@@ -123,6 +123,11 @@ export interface SessionLog {
   /** Resolves when everything appended so far is durable. */
   flush(): Promise<void>;
   /**
+   * `flush` with a callback, where a log offers it: `done(undefined)` once everything appended
+   * so far is durable, `done(error)` if its write failed. A turn's end flushes without a promise.
+   */
+  whenFlushed?(done: (error: ArborError | undefined) => void): void;
+  /**
    * Problems met after `append` returned, which no caller can catch: an event refused because
    * it does not match the session format, a write that failed for good. The agent that owns
    * the log shows them; `undefined` means the problem reported before is solved (a failed

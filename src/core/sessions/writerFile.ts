@@ -33,10 +33,10 @@ export interface Batch {
   journal?: true;
 }
 
+/** A flush waiting for the lines up to `linesUpTo`: `done()` once they are written, `done(error)` if their write failed. */
 export interface Waiter {
   linesUpTo: number;
-  resolve: () => void;
-  reject: (error: ArborError) => void;
+  done: (error: ArborError | undefined) => void;
 }
 
 export interface LogWriterInit {

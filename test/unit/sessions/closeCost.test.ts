@@ -1,0 +1,78 @@
+import * as assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import type { JsonlSessionLog } from '../../../src/core/sessions';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
+
+/*
+ * A fan-out ends a thousand one-shot subagents at once: each turn's end flushes its log and each
+ * ended agent closes it, and those waits stay open until the store's journal has written the
+ * batches, and the close's until the session has its file. What a log's waits cost is counted
+ * here as promises made, the one figure that does not depend on the machine: a turn end's flush
+ * by callback makes none, and a close makes the one it returns, however many steps (the flush,
+ * the journal, the file) it waits through.
+ */
+
+const oneShot = (id: string) => header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
+const N = 200;
+
+/** How many promises `work` makes, synchronously and in what it waits for. */
+async function promisesMadeBy(work: () => Promise<void>): Promise<number> {
+  let made = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') made++;
+    },
+  });
+  hook.enable();
+  try {
+    await work();
+  } finally {
+    hook.disable();
+  }
+  return made;
+}
+
+function endedTurn(log: JsonlSessionLog, i: number): void {
+  log.append({ type: 'turn_start', at: tick(), turn: 1 });
+  log.append({ type: 'user_message', at: tick(), text: `task ${i}`, from: 'parent' });
+  log.append({ type: 'assistant_text', at: tick(), text: 'done' });
+  log.append({ type: 'turn_end', at: tick(), turn: 1, reason: 'completed' });
+}
+
+describe('durable sessions: what closing a fan-out of one-shot logs costs', () => {
+  const track = disposeAfterEach();
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-close-cost-')));
+  afterEach(() => cleanup());
+
+  it("makes no promise for a turn end's flush by callback and one per close until the journal holds every batch, and each close settles once its file is written", async () => {
+    const store = track(new JsonlSessionStore(dir, { flushDelayMs: 60_000 }));
+    // The journal's part and the store's first look at the folder, before anything is counted.
+    const first = store.create(oneShot('cost-warm'));
+    endedTurn(first, 0);
+    await first.close();
+
+    const logs = Array.from({ length: N }, (_, i) => store.create(oneShot(`cost-${i}`)));
+    let closes: Promise<void>[] = [];
+    let flushed = 0;
+    const made = await promisesMadeBy(async () => {
+      logs.forEach((log, i) => {
+        endedTurn(log, i);
+        log.whenFlushed((error) => {
+          assert.equal(error, undefined);
+          flushed++;
+        });
+      });
+      closes = logs.map((log) => log.close());
+      await store.flushAll();
+    });
+    assert.equal(flushed, N, 'every turn end heard its flush');
+    // One per close, and a dozen or so for each of the journal's writes (one per slice of 128 logs) and for flushAll.
+    assert.ok(made <= N * 1.5, `${made} promises for ${N} closed logs`);
+    await Promise.all(closes);
+    for (const log of logs) assert.equal(log.dirty, false);
+  });
+});
