@@ -9,9 +9,10 @@ import * as zlib from 'node:zlib';
  * as they always did.
  */
 
-const PREFIX = '{"crc":"';
+/** What each checksummed line starts with, before its 8 hex digits. */
+export const LINE_PREFIX = '{"crc":"';
 /** `{"crc":"` + 8 hex digits + `",` */
-const PREFIX_LENGTH = PREFIX.length + 8 + 2;
+const PREFIX_LENGTH = LINE_PREFIX.length + 8 + 2;
 const HEX8 = /^[0-9a-f]{8}$/;
 
 /** Node's own CRC-32 (Node 20.15 and later), else the table-driven fallbacks below. */
@@ -32,131 +33,21 @@ export function checksummedLineBytes(json: string): number {
 
 /** The line for one JSON object (`json` starts with `{` and is not `{}`), without its newline. */
 export function withChecksum(json: string): string {
-  return `${PREFIX}${hex(crc32(json))}",${json.slice(1)}`;
+  return `${LINE_PREFIX}${hex(crc32(json))}",${json.slice(1)}`;
 }
 
 export type DecodedLine = { ok: true; json: string; checked: boolean } | { ok: false; reason: string };
 
 /** The JSON of a line, checked against its checksum when it has one. */
 export function checkLine(line: string): DecodedLine {
-  if (!line.startsWith(PREFIX) || line.charCodeAt(PREFIX_LENGTH - 2) !== 0x22 /* " */ || line.charCodeAt(PREFIX_LENGTH - 1) !== 0x2c /* , */) {
+  if (!line.startsWith(LINE_PREFIX) || line.charCodeAt(PREFIX_LENGTH - 2) !== 0x22 /* " */ || line.charCodeAt(PREFIX_LENGTH - 1) !== 0x2c /* , */) {
     return { ok: true, json: line, checked: false };
   }
-  const stored = line.slice(PREFIX.length, PREFIX.length + 8);
+  const stored = line.slice(LINE_PREFIX.length, LINE_PREFIX.length + 8);
   if (!HEX8.test(stored)) return { ok: true, json: line, checked: false };
   const json = '{' + line.slice(PREFIX_LENGTH);
   if (hex(crc32(json)) !== stored) return { ok: false, reason: 'its checksum does not match its content (the bytes were changed after Arbor wrote them)' };
   return { ok: true, json, checked: true };
-}
-
-const PREFIX_BYTES = Buffer.from(PREFIX, 'latin1');
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
-/**
- * Checksummed lines written straight into one growing buffer: the same bytes as
- * `withChecksum(json) + '\n'` per line, without a string per line. The log keeps what waits
- * to be written here, outside the JavaScript heap, so a thousand agents' unwritten lines cost
- * the garbage collector nothing.
- */
-export class LineBuffer {
-  private buffer: Buffer | undefined;
-  private used = 0;
-
-  /** `capacity`: about how many bytes will be appended (the first allocation's size). */
-  constructor(private readonly capacity = 512) {}
-
-  /** Bytes waiting. */
-  get length(): number {
-    return this.used;
-  }
-
-  /** Appends the line of one JSON object (`json` starts with `{` and is not `{}`) and its newline. */
-  appendJson(json: string): void {
-    // The JSON goes where the line has it, its `{` on the `,` after the checksum; the checksum
-    // is taken over the JSON's own bytes, then the `{` becomes that `,` and the prefix goes before it.
-    // Measured exactly: reserving the worst case (3 bytes per UTF-16 unit) made most logs
-    // outgrow the small pooled buffer they start with, each growth a separate allocation.
-    const start = this.reserve(PREFIX_LENGTH + Buffer.byteLength(json, 'utf8'));
-    const buffer = this.buffer!;
-    const at = start + PREFIX_LENGTH - 1;
-    const written = buffer.write(json, at, 'utf8');
-    // Over the JSON's bytes where they now are, before its `{` is overwritten.
-    let crc = crcOfRange(buffer, at, at + written);
-    PREFIX_BYTES.copy(buffer, start);
-    for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
-      buffer[start + i] = HEX_DIGITS[crc & 0xf];
-      crc >>>= 4;
-    }
-    buffer[start + PREFIX_LENGTH - 2] = 0x22; // "
-    buffer[at] = 0x2c; // ,
-    buffer[at + written] = 0x0a;
-    this.used = at + written + 1;
-  }
-
-  /** Everything waiting, handed over: the buffer starts anew. */
-  take(): Buffer {
-    const taken = this.buffer ? this.buffer.subarray(0, this.used) : Buffer.alloc(0);
-    this.buffer = undefined;
-    this.used = 0;
-    return taken;
-  }
-
-  /** Puts bytes taken before back in front (a write that failed). */
-  unshift(data: Buffer): void {
-    const rest = this.take();
-    this.buffer = Buffer.concat([data, rest]);
-    this.used = this.buffer.length;
-  }
-
-  /** Room for `bytes` more; returns where they start. */
-  private reserve(bytes: number): number {
-    const need = this.used + bytes;
-    if (!this.buffer || this.buffer.length < need) {
-      // Small buffers are slices of Node's shared pool: starting small lets many logs share one
-      // allocation, where a larger start made each log (a thousand at once) allocate its own.
-      const grown = Buffer.allocUnsafe(Math.max(need, this.buffer ? this.buffer.length * 2 : this.capacity));
-      if (this.buffer) this.buffer.copy(grown, 0, 0, this.used);
-      this.buffer = grown;
-    }
-    return this.used;
-  }
-}
-
-/** What goes before each JSON in a batch's text: the prefix and a checksum of zeros, filled in afterwards. */
-const UNSIGNED = `${PREFIX}00000000"`;
-
-/**
- * The lines of several JSON objects (each starts with `{` and is not `{}`), each with its
- * checksum and newline: the same bytes as `LineBuffer.appendJson` of each in turn. When all of
- * them are ASCII, as nearly every line of a session is, the batch is one string written once
- * into one buffer, the checksums then filled in where each line's JSON sits: two native calls
- * for the batch instead of two for each line, which were a third of a large batch's cost.
- * Other text goes line by line.
- */
-export function checksummedLines(jsons: readonly string[], sizeHint: number): Buffer {
-  let text = '';
-  for (const json of jsons) text += UNSIGNED + json + '\n';
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes !== text.length) {
-    const lines = new LineBuffer(sizeHint);
-    for (const json of jsons) lines.appendJson(json);
-    return lines.take();
-  }
-  const buffer = Buffer.allocUnsafe(bytes);
-  buffer.write(text, 0, bytes, 'latin1');
-  let start = 0;
-  for (const json of jsons) {
-    // The JSON's `{` sits where the line has its `,`: the checksum is over the JSON's own bytes first.
-    const at = start + UNSIGNED.length;
-    let crc = crcOfRange(buffer, at, at + json.length);
-    for (let i = PREFIX.length + 7; i >= PREFIX.length; i--) {
-      buffer[start + i] = HEX_DIGITS[crc & 0xf];
-      crc >>>= 4;
-    }
-    buffer[at] = 0x2c; // ,
-    start = at + json.length + 1;
-  }
-  return buffer;
 }
 
 /**
@@ -166,7 +57,8 @@ export function checksummedLines(jsons: readonly string[], sizeHint: number): Bu
  */
 const NATIVE_FROM_BYTES = 256;
 
-function crcOfRange(bytes: Buffer, start: number, end: number): number {
+/** CRC-32 of `bytes[start, end)`: the table below for short ranges, zlib's over a view for long ones. */
+export function crcOfRange(bytes: Buffer, start: number, end: number): number {
   return nativeCrc32 && end - start >= NATIVE_FROM_BYTES ? nativeCrc32(bytes.subarray(start, end)) >>> 0 : crc32Range(bytes, start, end);
 }
 

@@ -1,5 +1,5 @@
-import { eventJson } from './eventJson';
-import { checksummedLineBytes, checksummedLines, withChecksum } from './lineChecksum';
+import { linesBytes } from './eventLines';
+import { checksummedLineBytes } from './lineChecksum';
 import type { SessionEvent, SessionHeader } from './types';
 
 /**
@@ -23,11 +23,14 @@ export class LogLines {
     if (isNew) this.headerJson = JSON.stringify(header);
   }
 
-  /** Lines `from` to `to` (exclusive); `sizeHint` is only the buffer's first allocation. */
-  bytes(from: number, to: number, sizeHint: number): Buffer {
-    const jsons = new Array<string>(to - from);
-    for (let line = from; line < to; line++) jsons[line - from] = line === 0 ? this.headerLine() : eventJson(this.events[line - 1]);
-    return checksummedLines(jsons, sizeHint);
+  /** Lines `from` to `to` (exclusive). */
+  bytes(from: number, to: number): Buffer {
+    return linesBytes((lines) => {
+      for (let line = from; line < to; line++) {
+        if (line === 0) lines.json(this.headerLine());
+        else lines.eventLine(this.events[line - 1]);
+      }
+    });
   }
 
   /** About how many bytes line `line` takes (exactly, for the header). */
@@ -60,9 +63,10 @@ export class LogLines {
 
 /** A whole session file: the header and `events`, one checksummed line each. */
 export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
-  const parts = [withChecksum(JSON.stringify(header))];
-  for (const event of events) parts.push(withChecksum(eventJson(event)));
-  return Buffer.from(parts.join('\n') + '\n', 'utf8');
+  return linesBytes((lines) => {
+    lines.json(JSON.stringify(header));
+    for (const event of events) lines.eventLine(event);
+  });
 }
 
 /**

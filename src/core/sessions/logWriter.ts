@@ -102,8 +102,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     // From where the in-flight write, if any, started: the same bytes at the same offset.
     const fromLine = this.inFlight ? this.inFlight.fromLine : this.takenLines;
     const offset = this.inFlight ? this.inFlight.offset : this.nextOffset;
-    const bytes = this.pendingBytes + (this.inFlight ? this.inFlight.bytes : 0);
-    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, bytes, data: this.linesBytes(fromLine, this.appendedLines, bytes) };
+    const batch: Batch = { offset, fromLine, linesUpTo: this.appendedLines, data: this.linesBytes(fromLine, this.appendedLines) };
     let end: number;
     try {
       if (this.log.lock && !this.log.lock.isHeld) this.log.lock.acquireSync();
@@ -208,19 +207,19 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   /** The bytes of the batch about to be written (JournaledLog: the journal asks when it writes). */
   build(batch: Batch): Buffer {
     if (batch.data) return batch.data;
-    batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo, batch.bytes);
+    batch.data = this.linesBytes(batch.fromLine, batch.linesUpTo);
     // A journal batch is built when the journal writes: by then a synchronous flush may have overtaken it.
     if (this.inFlight === batch) this.nextOffset = batch.offset + batch.data.length;
     return batch.data;
   }
 
   /** Lines `from` to `to`, each serialized once: a file leaving the journal starts with the bytes its journal batches were. */
-  private linesBytes(from: number, to: number, sizeHint: number): Buffer {
+  private linesBytes(from: number, to: number): Buffer {
     const seat = this.seat;
     const kept = seat?.keptLines ?? 0;
-    if (!seat || from !== 0 || kept === 0 || kept > to) return seat ? seat.keep(from, to, this.lines.bytes(from, to, sizeHint)) : this.lines.bytes(from, to, sizeHint);
+    if (!seat || from !== 0 || kept === 0 || kept > to) return seat ? seat.keep(from, to, this.lines.bytes(from, to)) : this.lines.bytes(from, to);
     const head = seat.keptBytes();
-    return kept === to ? head : Buffer.concat([head, this.lines.bytes(kept, to, Math.max(256, sizeHint - head.length))]);
+    return kept === to ? head : Buffer.concat([head, this.lines.bytes(kept, to)]);
   }
 
   private scheduleWrite(): void {
@@ -231,7 +230,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
   private startWrite(): void {
     this.stop();
     if (this.inFlight || !this.hasPending) return;
-    const batch: Batch = { offset: this.nextOffset, fromLine: this.takenLines, linesUpTo: this.appendedLines, bytes: this.pendingBytes };
+    const batch: Batch = { offset: this.nextOffset, fromLine: this.takenLines, linesUpTo: this.appendedLines };
     this.takenLines = this.appendedLines;
     this.pendingBytes = 0;
     this.inFlight = batch;

@@ -25,8 +25,6 @@ export interface Batch {
   fromLine: number;
   /** How many lines are durable once this batch is written. */
   linesUpTo: number;
-  /** About how many bytes its lines take. */
-  bytes: number;
   /** Its bytes, made when the write runs (in its pool slot; a retry reuses them), or at once by the synchronous flush. */
   data?: Buffer;
   /** Written to the store's journal, not to the file. */

@@ -17,8 +17,8 @@ describe('durable sessions: what an append costs the agent', () => {
 
   /**
    * Appends through `log` and counts, per event type, how many times each appended event is
-   * serialized from then on: every serializer (JSON.stringify, or the hand-written forms of
-   * eventJson.ts) reads its checked copy's `at` exactly once, so a getter on it counts the
+   * serialized from then on: every serializer (JSON.stringify, or the hand-written lines of
+   * eventLines.ts) reads its checked copy's `at` exactly once, so a getter on it counts the
    * reads made from inside one of them (the size estimate reads every key too, and is not a
    * serialization).
    */
@@ -30,7 +30,7 @@ describe('durable sessions: what an append costs the agent', () => {
       const { type, at } = copy;
       Object.defineProperty(copy, 'at', {
         get: () => {
-          if (/\b(eventJson|JSON\.stringify)\b/.test(new Error().stack ?? '')) counts.set(type, (counts.get(type) ?? 0) + 1);
+          if (/\b(eventLine|JSON\.stringify)\b/.test(new Error().stack ?? '')) counts.set(type, (counts.get(type) ?? 0) + 1);
           return at;
         },
         enumerable: true,

@@ -1,36 +1,50 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { eventJson } from '../../../src/core/sessions/eventJson';
+import { linesBytes } from '../../../src/core/sessions/eventLines';
 import { fastCheckedEvent } from '../../../src/core/sessions/eventFastCheck';
-import { withChecksum } from '../../../src/core/sessions/lineChecksum';
+import { checkLine, withChecksum } from '../../../src/core/sessions/lineChecksum';
 import { LogLines, sessionFileBytes } from '../../../src/core/sessions/logLines';
 import { sessionEventSchema } from '../../../src/core/sessions/schema';
 import type { SessionEvent, SessionHeader } from '../../../src/core/sessions/types';
 
 /*
- * A session file's lines are written from each event's JSON, which the common types build by
- * hand: it must be exactly the string JSON.stringify makes of the checked copy, for any text
- * (quotes, backslashes, control characters, lone and paired surrogates, non-ASCII), any count
- * and every optional key present, absent or undefined.
+ * A session file's lines are written straight into bytes, the common event types key by key:
+ * each line must be exactly the checksummed line of the string JSON.stringify makes of the
+ * checked copy, for any text (quotes, backslashes, control characters, lone and paired
+ * surrogates, non-ASCII, short or long), any count and every optional key present, absent or
+ * undefined.
  */
-describe('durable sessions: the JSON of a checked event is the JSON.stringify of it', () => {
+describe('durable sessions: the line of a checked event is the checksummed JSON.stringify of it', () => {
+  const lineOf = (event: SessionEvent): string => linesBytes((lines) => lines.eventLine(event)).toString('utf8');
+  const expectedLine = (value: unknown): string => `${withChecksum(JSON.stringify(value))}\n`;
   const ABSENT = Symbol('absent');
   const optional = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined | typeof ABSENT> => fc.oneof(value, fc.constant(undefined), fc.constant(ABSENT));
   const clean = (o: Record<string, unknown>): Record<string, unknown> => {
     for (const k of Object.keys(o)) if (o[k] === ABSENT) delete o[k];
     return o;
   };
-  /** Any UTF-16 code unit, lone surrogates and control characters included, and the usual edge strings. */
+  const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+  const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
+  /**
+   * Any UTF-16 code unit, lone surrogates and control characters included, the usual edge
+   * strings, and long ones (written natively past 64 characters): printable ASCII, with one
+   * character JSON escapes or that is not ASCII somewhere in it.
+   */
   const text = fc.oneof(
-    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 12 }),
+    fc.string({ unit: anyUnit, maxLength: 12 }),
     fc.string({ maxLength: 12 }),
+    fc.string({ unit: printable, minLength: 60, maxLength: 300 }),
+    fc.tuple(fc.string({ unit: printable, minLength: 60, maxLength: 200 }), fc.constantFrom('"', '\\', '\n', '\u007f', 'é', '\ud800', '🌳'), fc.nat()).map(([t, odd, at]) => {
+      const i = at % (t.length + 1);
+      return t.slice(0, i) + odd + t.slice(i);
+    }),
     fc.constantFrom('', '"', '\\', '\n', '\r\t', '\u0000', '\u001f', '\u007f', '\u2028\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', 'call_1', '{"a":1}', '</script>'),
   );
   const iso = fc.oneof(
     fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
     fc.constantFrom('2026-11-30T14:00:00Z', '2026-11-30T14:00:00+02:00', '2026-11-30T14:00:00.123456-05:30'),
   );
-  const count = fc.oneof(fc.nat(), fc.constantFrom(0, -0, 1, Number.MAX_SAFE_INTEGER));
+  const count = fc.oneof(fc.nat(), fc.nat({ max: 99 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, -0, 1, 9, 10, 99, 100, Number.MAX_SAFE_INTEGER));
   const from = fc.constantFrom('user', 'parent', 'child', 'system');
   const event = fc
     .oneof(
@@ -60,9 +74,11 @@ describe('durable sessions: the JSON of a checked event is the JSON.stringify of
     fc.assert(
       fc.property(event, (raw) => {
         const parsed: SessionEvent = sessionEventSchema().parse(raw);
-        assert.equal(eventJson(parsed), JSON.stringify(parsed));
+        const line = lineOf(parsed);
+        assert.equal(line, expectedLine(parsed));
+        assert.deepEqual(checkLine(line.slice(0, -1)), { ok: true, json: JSON.stringify(parsed), checked: true });
         const quick = fastCheckedEvent(raw);
-        if (quick) assert.equal(eventJson(quick), JSON.stringify(quick));
+        if (quick) assert.equal(lineOf(quick), expectedLine(quick));
       }),
       { numRuns: 4000 },
     );
@@ -73,10 +89,10 @@ describe('durable sessions: the JSON of a checked event is the JSON.stringify of
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: 8 }), fc.nat({ max: 7 }), (raws, cut) => {
         const events: SessionEvent[] = raws.map((raw) => sessionEventSchema().parse(raw));
-        const expected = [header, ...events].map((value) => `${withChecksum(JSON.stringify(value))}\n`);
+        const expected = [header, ...events].map(expectedLine);
         const lines = new LogLines(header, events, true);
         const from = Math.min(cut, events.length);
-        assert.equal(lines.bytes(from, events.length + 1, 16).toString('utf8'), expected.slice(from).join(''));
+        assert.equal(lines.bytes(from, events.length + 1).toString('utf8'), expected.slice(from).join(''));
         assert.equal(sessionFileBytes(header, events).toString('utf8'), expected.join(''));
       }),
       { numRuns: 600 },
@@ -91,7 +107,48 @@ describe('durable sessions: the JSON of a checked event is the JSON.stringify of
       { type: 'queued', at, id: 1, text: 't', from: 'user', atNextStep: undefined },
       { type: 'turn_end', at, turn: 1, reason: 'completed', cause: undefined, message: undefined },
     ];
-    for (const e of events) assert.equal(eventJson(e), JSON.stringify(e));
-    assert.equal(eventJson(events[0]), `{"type":"tool_result","at":"${at}","toolCallId":"c","name":"n","content":"ok"}`);
+    for (const e of events) assert.equal(lineOf(e), expectedLine(e));
+    assert.equal(lineOf(events[0]), expectedLine({ type: 'tool_result', at, toolCallId: 'c', name: 'n', content: 'ok' }));
+  });
+
+  it('writes a batch larger than the shared buffer keeps, and the batches after it, whole', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    const big: SessionEvent = { type: 'tool_result', at, toolCallId: 'c', name: 'n', content: 'x'.repeat(3_000_000) };
+    const small: SessionEvent = { type: 'assistant_text', at, text: 'after' };
+    assert.equal(linesBytes((lines) => lines.eventLine(big)).toString('utf8'), expectedLine(big));
+    assert.equal(lineOf(small), expectedLine(small));
+    assert.equal(linesBytes((lines) => [small, big, small].forEach((e) => lines.eventLine(e))).toString('utf8'), [small, big, small].map(expectedLine).join(''));
+  });
+
+  it('writes a batch begun while another is being written without mixing their lines', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    const inner: SessionEvent = { type: 'assistant_text', at, text: 'inner' };
+    let innerBytes = '';
+    const outer = { type: 'turn_start', at, turn: 1 } as SessionEvent & { turn: number };
+    // A getter that writes a batch of its own while the outer batch is being written.
+    Object.defineProperty(outer, 'turn', {
+      get: () => {
+        innerBytes = lineOf(inner);
+        return 1;
+      },
+      enumerable: true,
+    });
+    const first: SessionEvent = { type: 'assistant_text', at, text: 'first' };
+    const outerBytes = linesBytes((lines) => [first, outer].forEach((e) => lines.eventLine(e))).toString('utf8');
+    assert.equal(innerBytes, expectedLine(inner));
+    assert.equal(outerBytes, expectedLine(first) + expectedLine({ type: 'turn_start', at, turn: 1 }));
+  });
+
+  it('a batch whose writing throws leaves the next batch whole', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    const bad = { type: 'assistant_text', at } as SessionEvent;
+    Object.defineProperty(bad, 'text', {
+      get: () => {
+        throw new Error('unreadable');
+      },
+    });
+    assert.throws(() => linesBytes((lines) => lines.eventLine(bad)), /unreadable/);
+    const after: SessionEvent = { type: 'assistant_text', at, text: 'after' };
+    assert.equal(lineOf(after), expectedLine(after));
   });
 });
