@@ -12,8 +12,8 @@ import type { SessionEvent } from './types';
  * after the root was idle. These write the same bytes and leave almost nothing behind.
  *
  * Invariants:
- * - For every event the schema accepts, `event` writes the bytes of
- *   `withChecksum(JSON.stringify(parsed)) + '\n'` (a property test holds it to that): the same
+ * - For every event the schema accepts, `eventLine` writes the checksummed line of
+ *   `JSON.stringify(parsed)` and its newline (a property test holds it to that): the same
  *   keys in the same order, a key whose value is undefined left out, each string escaped as
  *   JSON.stringify escapes it.
  * - A type written by hand lists every key its type has: a key added to one of these types

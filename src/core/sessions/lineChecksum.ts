@@ -31,11 +31,6 @@ export function checksummedLineBytes(json: string): number {
   return PREFIX_LENGTH + Buffer.byteLength(json, 'utf8');
 }
 
-/** The line for one JSON object (`json` starts with `{` and is not `{}`), without its newline. */
-export function withChecksum(json: string): string {
-  return `${LINE_PREFIX}${hex(crc32(json))}",${json.slice(1)}`;
-}
-
 export type DecodedLine = { ok: true; json: string; checked: boolean } | { ok: false; reason: string };
 
 /** The JSON of a line, checked against its checksum when it has one. */
