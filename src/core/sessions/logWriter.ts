@@ -5,7 +5,7 @@ import { JournalSeat, type JournaledLog } from './journalSeat';
 import { writeBatchSteps } from './logFileWrite';
 import { writeFailedError } from './logProblems';
 import type { SessionEvent } from './types';
-import { WriterFile, type Batch, type LogWriterInit, type Waiter } from './writerFile';
+import { settledWaiters, WriterFile, type Batch, type LogWriterInit, type Waiter } from './writerFile';
 
 export type { LogWriterInit } from './writerFile';
 
@@ -121,7 +121,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.nextOffset = end;
     this.durableLines = this.appendedLines;
     this.inFile();
-    this.settleWaiters();
+    this.waiters = settledWaiters(this.waiters, this.durableLines);
     this.succeeded();
     return true;
   }
@@ -251,6 +251,12 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     if (this.inFlight !== batch) return undefined;
     if (this.log.lock && !this.log.lock.isHeld) await this.log.lock.acquire();
     if (this.inFlight !== batch) return undefined;
+    // Not yet serialized, it takes the lines appended while it waited for the lock and a slot too: one
+    // write, not this one and a second behind it (a busy root's first batch waits out its fan-out).
+    if (!batch.data && batch.linesUpTo === this.takenLines) {
+      batch.linesUpTo = this.takenLines = this.appendedLines;
+      this.pendingBytes = 0;
+    }
     return runAsync(writeBatchSteps(this, { data: this.build(batch), offset: batch.offset, linesUpTo: batch.linesUpTo }, () => this.inFlight === batch));
   }
 
@@ -270,7 +276,7 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.nextOffset = end;
     this.durableLines = Math.max(this.durableLines, batch.linesUpTo);
     if (!batch.journal) this.inFile();
-    this.settleWaiters();
+    this.waiters = settledWaiters(this.waiters, this.durableLines);
     this.succeeded();
     if (this.seat?.leaving) {
       this.rewind();
@@ -296,16 +302,6 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
     this.waiters = [];
     for (const w of waiters) w.done(error);
     this.log.problems.writeFailed(error);
-  }
-
-  private settleWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const still: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (w.linesUpTo <= this.durableLines) w.done(undefined);
-      else still.push(w);
-    }
-    this.waiters = still;
   }
 
   private succeeded(): void {

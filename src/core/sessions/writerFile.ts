@@ -37,6 +37,17 @@ export interface Waiter {
   done: (error: ArborError | undefined) => void;
 }
 
+/** Calls back the waiters whose lines are written (`durableLines`); returns those still waiting. */
+export function settledWaiters(waiters: Waiter[], durableLines: number): Waiter[] {
+  if (waiters.length === 0) return waiters;
+  const still: Waiter[] = [];
+  for (const w of waiters) {
+    if (w.linesUpTo <= durableLines) w.done(undefined);
+    else still.push(w);
+  }
+  return still;
+}
+
 export interface LogWriterInit {
   file: string;
   header: SessionHeader;

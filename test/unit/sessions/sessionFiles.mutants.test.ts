@@ -6,7 +6,7 @@ import nodeFs = require('node:fs');
 import { ArborError } from '../../../src/core/errors';
 import { DEFAULT_WRITE_POLICY, describeDamage, JsonlSessionLog, JsonlSessionStore, type SessionEvent } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
-import { countSyncFsyncs, watchHandles } from '../../support/fileHandles';
+import { countSyncFsyncs, holdOpenOf, watchHandles } from '../../support/fileHandles';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 // Session files as the store reads and writes them: what is tolerated, what is reported (with
@@ -285,8 +285,13 @@ describe('session log writes, pinned', () => {
 
   it('lines appended while a write is in flight wait for the timer when nobody flushes', async () => {
     const log = new JsonlSessionLog({ file: path.join(dir, 'later.jsonl'), header: header('later'), policy: { flushDelayMs: 60_000, maxBufferedBytes: 1 << 20, fsync: false } });
+    const hold = holdOpenOf(log.file);
     const flushed = log.flush();
+    // In flight: its lines are serialized and its file is open (before that, the write would take it).
+    await hold.opened;
+    hold.restore();
     log.append(event('later'));
+    hold.release();
     await flushed;
     await wait(20);
     assert.equal(log.dirty, true, 'the second line waits to be batched with what comes next');

@@ -195,6 +195,22 @@ describe('session log, pinned', () => {
       }
     });
 
+    it('lines appended while a write waits for its slot are written with it: one write, and the flush before them is answered by it', async () => {
+      const timer = manualTimer();
+      const { pool, writes } = heldPool();
+      const log = new JsonlSessionLog({ file: path.join(dir, 'joined.jsonl'), header: header('joined'), policy: policy(), pool, scheduler: timer.scheduler });
+      const headerWritten = log.flush();
+      log.append(text('one'));
+      log.append(text('two'));
+      assert.equal(writes.length, 1);
+      await writes[0].start();
+      await headerWritten;
+      assert.equal(writes.length, 1, 'nothing left for a second write');
+      assert.equal(timer.due.size, 0, 'nor for the timer');
+      assert.equal(log.dirty, false);
+      assert.deepEqual(textsIn(log.file), ['one', 'two']);
+    });
+
     it('after a write, lines that reached the threshold meanwhile start the next write at once, and lines a flush waits for too', async () => {
       const h: SessionHeader = { ...header('chained'), createdAt: AT };
       const big = { type: 'assistant_text', at: AT, text: 'y'.repeat(600) } satisfies SessionEvent;
@@ -207,9 +223,11 @@ describe('session log, pinned', () => {
       const { pool, writes } = heldPool();
       const log = new JsonlSessionLog({ file: path.join(dir, 'full.jsonl'), header: h, policy: policy({ maxBufferedBytes: bigBytes }), pool, scheduler: timer.scheduler });
       const first = log.flush();
+      // Started: its lines are serialized, so what is appended now waits for the next write.
+      const started = writes[0].start();
       log.append(big);
       assert.equal(writes.length, 1, 'one write at a time');
-      await writes[0].start();
+      await started;
       await first;
       assert.equal(writes.length, 2, 'the waiting event is written without the timer');
       await writes[1].start();
@@ -219,9 +237,10 @@ describe('session log, pinned', () => {
       const slow = heldPool();
       const waited = new JsonlSessionLog({ file: path.join(dir, 'waited.jsonl'), header: h, policy: policy(), pool: slow.pool, scheduler: manualTimer().scheduler });
       const headerWritten = waited.flush();
+      const headerStarted = slow.writes[0].start();
       waited.append(text('small'));
       const all = waited.flush();
-      await slow.writes[0].start();
+      await headerStarted;
       await headerWritten;
       assert.equal(slow.writes.length, 2, 'the flush waiting for the small event starts its write');
       await slow.writes[1].start();
@@ -233,9 +252,10 @@ describe('session log, pinned', () => {
       const idle = heldPool();
       const quiet = new JsonlSessionLog({ file: path.join(dir, 'quiet.jsonl'), header: h, policy: policy(), pool: idle.pool, scheduler: later.scheduler });
       const headerOnly = quiet.flush();
+      const quietStarted = idle.writes[0].start();
       quiet.append(text('later'));
       assert.equal(later.due.size, 0, 'no timer while a write is in flight');
-      await idle.writes[0].start();
+      await quietStarted;
       await headerOnly;
       assert.equal(idle.writes.length, 1);
       assert.equal(later.due.size, 1, 'the rest waits for the timer');
@@ -618,8 +638,9 @@ describe('session log, pinned', () => {
       fs.rmSync(log.file);
       log.append(text('two'));
       const second = log.flush();
+      const rewriting = writes[1].start();
       log.append(text('three'));
-      await writes[1].start();
+      await rewriting;
       await second;
       const third = log.flush();
       await writes[2].start();
@@ -661,9 +682,10 @@ describe('session log, pinned', () => {
       assert.equal(timer.due.size, 1, 'the header waits for the timer');
       const flushed = log.flush();
       assert.equal(timer.due.size, 0, 'the flush took it off the timer');
+      const started = writes[0].start();
       log.append(text('meanwhile'));
       assert.equal(timer.due.size, 0);
-      await writes[0].start();
+      await started;
       await flushed;
       assert.equal(timer.due.size, 1);
       log.flushSync();

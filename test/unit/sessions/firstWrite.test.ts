@@ -1,0 +1,76 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import nodeFs = require('node:fs');
+import * as path from 'node:path';
+import { JsonlSessionStore } from '../../../src/core/sessions';
+import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { disposeAfterEach } from '../../support/disposeAfterEach';
+
+// A busy root's first write: the size threshold starts it while the root's turn still runs, and
+// it then waits for the window's lock file (made, written, renamed) before it may create the
+// session's file. Each file call is counted or held where it happens, so no timing decides.
+
+const isLockPath = (file: unknown): boolean => String(file).includes(`${path.sep}locks${path.sep}`);
+
+describe('durable sessions: a new session\'s first write', () => {
+  const track = disposeAfterEach();
+  let dir: string;
+  let cleanup: () => void;
+  const restores: (() => void)[] = [];
+  beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-first-write-')));
+  afterEach(() => {
+    for (const restore of restores.splice(0)) restore();
+    cleanup();
+  });
+
+  /** Counts the opens of `file`; the lock's writes wait for `release` while `held`. */
+  function watchFiles(file: () => string) {
+    const { open, writeFile } = nodeFs.promises;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen = { opens: 0, lockWritesFailed: [] as string[], held: true };
+    nodeFs.promises.open = ((...args: Parameters<typeof open>) => {
+      if (String(args[0]) === file()) seen.opens++;
+      return open(...args);
+    });
+    nodeFs.promises.writeFile = (async (...args: Parameters<typeof writeFile>) => {
+      if (isLockPath(args[0]) && seen.held) await gate;
+      try {
+        return await writeFile(...args);
+      } catch (e) {
+        if (isLockPath(args[0])) seen.lockWritesFailed.push((e as NodeJS.ErrnoException).code ?? 'unknown');
+        throw e;
+      }
+    }) as typeof writeFile;
+    restores.push(() => Object.assign(nodeFs.promises, { open, writeFile }));
+    return {
+      seen,
+      release: () => {
+        seen.held = false;
+        release();
+      },
+    };
+  }
+
+  it('a first batch still waiting for its lock takes the lines appended meanwhile: one write creates the file with all of them', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000, maxBufferedBytes: 2048 });
+    track(store);
+    let file = '';
+    const watch = watchFiles(() => file);
+    const log = store.create(header('busy-root'));
+    file = log.file;
+    const content = 'x'.repeat(200);
+    // Past the threshold after about ten: that write starts and waits for the lock; thirty more follow it.
+    for (let i = 0; i < 40; i++) log.append({ type: 'tool_result', at: tick(), toolCallId: `call_${i}`, name: 'read_file', content });
+    assert.equal(log.dirty, true);
+    watch.release();
+    await log.flush();
+
+    assert.equal(watch.seen.opens, 1, 'one write of the file, not the first batch and a second one behind it');
+    const lines = fs.readFileSync(log.file, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 41, 'the header and every event');
+    assert.equal(log.dirty, false);
+    const again = await new JsonlSessionStore(dir).loadSession('busy-root');
+    assert.equal(again.events.length, 40);
+  });
+});
