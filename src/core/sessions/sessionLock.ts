@@ -251,7 +251,7 @@ export class WindowLock {
   private *writeSteps(): Steps<void> {
     const data = this.content();
     if (data === undefined && !this.written) return;
-    this.written = yield* replaceWindowFileSteps(this.folder, this.file, data, () => `${this.file}.${++this.temps}.tmp`);
+    this.written = yield* replaceWindowFileSteps(this.folder, this.file, data, () => `${this.file}.${++this.temps}.tmp`, !this.written);
   }
 
   private tryWriteSync(): void {

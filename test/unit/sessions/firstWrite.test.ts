@@ -73,4 +73,44 @@ describe('durable sessions: a new session\'s first write', () => {
     const again = await new JsonlSessionStore(dir).loadSession('busy-root');
     assert.equal(again.events.length, 40);
   });
+
+  it('a window\'s first claim makes the lock folder before it writes its file: no write fails for want of it', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const watch = watchFiles(() => '');
+    watch.release();
+    const log = store.create(header('first'));
+    log.append({ type: 'turn_start', at: tick(), turn: 1 });
+    await log.flush();
+    assert.deepEqual(watch.seen.lockWritesFailed, []);
+    assert.equal(fs.readdirSync(path.join(dir, 'locks')).length, 1, 'the window\'s lock file');
+
+    // Released, the folder goes with the file; the next claim makes it again, first.
+    await log.close();
+    assert.equal(fs.existsSync(path.join(dir, 'locks')), false);
+    const next = store.create(header('second'));
+    next.append({ type: 'turn_start', at: tick(), turn: 1 });
+    await next.flush();
+    assert.deepEqual(watch.seen.lockWritesFailed, []);
+    assert.equal(fs.readdirSync(path.join(dir, 'locks')).length, 1);
+  });
+
+  it('a make of the lock folder that loses the race to another window removing it is tried again', async () => {
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const { mkdir } = nodeFs.promises;
+    let failed = 0;
+    // What a recursive make reports when the folder it found went before it could check it.
+    nodeFs.promises.mkdir = ((...args: Parameters<typeof mkdir>) => {
+      if (String(args[0]) === path.join(dir, 'locks') && failed++ === 0) return Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${String(args[0])}'`), { code: 'ENOENT' }));
+      return mkdir(...args);
+    }) as typeof mkdir;
+    restores.push(() => Object.assign(nodeFs.promises, { mkdir }));
+    const log = store.create(header('raced'));
+    log.append({ type: 'turn_start', at: tick(), turn: 1 });
+    await log.flush();
+    assert.equal(failed, 2, 'made again after the failed make');
+    assert.equal(log.problem, undefined);
+    assert.equal(fs.readdirSync(path.join(dir, 'locks')).length, 1);
+  });
 });
