@@ -134,7 +134,7 @@ export class JsonlSessionStore implements SessionLogFactory {
         policy: this.policy,
         pool: this.pool,
         scheduler: this.scheduler,
-        lock: new SessionLock(this.locks, header.id),
+        lock: new SessionLock(this.locks, header.id, true),
         // A one-shot subagent's session costs no file and no lock entry before its first batch is on disk.
         journal: header.kind === 'one-shot' ? (this.journal ??= new (sessionJournalPart().SessionJournal)(this.root, this.owner, Math.min(this.policy.flushDelayMs, JOURNAL_DELAY_MS))) : undefined,
         onError: this.onError,

@@ -18,7 +18,9 @@ import { findHolder, HOST, inUse, LOCK_FOLDER, otherWindowsSteps, replaceWindowF
  *   reader never sees half of it) and only then reading the other windows' files. Of two
  *   windows claiming one session at the same moment, at least one sees the other's listing;
  *   a claim that finds the session listed by another live window is withdrawn and fails with
- *   SESSION_IN_USE naming that window. So two windows never hold one session.
+ *   SESSION_IN_USE naming that window. So two windows never hold one session. A session the
+ *   store is creating is held once listed (`claim` with `fresh`): its file is created
+ *   exclusively, so of two windows creating one id only one ever writes it.
  * - A writer claims a session before it creates or reopens its file and keeps it until the
  *   log is released; a release is on disk before it resolves, so another window may resume
  *   the session at once.
@@ -53,6 +55,8 @@ interface Claim {
   reject: (error: unknown) => void;
   /** Answered already, by a synchronous claim of the same session. */
   answered?: true;
+  /** A session this store is creating (an id no file has): no other window can hold it. */
+  fresh: boolean;
 }
 
 /** The lock file of one store: every session it writes, claimed and released in batches. */
@@ -94,11 +98,17 @@ export class WindowLock {
     return this.held.has(id);
   }
 
-  /** Takes session `id` or rejects with SESSION_IN_USE (other failures are the file system's). */
-  claim(id: string): Promise<void> {
+  /**
+   * Takes session `id` or rejects with SESSION_IN_USE (other failures are the file system's).
+   * `fresh`: a session this store creates, whose file it will create exclusively. No other
+   * window can hold it (a window holds only a session whose file it found or created, and the
+   * exclusive create fails on a file that exists), so a batch of fresh claims is held once the
+   * window's file lists it, without reading the other windows' files.
+   */
+  claim(id: string, fresh = false): Promise<void> {
     if (this.held.has(id)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.claims.push({ id, since: isoNow(), resolve, reject });
+      this.claims.push({ id, since: isoNow(), resolve, reject, fresh });
       this.schedule();
     });
   }
@@ -202,7 +212,7 @@ export class WindowLock {
 
   /** Holds each claim no other window lists; the others are withdrawn from the file, then refused. */
   private async settle(claims: readonly Claim[]): Promise<void> {
-    const others = await this.pool.run(() => runAsync(otherWindowsSteps(this.folder, this.file)));
+    const others = claims.every((c) => c.fresh) ? [] : await this.pool.run(() => runAsync(otherWindowsSteps(this.folder, this.file)));
     this.checking.clear();
     const refused: [Claim, SessionLockInfo][] = [];
     for (const c of claims) {
@@ -268,6 +278,8 @@ export class SessionLock {
   constructor(
     private readonly window: WindowLock,
     readonly sessionId: string,
+    /** A new session of this store (WindowLock.claim). */
+    private readonly fresh = false,
   ) {}
 
   get isHeld(): boolean {
@@ -276,7 +288,7 @@ export class SessionLock {
 
   /** Takes the lock or throws SESSION_IN_USE, without blocking the event loop. */
   acquire(): Promise<void> {
-    return this.window.claim(this.sessionId);
+    return this.window.claim(this.sessionId, this.fresh);
   }
 
   /** Lets the session go, without blocking. Never rejects. */

@@ -95,6 +95,33 @@ describe('durable sessions: a new session\'s first write', () => {
     assert.equal(fs.readdirSync(path.join(dir, 'locks')).length, 1);
   });
 
+  it('a new session is held once the window\'s file lists it, without reading the other windows\' files; a resumed one is still checked against them', async () => {
+    const earlier = new JsonlSessionStore(dir);
+    await earlier.create(header('past')).close();
+    const other = new JsonlSessionStore(dir, { owner: 'Window Two' });
+    track(other);
+    const theirs = other.create(header('theirs'));
+    theirs.append({ type: 'turn_start', at: tick(), turn: 1 });
+    await theirs.flush(); // the other window's lock file is in the folder
+
+    const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
+    track(store);
+    const { readdir } = nodeFs.promises;
+    const looks: string[] = [];
+    nodeFs.promises.readdir = ((...args: Parameters<typeof readdir>) => {
+      if (String(args[0]) === path.join(dir, 'locks')) looks.push(String(args[0]));
+      return readdir(...args);
+    }) as typeof readdir;
+    restores.push(() => Object.assign(nodeFs.promises, { readdir }));
+    const logs = ['new-1', 'new-2'].map((id) => store.create(header(id)));
+    for (const log of logs) log.append({ type: 'turn_start', at: tick(), turn: 1 });
+    await Promise.all(logs.map((log) => log.flush()));
+    assert.deepEqual(looks, [], 'no look at the other windows for sessions this window creates');
+
+    await store.reopenLog('past');
+    assert.equal(looks.length, 1, 'a session found on disk is checked against the other windows');
+  });
+
   it('a make of the lock folder that loses the race to another window removing it is tried again', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
     track(store);
