@@ -7,6 +7,8 @@ import type { OnProblem } from '../problems';
 export interface ClosableSessionLog extends SessionLog {
   /** Writes what is left, then frees the log; appending afterwards throws. */
   close(): Promise<void>;
+  /** `close` with a callback (no promise): `done(error)` when it could not write what was left. */
+  closeThen?(done: (error?: unknown) => void): void;
 }
 
 /**
@@ -38,9 +40,14 @@ function isClosable(log: SessionLog): log is ClosableSessionLog {
  * of agents a window has run. An agent whose aborted turn has yet to record its end is closed
  * after that end; a resume of the same session waits for the close (`whenClosed`).
  */
+/** A log being closed: who waits for the close to be over (made when someone asks). */
+interface Closing {
+  waiters?: (() => void)[];
+}
+
 export class EndedAgentLogs {
   /** Logs being closed, by session id. */
-  private readonly closing = new Map<string, Promise<void>>();
+  private readonly closing = new Map<string, Closing>();
   /** Ended agents whose aborted turn has yet to record its end before their log can close. */
   private readonly afterTurn = new Set<Agent>();
 
@@ -61,14 +68,15 @@ export class EndedAgentLogs {
 
   /** Resolves once the log of session `id` is closed, if it is being closed. */
   whenClosed(id: string): Promise<void> | undefined {
-    return this.closing.get(id);
+    const closing = this.closing.get(id);
+    return closing && new Promise((resolve) => (closing.waiters ??= []).push(resolve));
   }
 
   /** Every close under way or still to come (shutdown waits for them). */
   pending(): Promise<void>[] {
     const writes: Promise<void>[] = [];
-    for (const agent of this.afterTurn) writes.push(agent.whenIdle().then(() => this.closing.get(agent.id)));
-    writes.push(...this.closing.values());
+    for (const agent of this.afterTurn) writes.push(agent.whenIdle().then(() => this.whenClosed(agent.id)));
+    for (const id of this.closing.keys()) writes.push(this.whenClosed(id)!);
     return writes;
   }
 
@@ -79,10 +87,16 @@ export class EndedAgentLogs {
     // agent (its conversation, its turn's objects) alive until then.
     const id = agent.id;
     agent.detachFromLog();
-    const closing = log.close().catch((err: unknown) => this.onProblem(`Arbor: could not save session ${id}`, err));
+    // A callback where the log takes one: a fan-out closes a thousand logs at once, and a promise
+    // and two reactions for each were most of what keeping them until they were written cost.
+    const closing: Closing = {};
     this.closing.set(id, closing);
-    void closing.then(() => {
+    const done = (err?: unknown): void => {
+      if (err !== undefined) this.onProblem(`Arbor: could not save session ${id}`, err);
       if (this.closing.get(id) === closing) this.closing.delete(id);
-    });
+      for (const waiter of closing.waiters ?? []) waiter();
+    };
+    if (log.closeThen) log.closeThen(done);
+    else log.close().then(() => done(), (err: unknown) => done(err ?? new Error('the log could not be closed')));
   }
 }
