@@ -35,16 +35,16 @@ function isClosable(log: SessionLog): log is ClosableSessionLog {
   return typeof (log as Partial<ClosableSessionLog>).close === 'function';
 }
 
-/**
- * Frees the durable log of every agent that has ended, so memory does not grow with the number
- * of agents a window has run. An agent whose aborted turn has yet to record its end is closed
- * after that end; a resume of the same session waits for the close (`whenClosed`).
- */
 /** A log being closed: who waits for the close to be over (made when someone asks). */
 interface Closing {
   waiters?: (() => void)[];
 }
 
+/**
+ * Frees the durable log of every agent that has ended, so memory does not grow with the number
+ * of agents a window has run. An agent whose aborted turn has yet to record its end is closed
+ * after that end; a resume of the same session waits for the close (`whenClosed`).
+ */
 export class EndedAgentLogs {
   /** Logs being closed, by session id. */
   private readonly closing = new Map<string, Closing>();

@@ -45,11 +45,11 @@ export function windowFileName(unique: string): string {
 /**
  * Replaces the window's lock file `file` with `data` through a temporary file named by
  * `tempName`, or deletes it (and the folder, once no window's file is in it) when `data` is
- * undefined. Returns whether the file now exists. `fresh`: the file is not there, so neither is the
+ * undefined. Returns whether the file now exists. `absent`: the file is not there, so neither is the
  * folder, most likely (it goes with the last window's file): it is made first, one step where a
  * write failing for want of it and the folder made after are two.
  */
-export function* replaceWindowFileSteps(folder: string, file: string, data: string | undefined, tempName: () => string, fresh = false): Steps<boolean> {
+export function* replaceWindowFileSteps(folder: string, file: string, data: string | undefined, tempName: () => string, absent = false): Steps<boolean> {
   if (data === undefined) {
     yield* rm(file);
     try {
@@ -63,7 +63,7 @@ export function* replaceWindowFileSteps(folder: string, file: string, data: stri
   const temp = tempName();
   for (let attempt = 1; ; attempt++) {
     try {
-      if (fresh || attempt > 1) yield* mkdir(folder);
+      if (absent || attempt > 1) yield* mkdir(folder);
       yield* writeFile(temp, data);
       break;
     } catch (e) {
