@@ -87,10 +87,8 @@ export class LineWriter {
         this.begin(ROOM + at.length * 6);
         this.piece(K.usage);
         this.str(at);
-        this.piece(K.inputTokens);
-        this.num(inputTokens);
-        this.piece(K.outputTokens);
-        this.num(outputTokens);
+        this.numField(K.inputTokens, inputTokens);
+        this.numField(K.outputTokens, outputTokens);
         break;
       }
       case 'tool_call': {
@@ -99,12 +97,9 @@ export class LineWriter {
         this.begin(ROOM + (at.length + id.length + name.length + args.length) * 6);
         this.piece(K.toolCall);
         this.str(at);
-        this.piece(K.call);
-        this.str(id);
-        this.piece(K.name);
-        this.str(name);
-        this.piece(K.arguments);
-        this.str(args);
+        this.strField(K.call, id);
+        this.strField(K.name, name);
+        this.strField(K.arguments, args);
         this.buffer[this.used++] = 0x7d; // }
         break;
       }
@@ -113,13 +108,10 @@ export class LineWriter {
         this.begin(ROOM + (at.length + toolCallId.length + name.length + content.length) * 6);
         this.piece(K.toolResult);
         this.str(at);
-        this.piece(K.toolCallId);
-        this.str(toolCallId);
-        this.piece(K.name);
-        this.str(name);
-        this.piece(K.content);
-        this.str(content);
-        if (isError !== undefined) this.bool(K.isError, isError);
+        this.strField(K.toolCallId, toolCallId);
+        this.strField(K.name, name);
+        this.strField(K.content, content);
+        if (isError !== undefined) this.boolField(K.isError, isError);
         break;
       }
       case 'turn_start': {
@@ -127,8 +119,7 @@ export class LineWriter {
         this.begin(ROOM + at.length * 6);
         this.piece(K.turnStart);
         this.str(at);
-        this.piece(K.turn);
-        this.num(turn);
+        this.numField(K.turn, turn);
         break;
       }
       case 'turn_end': {
@@ -136,18 +127,10 @@ export class LineWriter {
         this.begin(ROOM + (at.length + reason.length + (cause?.length ?? 0) + (message?.length ?? 0)) * 6);
         this.piece(K.turnEnd);
         this.str(at);
-        this.piece(K.turn);
-        this.num(turn);
-        this.piece(K.reason);
-        this.str(reason);
-        if (cause !== undefined) {
-          this.piece(K.cause);
-          this.str(cause);
-        }
-        if (message !== undefined) {
-          this.piece(K.message);
-          this.str(message);
-        }
+        this.numField(K.turn, turn);
+        this.strField(K.reason, reason);
+        if (cause !== undefined) this.strField(K.cause, cause);
+        if (message !== undefined) this.strField(K.message, message);
         break;
       }
       case 'user_message': {
@@ -155,14 +138,9 @@ export class LineWriter {
         this.begin(ROOM + (at.length + text.length + from.length) * 6);
         this.piece(K.userMessage);
         this.str(at);
-        this.piece(K.text);
-        this.str(text);
-        this.piece(K.from);
-        this.str(from);
-        if (queuedId !== undefined) {
-          this.piece(K.queuedId);
-          this.num(queuedId);
-        }
+        this.strField(K.text, text);
+        this.strField(K.from, from);
+        if (queuedId !== undefined) this.numField(K.queuedId, queuedId);
         break;
       }
       case 'queued': {
@@ -170,13 +148,10 @@ export class LineWriter {
         this.begin(ROOM + (at.length + text.length + from.length) * 6);
         this.piece(K.queued);
         this.str(at);
-        this.piece(K.id);
-        this.num(id);
-        this.piece(K.text);
-        this.str(text);
-        this.piece(K.from);
-        this.str(from);
-        if (atNextStep !== undefined) this.bool(K.atNextStep, atNextStep);
+        this.numField(K.id, id);
+        this.strField(K.text, text);
+        this.strField(K.from, from);
+        if (atNextStep !== undefined) this.boolField(K.atNextStep, atNextStep);
         break;
       }
       case 'assistant_text': {
@@ -184,8 +159,7 @@ export class LineWriter {
         this.begin(ROOM + (at.length + text.length) * 6);
         this.piece(K.assistantText);
         this.str(at);
-        this.piece(K.text);
-        this.str(text);
+        this.strField(K.text, text);
         break;
       }
       case 'queue_dropped':
@@ -255,7 +229,18 @@ export class LineWriter {
     this.used = at;
   }
 
-  private bool(key: Uint8Array, value: boolean): void {
+  /** A key (with the comma before it) and its value. */
+  private strField(key: Uint8Array, value: string): void {
+    this.piece(key);
+    this.str(value);
+  }
+
+  private numField(key: Uint8Array, value: number): void {
+    this.piece(key);
+    this.num(value);
+  }
+
+  private boolField(key: Uint8Array, value: boolean): void {
     this.piece(key);
     this.piece(value ? TRUE : FALSE);
   }

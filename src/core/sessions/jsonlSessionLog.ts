@@ -167,7 +167,6 @@ export class JsonlSessionLog implements SessionLog {
    * is tried again every few seconds, and the failure is reported to the caller and the agent.
    */
   close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
     return new Promise((resolve, reject) => this.closeThen((error) => (error ? reject(error) : resolve())));
   }
 

@@ -51,14 +51,17 @@ describe('durable sessions: what closing a fan-out of one-shot logs costs', () =
   beforeEach(() => ({ dir, cleanup } = makeTempDir('arbor-close-cost-')));
   afterEach(() => cleanup());
 
-  it("makes no promise for a turn end's flush by callback and one per close until the journal holds every batch, and each close settles once its file is written", async () => {
+  /** A store whose journal part is loaded and folder read (one log closed), before anything is counted, and N new one-shot logs. */
+  async function warmStoreWithLogs(prefix: string): Promise<{ store: JsonlSessionStore; logs: JsonlSessionLog[] }> {
     const store = track(new JsonlSessionStore(dir, { flushDelayMs: 60_000 }));
-    // The journal's part and the store's first look at the folder, before anything is counted.
-    const first = store.create(oneShot('cost-warm'));
+    const first = store.create(oneShot(`${prefix}-warm`));
     endedTurn(first, 0);
     await first.close();
+    return { store, logs: Array.from({ length: N }, (_, i) => store.create(oneShot(`${prefix}-${i}`))) };
+  }
 
-    const logs = Array.from({ length: N }, (_, i) => store.create(oneShot(`cost-${i}`)));
+  it("makes no promise for a turn end's flush by callback and one per close until the journal holds every batch, and each close settles once its file is written", async () => {
+    const { store, logs } = await warmStoreWithLogs('cost');
     let closes: Promise<void>[] = [];
     let flushed = 0;
     const made = await promisesMadeBy(async () => {
@@ -80,12 +83,7 @@ describe('durable sessions: what closing a fan-out of one-shot logs costs', () =
   });
 
   it('closes by callback with no promise per log, each called back once its file is written', async () => {
-    const store = track(new JsonlSessionStore(dir, { flushDelayMs: 60_000 }));
-    const first = store.create(oneShot('callback-warm'));
-    endedTurn(first, 0);
-    await first.close();
-
-    const logs = Array.from({ length: N }, (_, i) => store.create(oneShot(`callback-${i}`)));
+    const { store, logs } = await warmStoreWithLogs('callback');
     let closed = 0;
     let allClosed: () => void = () => undefined;
     const everyClose = new Promise<void>((resolve) => (allClosed = resolve));
