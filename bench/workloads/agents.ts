@@ -8,7 +8,10 @@
  *    a model call, alive with their work kept and their queue parked, which is what a Stop, a
  *    spent budget and a runaway guard each leave an agent as.
  *    Both: the heap after full collections, with the N agents live, minus the heap before, / N,
- *    after one agent of the kind was made first so that what is built once is not counted.
+ *    after N agents of the kind were made first (and kept) so that what is built once is not
+ *    counted: V8 compiles and optimizes the code of a path only once it has run many times, and
+ *    measured after a single agent the first N carried about 200-650 bytes each of that code
+ *    (code space and feedback, none of it per agent), more in one run than in the next.
  *  - `abortToModelUs` / `abortToSettledUs`: a continuable subagent hanging in a model call is
  *    interrupted 200 times: from interrupt() until the model observes the abort, and until the
  *    agent settled (its whenIdle() resolved, the turn's end recorded); the medians.
@@ -24,8 +27,9 @@ const AGENTS = 1000;
 async function idleAgentBytes(core: Core, n: number): Promise<number> {
   const model = new core.ScriptedModel({ version: 1, agents: { idle: { turns: [[{ text: 'ready', usage: { inputTokens: 1, outputTokens: 1 } }]] } } });
   const runtime = new core.Runtime({ model });
-  const first = runtime.startRoot({ prompt: 'wait for me', label: 'idle' });
-  await first.whenIdle();
+  const warm = Array.from({ length: n }, (_, i) => runtime.startRoot({ prompt: `warm up ${i}`, label: 'idle' }));
+  await Promise.all(warm.map((a) => a.whenIdle()));
+  await tick();
   const before = heapUsed();
   const agents: Agent[] = [];
   for (let i = 0; i < n; i++) agents.push(runtime.startRoot({ prompt: `wait for me ${i}`, label: 'idle' }));
@@ -40,7 +44,7 @@ async function idleAgentBytes(core: Core, n: number): Promise<number> {
 
 async function pausedAgentBytes(core: Core, n: number): Promise<number> {
   const model = new core.ScriptedModel({ version: 1, agents: { root: { turns: [[{ text: 'ready' }]] }, paused: { turns: [[{ hang: true }]] } } });
-  const runtime = new core.Runtime({ model, limits: { maxLiveChildren: n + 2 } });
+  const runtime = new core.Runtime({ model, limits: { maxLiveChildren: 2 * n + 2 } });
   const root = runtime.startRoot({ prompt: 'go', label: 'root' });
   await root.whenIdle();
   const stopAll = async (agents: Agent[]): Promise<void> => {
@@ -49,7 +53,8 @@ async function pausedAgentBytes(core: Core, n: number): Promise<number> {
     await Promise.all(agents.map((a) => a.whenIdle()));
     await tick();
   };
-  await stopAll([runtime.startContinuable(root, 'paused', 'wait')]);
+  const warm = Array.from({ length: n }, (_, i) => runtime.startContinuable(root, 'paused', `warm up ${i}`));
+  await stopAll(warm);
   const before = heapUsed();
   const agents: Agent[] = [];
   for (let i = 0; i < n; i++) agents.push(runtime.startContinuable(root, 'paused', `wait ${i}`));
