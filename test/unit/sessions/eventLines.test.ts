@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { linesBytes } from '../../../src/core/sessions/eventLines';
+import { forged } from '../../support/forged';
 import { fastCheckedEvent } from '../../../src/core/sessions/eventFastCheck';
 import * as zlib from 'node:zlib';
 import { checkLine } from '../../../src/core/sessions/lineChecksum';
@@ -155,5 +156,68 @@ describe('durable sessions: the line of a checked event is the checksummed JSON.
     assert.throws(() => linesBytes((lines) => lines.eventLine(bad)), /unreadable/);
     const after: SessionEvent = { type: 'assistant_text', at, text: 'after' };
     assert.equal(lineOf(after), expectedLine(after));
+  });
+
+  describe("a new log's header line", () => {
+    const base = { type: 'header', version: 1, id: 's-1', createdAt: '2026-12-01T10:00:00.000Z', delegationDepth: 1, kind: 'one-shot', label: 'worker', interactionMode: 'interactive' };
+    const headerOf = (extra: Record<string, unknown>): SessionHeader => forged<SessionHeader>({ ...base, ...extra });
+    const headerLine = (lines: LogLines): string => lines.bytes(0, 1).toString('utf8');
+    const key = fc.oneof(fc.constantFrom('parentSession', 'workspace', 'resumedFrom', 'external', 'label', 'type'), text);
+    const value = fc.oneof(text, count, fc.double(), fc.integer({ min: -1000, max: 1000 }), fc.boolean(), fc.constant(undefined));
+
+    it('is the checksummed JSON.stringify of the header as it was made, for any flat header, in its own key order', () => {
+      fc.assert(
+        fc.property(fc.dictionary(key, value, { maxKeys: 6 }), fc.boolean(), (extra, first) => {
+          const raw: Record<string, unknown> = first ? { ...extra, ...base } : { ...base, ...extra };
+          const expected = expectedLine(raw);
+          const lines = new LogLines(forged<SessionHeader>(raw), [], true);
+          // Changed afterwards, the header does not change the line.
+          raw.label = 'changed afterwards';
+          raw.extra = 'added afterwards';
+          assert.equal(headerLine(lines), expected);
+          assert.equal(lines.whole(1).toString('utf8'), expected);
+        }),
+        { numRuns: 1500 },
+      );
+    });
+
+    it('copies a flat header when the log is made and serializes it only when its batch is written', () => {
+      const stringify = JSON.stringify;
+      let calls = 0;
+      JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+        calls++;
+        return stringify(...args);
+      }) as typeof stringify;
+      let lines: LogLines;
+      try {
+        lines = new LogLines(headerOf({ parentSession: 'root-1' }), [], true);
+        lines.size(0);
+      } finally {
+        JSON.stringify = stringify;
+      }
+      assert.equal(calls, 0);
+      assert.equal(headerLine(lines), expectedLine(headerOf({ parentSession: 'root-1' })));
+    });
+
+    it('takes the JSON of a header that is not flat (a definition, a toJSON of its own) when the log is made', () => {
+      const definition = { name: 'reviewer', file: '.arbor/agents/reviewer.md' };
+      const nested = headerOf({ definition });
+      const expectedNested = expectedLine(nested);
+      const withToJson = headerOf({ toJSON: () => ({ type: 'header', label: 'from toJSON' }) });
+      const expectedToJson = expectedLine(withToJson);
+      const nestedLines = new LogLines(nested, [], true);
+      const toJsonLines = new LogLines(withToJson, [], true);
+      definition.name = 'changed afterwards';
+      assert.equal(headerLine(nestedLines), expectedNested);
+      assert.equal(headerLine(toJsonLines), expectedToJson);
+      assert.ok(expectedToJson.includes('from toJSON'));
+    });
+
+    it("an existing log's header line is the header's JSON when written", () => {
+      const header = headerOf({});
+      const lines = new LogLines(header, [], false);
+      header.label = 'renamed';
+      assert.equal(headerLine(lines), expectedLine(header));
+    });
   });
 });

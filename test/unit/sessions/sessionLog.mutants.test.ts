@@ -149,10 +149,13 @@ describe('session log, pinned', () => {
       return max;
     }
 
-    it('counts the header at its written size and a waiting event at about its line, and starts a write when the waiting lines reach the threshold exactly', () => {
+    it('counts the header and a waiting event at about their lines, and starts a write when the waiting lines reach the threshold exactly', () => {
       const h: SessionHeader = { ...header('sized'), createdAt: AT };
       const headerBytes = reach(h, []);
-      assert.equal(headerBytes, Buffer.byteLength(JSON.stringify(h)) + 18, 'the checksum prefix and the newline around the header JSON');
+      // A new log's header is counted as an event is (it is serialized only when its batch is
+      // written): about its line, the checksum prefix and the newline included, here a little above.
+      const headerLine = Buffer.byteLength(JSON.stringify(h)) + 18;
+      assert.ok(headerBytes >= headerLine && headerBytes <= headerLine + 8 * Object.keys(h).length, `the header counted ${headerBytes} bytes for a line of ${headerLine}`);
       const events: SessionEvent[] = [
         { type: 'assistant_text', at: AT, text: 'hello' },
         { type: 'usage', at: AT, inputTokens: 1200, outputTokens: 85 },
