@@ -84,12 +84,9 @@ export function flatCopy(value: object): FlatRecord | undefined {
   return copy as FlatRecord;
 }
 
-/** A whole session file: the header and `events`, one checksummed line each. */
+/** A whole session file: the header and `events`, one checksummed line each, written as a new log writes them. */
 export function sessionFileBytes(header: SessionHeader, events: readonly SessionEvent[]): Buffer {
-  return linesBytes((lines) => {
-    lines.json(JSON.stringify(header));
-    for (const event of events) lines.eventLine(event);
-  });
+  return new LogLines(header, events, true).bytes(0, events.length + 1);
 }
 
 /**

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { linesBytes } from '../../../src/core/sessions/eventLines';
-import { forged } from '../../support/forged';
 import { fastCheckedEvent } from '../../../src/core/sessions/eventFastCheck';
 import * as zlib from 'node:zlib';
 import { checkLine } from '../../../src/core/sessions/lineChecksum';
 import { LogLines, sessionFileBytes } from '../../../src/core/sessions/logLines';
 import { sessionEventSchema } from '../../../src/core/sessions/schema';
 import type { SessionEvent, SessionHeader } from '../../../src/core/sessions/types';
+import { forged } from '../../support/forged';
 
 /*
  * A session file's lines are written straight into bytes, the common event types key by key:
