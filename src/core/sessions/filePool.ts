@@ -25,18 +25,39 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, firstDelayMs: 20 };
 
+/**
+ * Who waits for an operation: `foreground`, an agent or a person (a root's batch, a lock, a
+ * read for History); `background`, nobody yet (a one-shot session's file created after its lines
+ * landed in the journal). A fan-out files a thousand sessions in the background a moment after it
+ * ends; a root's next batch must not queue behind them.
+ */
+export type FileLane = 'foreground' | 'background';
+
+/**
+ * Invariants:
+ * - At most `limit` operations run at once, in both lanes together.
+ * - A free slot goes to the foreground's oldest waiting operation first; the background's
+ *   operations run in the order they came, and never take the slots kept for the foreground
+ *   (a quarter of them, at least one), so a foreground operation waits for at most what
+ *   foreground operations before it hold.
+ */
 export class FilePool {
   private active = 0;
-  private readonly queue: (() => void)[] = [];
+  private activeBackground = 0;
+  private readonly waiting: Record<FileLane, (() => void)[]> = { foreground: [], background: [] };
+  /** The most slots background operations hold at once. */
+  private readonly backgroundLimit: number;
 
   constructor(
     readonly limit = 16,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
-  ) {}
+  ) {
+    this.backgroundLimit = limit > 1 ? limit - Math.max(1, Math.floor(limit / 4)) : limit;
+  }
 
-  /** Runs `operation` when a slot is free; transient failures are tried again, in the slot. */
-  async run<T>(operation: () => Promise<T>): Promise<T> {
-    await this.acquire();
+  /** Runs `operation` when a slot of its lane is free; transient failures are tried again, in the slot. */
+  async run<T>(operation: () => Promise<T>, lane: FileLane = 'foreground'): Promise<T> {
+    await this.acquire(lane);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -47,22 +68,37 @@ export class FilePool {
         }
       }
     } finally {
-      this.release();
+      this.release(lane);
     }
   }
 
-  private acquire(): Promise<void> {
-    if (this.active < this.limit) {
-      this.active++;
+  private acquire(lane: FileLane): Promise<void> {
+    if (this.waiting[lane].length === 0 && this.free(lane)) {
+      this.take(lane);
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.queue.push(resolve));
+    return new Promise((resolve) => this.waiting[lane].push(resolve));
   }
 
-  private release(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.active--;
+  private free(lane: FileLane): boolean {
+    return this.active < this.limit && (lane === 'foreground' || this.activeBackground < this.backgroundLimit);
+  }
+
+  private take(lane: FileLane): void {
+    this.active++;
+    if (lane === 'background') this.activeBackground++;
+  }
+
+  private release(lane: FileLane): void {
+    this.active--;
+    if (lane === 'background') this.activeBackground--;
+    for (const next of ['foreground', 'background'] as const) {
+      const queue = this.waiting[next];
+      while (queue.length > 0 && this.free(next)) {
+        this.take(next);
+        queue.shift()?.();
+      }
+    }
   }
 }
 

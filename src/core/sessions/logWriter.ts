@@ -239,7 +239,9 @@ export class LogWriter extends WriterFile implements FlushTarget, JournaledLog {
       this.seat.append(batch);
       return;
     }
-    const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch));
+    // A one-shot session's file made after its lines landed in the journal: nobody waits for it.
+    const lane = this.seat?.leaving ? 'background' : 'foreground';
+    const write = (): Promise<number | undefined> => this.log.pool.run(() => this.writeBatch(batch), lane);
     (this.log.lock && !this.log.lock.isHeld ? this.log.lock.acquire().then(write) : write()).then(
       (end) => this.onBatchWritten(batch, end),
       (e: unknown) => this.onBatchFailed(batch, e),
