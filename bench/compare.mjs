@@ -43,6 +43,7 @@ const FIGURES = [
   { key: 'turnOverheadCpuUs', label: 'overhead per one-call turn, CPU time', unit: 'µs', target: '' },
   { key: 'durableOnDiskRatio', label: 'durable / in-memory fan-out, until every session on disk', unit: 'x', digits: 2, target: '<= 1.5x' },
   { key: 'durableWarmOnDiskRatio', label: 'the same, warm (no forced full collection before a round)', unit: 'x', digits: 2, target: '' },
+  { key: 'durableSecondOnDiskRatio', label: "a window's second fan-out into the same store, until on disk / in memory", unit: 'x', digits: 2, target: '' },
   { key: 'durableFloorRatio', label: 'the disk alone: in memory + creating 1,001 files, / in memory', unit: 'x', digits: 2, target: '' },
   { key: 'durableOverFloor', label: 'durable until on disk / that floor', unit: 'x', digits: 2, target: '' },
   { key: 'durableIdleRatio', label: 'durable / in-memory fan-out, until the root is idle', unit: 'x', digits: 2, target: '' },
