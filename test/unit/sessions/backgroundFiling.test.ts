@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { until } from '../../support/until';
 
 // A fan-out's one-shot sessions get their own files a moment after their lines landed in the
 // journal, in the background. A second fan-out started right after the first used to wait for
@@ -28,11 +29,6 @@ function holdOpensOf(prefix: string) {
   return { state, release: () => release(), restore: () => (fs.promises.open = original) };
 }
 
-/** Resolves once `ready()` holds: a state reached, polled, never a fixed delay taken for it. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 describe('durable sessions: one-shot sessions filed in the background', () => {
   let dir: string;
   let cleanup: () => void;
@@ -50,7 +46,7 @@ describe('durable sessions: one-shot sessions filed in the background', () => {
       }
       // Their lines are on disk, in the journal; then they leave it, and every file's creation waits.
       await store.flushAll();
-      await until(() => opens.state.held >= 12);
+      await until(() => opens.state.held >= 12, 'the one-shot sessions to wait for their files', 20_000);
 
       const root = store.create(header('root'));
       root.append({ type: 'user_message', at: tick(), text: 'fan out again', from: 'user' });
