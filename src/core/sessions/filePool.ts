@@ -38,8 +38,9 @@ export type FileLane = 'foreground' | 'background';
  * - At most `limit` operations run at once, in both lanes together.
  * - A free slot goes to the foreground's oldest waiting operation first; the background's
  *   operations run in the order they came, and never take the slots kept for the foreground
- *   (a quarter of them, at least one), so a foreground operation waits for at most what
- *   foreground operations before it hold.
+ *   (a quarter of them, at least one), so a foreground operation never queues behind a
+ *   background one: it starts at once unless other foreground operations hold the kept slots,
+ *   and then at the next slot freed in either lane.
  */
 export class FilePool {
   private active = 0;
