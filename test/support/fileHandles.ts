@@ -97,6 +97,25 @@ export function holdOpenOf(file: string) {
   return { opened, closed, release: () => release(), restore: () => (fs.promises.open = original) };
 }
 
+/**
+ * Holds, before they happen, every open of a file whose name starts with `prefix` (many files,
+ * as a fan-out's), until `release`; `state.held` counts the opens held so far.
+ */
+export function holdOpensOf(prefix: string) {
+  const original = fs.promises.open;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const state = { held: 0 };
+  fs.promises.open = (async (...args: Parameters<typeof original>) => {
+    if (typeof args[0] === 'string' && path.basename(args[0]).startsWith(prefix)) {
+      state.held++;
+      await released;
+    }
+    return original(...args);
+  });
+  return { state, release: () => release(), restore: () => (fs.promises.open = original) };
+}
+
 /** Counts the synchronous fsyncs (the flush at exit) from now on; `restore` puts fs.fsyncSync back. */
 export function countSyncFsyncs() {
   const original = nodeFs.fsyncSync;

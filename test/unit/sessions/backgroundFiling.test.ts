@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
+import { holdOpensOf } from '../../support/fileHandles';
 import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 import { until } from '../../support/until';
 
@@ -12,22 +13,6 @@ import { until } from '../../support/until';
 // every slot of the pool now.
 
 const oneShot = (id: string) => header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
-
-/** Holds every open of a file whose name starts with `prefix` until `release`; `held` counts those waiting. */
-function holdOpensOf(prefix: string) {
-  const original = fs.promises.open;
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const state = { held: 0 };
-  fs.promises.open = (async (...args: Parameters<typeof original>) => {
-    if (typeof args[0] === 'string' && path.basename(args[0]).startsWith(prefix)) {
-      state.held++;
-      await released;
-    }
-    return original(...args);
-  });
-  return { state, release: () => release(), restore: () => (fs.promises.open = original) };
-}
 
 describe('durable sessions: one-shot sessions filed in the background', () => {
   let dir: string;
