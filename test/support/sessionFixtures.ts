@@ -31,6 +31,11 @@ export function header(id: string, extra: Partial<SessionHeader> = {}): SessionH
   };
 }
 
+/** The header of a one-shot subagent's session delegated by `root` (journaled when its store creates it). */
+export function oneShotHeader(id: string): SessionHeader {
+  return header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
+}
+
 /** One event of every type, with every optional field used somewhere. */
 export function everyEventType(): SessionEvent[] {
   return [

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { holdOpensOf } from '../../support/fileHandles';
-import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { header, makeTempDir, oneShotHeader, tick } from '../../support/sessionFixtures';
 import { until } from '../../support/until';
 
 // A fan-out's one-shot sessions get their own files a moment after their lines landed in the
@@ -11,8 +11,6 @@ import { until } from '../../support/until';
 // that: its root's batches queued in the store's file pool behind a thousand files being
 // created, and reached the disk seconds later. The files of sessions nobody waits for never hold
 // every slot of the pool now.
-
-const oneShot = (id: string) => header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
 
 describe('durable sessions: one-shot sessions filed in the background', () => {
   let dir: string;
@@ -24,7 +22,7 @@ describe('durable sessions: one-shot sessions filed in the background', () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 1 });
     const opens = holdOpensOf('worker-');
     try {
-      const workers = Array.from({ length: 40 }, (_, i) => store.create(oneShot(`worker-${i}`)));
+      const workers = Array.from({ length: 40 }, (_, i) => store.create(oneShotHeader(`worker-${i}`)));
       for (const [i, log] of workers.entries()) {
         log.append({ type: 'user_message', at: tick(), text: `task ${i}`, from: 'parent' });
         log.append({ type: 'turn_end', at: tick(), turn: 1, reason: 'completed' });

@@ -5,7 +5,7 @@ import type { Agent } from '../../../src/core/agents/agent';
 import { JsonlSessionStore } from '../../../src/core/sessions';
 import { forged } from '../../support/forged';
 import type { JsonlSessionLog } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { makeTempDir, oneShotHeader, tick } from '../../support/sessionFixtures';
 import { disposeAfterEach } from '../../support/disposeAfterEach';
 
 /*
@@ -17,7 +17,6 @@ import { disposeAfterEach } from '../../support/disposeAfterEach';
  * the journal, the file) it waits through.
  */
 
-const oneShot = (id: string) => header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
 const N = 200;
 
 /** How many promises `work` makes, synchronously and in what it waits for. */
@@ -54,10 +53,10 @@ describe('durable sessions: what closing a fan-out of one-shot logs costs', () =
   /** A store whose journal part is loaded and folder read (one log closed), before anything is counted, and N new one-shot logs. */
   async function warmStoreWithLogs(prefix: string): Promise<{ store: JsonlSessionStore; logs: JsonlSessionLog[] }> {
     const store = track(new JsonlSessionStore(dir, { flushDelayMs: 60_000 }));
-    const first = store.create(oneShot(`${prefix}-warm`));
+    const first = store.create(oneShotHeader(`${prefix}-warm`));
     endedTurn(first, 0);
     await first.close();
-    return { store, logs: Array.from({ length: N }, (_, i) => store.create(oneShot(`${prefix}-${i}`))) };
+    return { store, logs: Array.from({ length: N }, (_, i) => store.create(oneShotHeader(`${prefix}-${i}`))) };
   }
 
   it("makes no promise for a turn end's flush by callback and one per close until the journal holds every batch, and each close settles once its file is written", async () => {

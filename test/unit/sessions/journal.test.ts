@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { JsonlSessionStore } from '../../../src/core/sessions';
-import { header, makeTempDir, tick } from '../../support/sessionFixtures';
+import { header, makeTempDir, oneShotHeader, tick } from '../../support/sessionFixtures';
 
 // A one-shot subagent's session is written first to its window's journal, many sessions in one
 // write, and gets its own file a moment later (src/core/sessions/sessionJournal.ts); the journal
@@ -14,7 +14,6 @@ import { header, makeTempDir, tick } from '../../support/sessionFixtures';
 /** A deadline against a hang, not a speed claim: each test starts node processes with tsx. */
 const PROCESS_TEST_DEADLINE_MS = 120_000;
 
-const oneShot = (id: string) => header(id, { kind: 'one-shot', parentSession: 'root', delegationDepth: 1 });
 const journalFiles = (dir: string): string[] => (fs.existsSync(path.join(dir, 'journal')) ? fs.readdirSync(path.join(dir, 'journal')) : []);
 const sessionFiles = (dir: string): string[] => fs.readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort();
 const lockFiles = (dir: string): string[] => (fs.existsSync(path.join(dir, 'locks')) ? fs.readdirSync(path.join(dir, 'locks')) : []);
@@ -79,7 +78,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
 
   it('a burst of one-shot sessions is on disk after one append to the journal, before any lock entry or file of its own; each gets its file, whole, afterwards', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const logs = Array.from({ length: 40 }, (_, i) => store.create(oneShot(`worker-${i}`)));
+    const logs = Array.from({ length: 40 }, (_, i) => store.create(oneShotHeader(`worker-${i}`)));
     for (const [i, log] of logs.entries()) log.append({ type: 'user_message', at: tick(), text: `task ${i}`, from: 'parent' });
     await store.flushAll();
 
@@ -128,7 +127,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       handle.writev = count('writev', handle.writev) as typeof handle.writev;
     });
     try {
-      const first = ['a', 'b', 'c'].map((id) => store.create(oneShot(`first-${id}`)));
+      const first = ['a', 'b', 'c'].map((id) => store.create(oneShotHeader(`first-${id}`)));
       for (const log of first) log.append({ type: 'assistant_text', at: tick(), text: `from ${log.header.id}` });
       await store.flushAll();
       assert.deepEqual(writes, ['writev'], 'one write for the window line and three sessions');
@@ -140,11 +139,11 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       // A write that fails: its sessions are written into their own files instead.
       writes.length = 0;
       failNext = true;
-      const failed = store.create(oneShot('failed'));
+      const failed = store.create(oneShotHeader('failed'));
       failed.append({ type: 'assistant_text', at: tick(), text: 'lost write' });
       await assert.rejects(failed.flush(), (e: { code?: string }) => e.code === 'SESSION_WRITE_FAILED');
       await failed.flush();
-      const later = store.create(oneShot('later'));
+      const later = store.create(oneShotHeader('later'));
       later.append({ type: 'assistant_text', at: tick(), text: 'after the failure' });
       await later.flush();
       const after = fs.readFileSync(path.join(dir, 'journal', journalFiles(dir)[0]), 'utf8');
@@ -173,7 +172,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
       }) as typeof handle.writev;
     });
     try {
-      const logs = Array.from({ length: 300 }, (_, i) => store.create(oneShot(`burst-${i}`)));
+      const logs = Array.from({ length: 300 }, (_, i) => store.create(oneShotHeader(`burst-${i}`)));
       for (const [i, log] of logs.entries()) {
         log.append({ type: 'user_message', at: tick(), text: `task ${i}`, from: 'parent' });
         log.append({ type: 'assistant_text', at: tick(), text: `done ${i}` });
@@ -204,7 +203,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
 
   it('a journal batch still waiting when the exit flush ran is written nowhere afterwards: no journal is left behind', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const logs = ['a', 'b'].map((id) => store.create(oneShot(`late-${id}`)));
+    const logs = ['a', 'b'].map((id) => store.create(oneShotHeader(`late-${id}`)));
     // The turns end and the window closes in one stretch: the journal's write was due just after.
     const flushed = logs.map((log) => {
       log.append({ type: 'assistant_text', at: tick(), text: `from ${log.header.id}` });
@@ -233,7 +232,7 @@ describe('durable sessions: the journal of new one-shot sessions', () => {
 
   it('the exit flush writes a journaled session into its file at once, and leaves no journal behind', async () => {
     const store = new JsonlSessionStore(dir, { flushDelayMs: 60_000 });
-    const log = store.create(oneShot('leaving'));
+    const log = store.create(oneShotHeader('leaving'));
     log.append({ type: 'user_message', at: tick(), text: 'first', from: 'parent' });
     await log.flush();
     log.append({ type: 'assistant_text', at: tick(), text: 'second' });
