@@ -89,11 +89,20 @@ describe('Stop All Below and Stop All', function () {
     const leaf = childNamed(t, mid, 'Leaf')!;
     const sibling = childNamed(t, chief, 'Sibling')!;
     await waitFor(() => sibling.status === 'running', 'the sibling to run');
-    const stopping = vscode.commands.executeCommand<string[]>('arbor.stopBranch');
-    assert.ok(await ui.pageHasText('Chief › Mid'), 'the pick shows each agent with its path');
-    await ui.typeText('Mid');
-    await ui.pressKeys('Enter');
-    assert.deepStrictEqual(new Set(await stopping), new Set([mid.id, leaf.id]), 'the branch below Mid, Mid included');
+    // A quick pick closes, answering nothing, when something else takes the focus as it opens (moving
+    // the focus to a view does; once in a full run the pick closed so): as a person would, the test
+    // opens it again. A pick that answers stops the branch at once, so only an unanswered pick is retried.
+    let stopped: string[] | undefined;
+    for (let open = 0; open < 3 && stopped === undefined; open++) {
+      const stopping = vscode.commands.executeCommand<string[] | undefined>('arbor.stopBranch');
+      assert.ok(await ui.pageHasText('Chief › Mid'), 'the pick shows each agent with its path');
+      await ui.typeText('Mid');
+      await ui.pressKeys('Enter');
+      stopped = await stopping;
+      if (stopped === undefined) assert.ok([mid, leaf, sibling, chief].every((a) => a.status === 'running'), 'an unanswered pick stops nothing');
+    }
+    assert.ok(stopped, 'the pick answered within three openings');
+    assert.deepStrictEqual(new Set(stopped), new Set([mid.id, leaf.id]), 'the branch below Mid, Mid included');
     await waitFor(() => mid.status === 'idle' && leaf.status === 'idle', 'the branch to stop');
     assert.strictEqual(chief.status, 'running', 'the parent above keeps running');
     assert.strictEqual(sibling.status, 'running', 'the sibling keeps running');
