@@ -93,16 +93,22 @@ const lazyAcpSdkPlugin = {
 /**
  * Keeps the extension's entry (dist/extension.js, what the editor loads and times as Arbor's
  * activation) down to activate() itself: the rest of Arbor is dist/arbor.js, which activate()
- * requires once it has returned. Any other import of Arbor's code into the entry is an error,
- * so that the entry cannot grow back by accident.
+ * requires once it has returned, through V8's code cache (dist/codeCache.js, from
+ * src/extension/codeCache.ts). Any other import of Arbor's code into the entry is an error, so
+ * that the entry cannot grow back by accident.
  */
 const ARBOR_BUNDLE = './arbor.js';
+const CODE_CACHE_BUNDLE = './codeCache.js';
 const entryOnlyPlugin = {
   name: 'entry-only',
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      if (args.path === './arbor' && args.importer.endsWith(path.join('src', 'extension', 'extension.ts'))) return { path: ARBOR_BUNDLE, external: true };
+      const fromEntry = args.importer.endsWith(path.join('src', 'extension', 'extension.ts'));
+      if (args.path === './arbor' && fromEntry) return { path: ARBOR_BUNDLE, external: true };
+      // The loader of dist/arbor.js through V8's code cache, a bundle of its own the start requires.
+      if (args.path === './codeCache' && fromEntry) return { path: CODE_CACHE_BUNDLE, external: true };
+      if (args.path.startsWith('node:') && fromEntry) return { path: args.path, external: true };
       return { errors: [{ text: `the entry must not import "${args.path}": load it from dist/arbor.js (src/extension/arbor.ts) instead` }] };
     });
   },
@@ -137,6 +143,15 @@ const builds = [
     platform: 'node',
     target: 'node20',
     plugins: [entryOnlyPlugin, reportPlugin('extension')],
+  },
+  {
+    ...common,
+    entryPoints: { codeCache: 'src/extension/codeCache.ts' },
+    outdir: 'dist',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    plugins: [reportPlugin('codeCache')],
   },
   {
     ...common,

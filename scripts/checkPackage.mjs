@@ -76,7 +76,29 @@ const throughDoors = [...startSource.matchAll(/dist\/(\w+)\.js is a part loaded 
 check(startSource !== '' && throughDoors.length === 0, `nothing in dist/arbor.js uses a part through a door (got ${throughDoors.join(', ') || 'none'})`);
 const entry = fs.existsSync(path.join(ROOT, 'dist/extension.js')) ? fs.readFileSync(path.join(ROOT, 'dist/extension.js'), 'utf8') : '';
 const required = [...entry.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
-check(JSON.stringify(required) === JSON.stringify(['./arbor.js']), `activation entry requires only ./arbor.js (got ${required.join(', ') || 'nothing'})`);
+// Once activate() has returned: ./arbor.js, through V8's code cache (./codeCache.js, Node's modules only).
+const ENTRY_REQUIRES = ['./arbor.js', './codeCache.js', 'node:fs', 'node:path'];
+check(JSON.stringify([...new Set(required)].sort()) === JSON.stringify(ENTRY_REQUIRES), `activation entry requires only ${ENTRY_REQUIRES.join(', ')} (got ${required.join(', ') || 'nothing'})`);
+const codeCacheSource = fs.existsSync(path.join(ROOT, 'dist/codeCache.js')) ? fs.readFileSync(path.join(ROOT, 'dist/codeCache.js'), 'utf8') : '';
+const codeCacheRequires = [...codeCacheSource.matchAll(/require\((["'])(.*?)\1\)/g)].map((match) => match[2]);
+check(codeCacheSource !== '' && codeCacheRequires.every((name) => name.startsWith('node:')), `dist/codeCache.js requires Node's modules only (got ${codeCacheRequires.join(', ') || 'nothing'})`);
+
+// The production entry's first start writes V8's code cache of dist/arbor.js into the extension's
+// storage (src/extension/codeCache.ts), and a later start with that storage starts Arbor from it.
+const starting = String.raw`
+  const { activateInFreshProcess } = require('./test/support/activationHost');
+  const fs = require('fs'); const path = require('path');
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'arbor-code-cache-'));
+  const storage = fs.mkdtempSync(path.join(dir, 'storage-'));
+  const entry = path.resolve('dist/extension.js');
+  const first = activateInFreshProcess(entry, dir, { storage, waitForCodeCacheMs: 20000 });
+  const caches = fs.readdirSync(path.join(storage, 'code-cache'));
+  const later = activateInFreshProcess(entry, dir, { storage });
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify({ written: first.codeCacheWritten, caches, started: later.api.includes('startAgent') }));`;
+const started = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', starting], { cwd: ROOT, encoding: 'utf8' });
+const cached = started.status === 0 ? JSON.parse(started.stdout) : { error: started.stderr.trim().split('\n').slice(-3).join(' ') };
+check(cached.written === true && cached.caches?.length === 1 && /^arbor\.js-[0-9a-f]{8}\.codecache$/.test(cached.caches[0]) && cached.started === true, `the first start writes dist/arbor.js's code cache and a later start starts from it (got ${JSON.stringify(cached)})`);
 
 // Each part loads against the start bundle, which holds the modules the parts share.
 const parts = [...partsOf().keys(), ...Object.keys(PACKAGE_PARTS)].map((name) => `dist/${name}.js`);
@@ -106,7 +128,7 @@ const conversion = spawnSync(process.execPath, ['-e', converting, JSON.stringify
 const converted = conversion.status === 0 ? JSON.parse(conversion.stdout) : { error: conversion.stderr.trim().split('\n').slice(-3).join(' ') };
 check(converted.loadedAtStart === false && converted.same === true && converted.loadedAfter === true, `zod's JSON Schema converter loads from dist/zodJsonSchema.js on first use and gives the package's own result (got ${JSON.stringify(converted)})`);
 
-const expected = ['LICENSE', 'README.md', 'dist/acp-net.js', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
+const expected = ['LICENSE', 'README.md', 'dist/acp-net.js', 'dist/acp-sdk.js', 'dist/arbor.js', 'dist/codeCache.js', 'dist/extension.js', ...parts, 'media/arbor.svg', 'media/conversation.css', 'media/dist/webview.js', 'media/icon.png', 'package.json'].sort();
 const listed = run(['ls', '--no-dependencies']).split('\n').map((l) => l.trim()).filter(Boolean).sort();
 check(JSON.stringify(listed) === JSON.stringify(expected), `holds only ${expected.join(', ')} (got ${listed.join(', ')})`);
 

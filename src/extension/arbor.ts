@@ -57,7 +57,7 @@ const manifestSchema = z.object({ version: z.string() });
  * (process.cpuUsage() and performance.now() then): the log says what the start cost from there,
  * loading this bundle included, as the real extension host measured it.
  */
-export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: NodeJS.CpuUsage; at: number }): ArborApi {
+export function startArbor(context: vscode.ExtensionContext, activated?: StartedFrom): ArborApi {
   const log = vscode.window.createOutputChannel('Arbor', { log: true });
   context.subscriptions.push(log);
   const manifest: unknown = context.extension.packageJSON;
@@ -152,12 +152,20 @@ export function startArbor(context: vscode.ExtensionContext, activated?: { cpu: 
   // What waits on the human: loaded when the first thing waits (a restore may put some back).
   const { attention, subscriptions } = attentionOnDemand({ runtime, tree, treeView, picker, log, restored });
   context.subscriptions.push(...subscriptions);
-  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention }) });
+  if (process.env.ARBOR_TESTING === '1') Object.assign(api, { testing: testingPart().createTestingHandle({ context, host, views, runs, links: links(), log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention, codeCache: activated?.codeCache }) });
   return api;
 }
 
 /** What the start cost since activate() was called: CPU time of the process, and the time it took. */
-function startCost(activated: { cpu: NodeJS.CpuUsage; at: number }): string {
+/** When activate() was called, and how this bundle's code was had (codeCache.ts; none: loaded by require). */
+export interface StartedFrom {
+  cpu: NodeJS.CpuUsage;
+  at: number;
+  codeCache?: string;
+}
+
+function startCost(activated: StartedFrom): string {
   const cpu = process.cpuUsage(activated.cpu);
-  return `started ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms of CPU (${(performance.now() - activated.at).toFixed(1)} ms) after activate()`;
+  const code = activated.codeCache === undefined ? '' : activated.codeCache === 'used' ? ', its code from the code cache' : `, its code compiled (code cache: ${activated.codeCache})`;
+  return `started ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms of CPU (${(performance.now() - activated.at).toFixed(1)} ms) after activate()${code}`;
 }

@@ -121,6 +121,8 @@ export interface ArborTesting {
   restored: Promise<RestoreReport | undefined>;
   /** What waits on the human (its part is loaded by the first use of this). */
   readonly attention: Attention;
+  /** How this start had dist/arbor.js's code (codeCache.ts: 'used' from the cache); undefined when loaded by require. */
+  readonly codeCache: string | undefined;
 }
 
 export interface TestingParts {
@@ -141,9 +143,10 @@ export interface TestingParts {
   restored: Promise<RestoreReport | undefined>;
   definitionFiles: AgentDefinitionFiles;
   attention: () => Attention;
+  codeCache: string | undefined;
 }
 
-export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention }: TestingParts): ArborTesting {
+export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention, codeCache }: TestingParts): ArborTesting {
   const observed: ArborObservations = { repaints: 0, prompts: [], previews: [], historyReads: 0 };
   context.subscriptions.push(
     views.tree.onDidChangeTreeData(() => observed.repaints++),
@@ -176,6 +179,7 @@ export function createTestingHandle({ context, host, views, runs, links, log, ma
     },
     externalAgents,
     restored,
+    codeCache,
     definitionFiles,
     get attention() {
       return attention();

@@ -189,6 +189,11 @@ if (windowReload.phase() === 'before') {
       if (recorded?.madeRepo) fs.rmSync(path.join(folder, '.git'), { recursive: true, force: true });
     });
 
+    it("starts from the code cache the first window's start wrote into Arbor's storage", () => {
+      // The first start of this install compiled dist/arbor.js and wrote V8's code cache a moment later (codeCache.ts).
+      assert.strictEqual(t.codeCache, 'used');
+    });
+
     it('shows the same rows with the same words, with nothing clicked, and the status bar the same use', async () => {
       const lead = t.runtime.agents.get(recorded.leadId);
       assert.ok(lead && t.tree.getChildren().includes(lead), 'the lead is back at the top of the Agents view');

@@ -94,7 +94,17 @@ Promise.resolve(activated).then((api) => {
     api: api && typeof api === 'object' ? Object.keys(api).sort() : [],
     probe: probe && probe.report(),
   };
-  process.stdout.write(JSON.stringify(figures), () => process.exit(0));
+  // Asked to, the process stays until the start's code cache is in the storage (or the wait is over).
+  const waitMs = Number(process.env.WAIT_CODE_CACHE_MS || 0);
+  const cacheDir = path.join(storage, 'code-cache');
+  const written = () => { try { return require('fs').readdirSync(cacheDir).some((f) => f.endsWith('.codecache')); } catch { return false; } };
+  const until = Date.now() + waitMs;
+  const report = () => {
+    if (waitMs > 0 && !written() && Date.now() < until) return setTimeout(report, 50);
+    figures.codeCacheWritten = written();
+    process.stdout.write(JSON.stringify(figures), () => process.exit(0));
+  };
+  report();
 }, (error) => {
   process.stderr.write(String(error && error.stack || error), () => process.exit(1));
 });
@@ -184,21 +194,26 @@ export interface ActivationFigures {
   /** The keys of the API activate() gave (resolved). */
   api: string[];
   probe?: ActivationProbe;
+  /** Whether the storage holds a code cache of the start when the process is done (codeCache.ts). */
+  codeCacheWritten: boolean;
 }
 
 /**
  * Loads `entry` and activates it in a fresh Node process, with `dir` as scratch space (the
  * stand-in module and a fresh storage folder go there). `nodeArgs` are given to that process
- * (e.g. `--require tsx/cjs` to load the TypeScript sources instead of a bundle).
+ * (e.g. `--require tsx/cjs` to load the TypeScript sources instead of a bundle). `storage` is
+ * the extension's global storage to use instead of a fresh one (a later start of the same
+ * install); with `waitForCodeCacheMs`, the process stays until the start's code cache is
+ * written there, at most that long.
  */
-export function activateInFreshProcess(entry: string, dir: string, options: { probe?: boolean; nodeArgs?: string[] } = {}): ActivationFigures {
+export function activateInFreshProcess(entry: string, dir: string, options: { probe?: boolean; nodeArgs?: string[]; storage?: string; waitForCodeCacheMs?: number } = {}): ActivationFigures {
   const standIn = path.join(dir, 'vscode.js');
   if (!fs.existsSync(standIn)) fs.writeFileSync(standIn, VSCODE_STAND_IN);
-  const storage = fs.mkdtempSync(path.join(dir, 'storage-'));
+  const storage = options.storage ?? fs.mkdtempSync(path.join(dir, 'storage-'));
   const run = spawnSync(process.execPath, [...(options.nodeArgs ?? []), '-e', WORKER], {
     encoding: 'utf8',
     timeout: 300_000,
-    env: { ...process.env, STAND_IN: standIn, BUNDLE: entry, STORAGE: storage, REPO_ROOT: path.resolve(__dirname, '../..'), VSCODE_NAMES: vscodeNames(), PROBE: options.probe ? '1' : '' },
+    env: { ...process.env, STAND_IN: standIn, BUNDLE: entry, STORAGE: storage, REPO_ROOT: path.resolve(__dirname, '../..'), VSCODE_NAMES: vscodeNames(), PROBE: options.probe ? '1' : '', WAIT_CODE_CACHE_MS: String(options.waitForCodeCacheMs ?? 0) },
   });
   if (run.status !== 0) throw new Error(`activation failed:\n${run.stderr}`);
   return JSON.parse(run.stdout) as ActivationFigures;
