@@ -23,8 +23,8 @@ export function activation(root: string, rounds = 3): Record<string, number> {
   try {
     const first = Array.from({ length: rounds }, () => activateInFreshProcess(entry, dir));
     const storage = fs.mkdtempSync(path.join(dir, 'installed-'));
-    // Only a tree whose entry writes a code cache has one to wait for.
-    const caches = fs.readFileSync(entry, 'utf8').includes('.codecache');
+    // Only a tree whose entry writes a code cache (dist/codeCache.js) has one to wait for.
+    const caches = fs.existsSync(path.join(root, 'dist', 'codeCache.js'));
     const primed = activateInFreshProcess(entry, dir, { storage, waitForCodeCacheMs: caches ? 20_000 : 0 });
     if (caches && !primed.codeCacheWritten) throw new Error('the first start wrote no code cache within 20 s');
     const runs = Array.from({ length: rounds }, () => activateInFreshProcess(entry, dir, { storage }));
