@@ -69,8 +69,9 @@ function readCache(file: string): { data?: Buffer; use: CodeCacheUse } {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(file);
-  } catch (e) {
-    return { use: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable' };
+  } catch {
+    // No cache is no failure: the module is compiled; whether the file is there says which it was.
+    return { use: fs.existsSync(file) ? 'unreadable' : 'absent' };
   }
   if (bytes.length <= HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { use: 'damaged' };
   const data = bytes.subarray(HEADER_BYTES);
@@ -111,6 +112,7 @@ async function write(folder: string, target: string, base: string, script: vm.Sc
     await Promise.all(stale.map((f) => fs.promises.rm(path.join(folder, f), { force: true })));
     return 'written';
   } catch (e) {
+    // The failure to report is the write's; a temporary file that cannot be removed adds nothing to it.
     await fs.promises.rm(temporary, { force: true }).catch(() => undefined);
     return e instanceof Error ? e : new Error(String(e));
   }

@@ -107,8 +107,15 @@ describe('the start bundle through V8 code cache (codeCache.ts)', function () {
   it('loads the module when the cache folder cannot be read or written, and says so', () => {
     fs.mkdirSync(path.dirname(folder), { recursive: true });
     fs.writeFileSync(folder, 'not a folder');
-    assert.deepEqual(start(file, folder), { cache: 'unreadable', value: 1, written: 'error' });
+    assert.deepEqual(start(file, folder), { cache: 'absent', value: 1, written: 'error' });
     assert.equal(fs.readFileSync(folder, 'utf8'), 'not a folder', 'nothing is written over it');
+    // A cache that is there but cannot be read (here a folder where its file goes).
+    fs.rmSync(folder);
+    start(file, folder);
+    const cache = path.join(folder, cacheFiles(folder)[0]);
+    fs.rmSync(cache);
+    fs.mkdirSync(cache);
+    assert.deepEqual(start(file, folder), { cache: 'unreadable', value: 1, written: 'error' });
   });
 
   it('gives the module require would give: registered before it runs, so a module it requires gets it back', () => {
