@@ -1,6 +1,6 @@
-// Loads a CommonJS bundle with V8's code cache. Compiling dist/arbor.js is most of what Arbor's
-// start costs (about a third of its CPU on the benchmark machine); with the code V8 compiled
-// last time, the start skips that work. The first start after an install or an update compiles
+// Loads a CommonJS bundle with V8's code cache. Compiling dist/arbor.js is the largest single
+// part of Arbor's start (about a third of its CPU on the benchmark machine); with the code V8
+// compiled last time, the start skips that work. The first start after an install or an update compiles
 // as before and writes the cache a moment later, off the start; every later start uses it.
 //
 // Invariants:
