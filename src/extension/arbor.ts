@@ -8,6 +8,7 @@
 //   lmTools/      VS Code's tools offered to agents, and Arbor offered as a tool to chat agents
 //   schedules/    runs started on a cron schedule, and the Schedules view
 //   testing       the handle Arbor's integration tests use (only with ARBOR_TESTING=1)
+import type { CodeCacheUse } from './codeCache';
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { registerAgentCommands } from './agents/agentCommands';
@@ -161,7 +162,7 @@ export function startArbor(context: vscode.ExtensionContext, activated?: Started
 export interface StartedFrom {
   cpu: NodeJS.CpuUsage;
   at: number;
-  codeCache?: string;
+  codeCache?: CodeCacheUse;
 }
 
 function startCost(activated: StartedFrom): string {

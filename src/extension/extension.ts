@@ -22,7 +22,7 @@ const CODE_CACHE_DELAY_MS = 3_000;
 
 export function activate(context: vscode.ExtensionContext): Promise<ArborApi> {
   // Where the start's cost is counted from: Arbor logs the CPU and time from here to started.
-  const activated: { cpu: NodeJS.CpuUsage; at: number; codeCache?: CodeCache.CodeCacheUse } = { cpu: process.cpuUsage(), at: performance.now() };
+  const activated: Arbor.StartedFrom = { cpu: process.cpuUsage(), at: performance.now() };
   return new Promise<ArborApi>((resolve, reject) => {
     const start = setImmediate(() => {
       pending = undefined;

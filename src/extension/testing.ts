@@ -2,6 +2,7 @@
 // host runs them (ARBOR_TESTING=1). What tests count (repaints, prompts, previews, History's
 // reads, what conversation views were sent) and what they read of open prompts is kept here,
 // from the events the parts fire, so no production class keeps a tally or an accessor for them.
+import type { CodeCacheUse } from './codeCache';
 import type { Attention } from './attention/attentionPart';
 import type * as vscode from 'vscode';
 import type { RestoreReport, RunLimitsInput, Runtime } from '../core';
@@ -122,7 +123,7 @@ export interface ArborTesting {
   /** What waits on the human (its part is loaded by the first use of this). */
   readonly attention: Attention;
   /** How this start had dist/arbor.js's code (codeCache.ts: 'used' from the cache); undefined when loaded by require. */
-  readonly codeCache: string | undefined;
+  readonly codeCache: CodeCacheUse | undefined;
 }
 
 export interface TestingParts {
@@ -143,7 +144,7 @@ export interface TestingParts {
   restored: Promise<RestoreReport | undefined>;
   definitionFiles: AgentDefinitionFiles;
   attention: () => Attention;
-  codeCache: string | undefined;
+  codeCache: CodeCacheUse | undefined;
 }
 
 export function createTestingHandle({ context, host, views, runs, links, log, manageApprovals, vscodeTools, worktrees, schedules, usageBar, externalAgents, definitionFiles, restored, attention, codeCache }: TestingParts): ArborTesting {
